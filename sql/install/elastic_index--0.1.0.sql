@@ -1,0 +1,357 @@
+/* sql/install/elastic_index--0.1.0.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION elastic_index" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- Access method
+--------------------------------------------------------------------------
+
+CREATE FUNCTION elastic_btree_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME'
+LANGUAGE C;
+
+CREATE ACCESS METHOD elastic_btree TYPE INDEX HANDLER elastic_btree_handler;
+
+COMMENT ON ACCESS METHOD elastic_btree IS
+'Lehman & Yao B+-tree index with its own WAL resource manager (needs shared_preload_libraries = ''elastic_index'')';
+
+--------------------------------------------------------------------------
+-- Operator families and classes
+--
+-- They mirror btree's: strategies 1..5 are < <= = >= >, support function 1
+-- is the 3-way comparison function and support function 2 the sort support
+-- function, where btree has one.  Cross-type operators live in the family
+-- only (ALTER OPERATOR FAMILY), exactly as in btree.
+--------------------------------------------------------------------------
+
+-- integer_ops: int2, int4, int8
+
+CREATE OPERATOR FAMILY integer_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS int2_ops
+DEFAULT FOR TYPE int2 USING elastic_btree FAMILY integer_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btint2cmp(int2, int2),
+	FUNCTION 2 btint2sortsupport(internal);
+
+CREATE OPERATOR CLASS int4_ops
+DEFAULT FOR TYPE int4 USING elastic_btree FAMILY integer_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btint4cmp(int4, int4),
+	FUNCTION 2 btint4sortsupport(internal);
+
+CREATE OPERATOR CLASS int8_ops
+DEFAULT FOR TYPE int8 USING elastic_btree FAMILY integer_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btint8cmp(int8, int8),
+	FUNCTION 2 btint8sortsupport(internal);
+
+ALTER OPERATOR FAMILY integer_ops USING elastic_btree ADD
+	-- int2 vs int4
+	OPERATOR 1 < (int2, int4),
+	OPERATOR 2 <= (int2, int4),
+	OPERATOR 3 = (int2, int4),
+	OPERATOR 4 >= (int2, int4),
+	OPERATOR 5 > (int2, int4),
+	FUNCTION 1 (int2, int4) btint24cmp(int2, int4),
+	-- int2 vs int8
+	OPERATOR 1 < (int2, int8),
+	OPERATOR 2 <= (int2, int8),
+	OPERATOR 3 = (int2, int8),
+	OPERATOR 4 >= (int2, int8),
+	OPERATOR 5 > (int2, int8),
+	FUNCTION 1 (int2, int8) btint28cmp(int2, int8),
+	-- int4 vs int2
+	OPERATOR 1 < (int4, int2),
+	OPERATOR 2 <= (int4, int2),
+	OPERATOR 3 = (int4, int2),
+	OPERATOR 4 >= (int4, int2),
+	OPERATOR 5 > (int4, int2),
+	FUNCTION 1 (int4, int2) btint42cmp(int4, int2),
+	-- int4 vs int8
+	OPERATOR 1 < (int4, int8),
+	OPERATOR 2 <= (int4, int8),
+	OPERATOR 3 = (int4, int8),
+	OPERATOR 4 >= (int4, int8),
+	OPERATOR 5 > (int4, int8),
+	FUNCTION 1 (int4, int8) btint48cmp(int4, int8),
+	-- int8 vs int2
+	OPERATOR 1 < (int8, int2),
+	OPERATOR 2 <= (int8, int2),
+	OPERATOR 3 = (int8, int2),
+	OPERATOR 4 >= (int8, int2),
+	OPERATOR 5 > (int8, int2),
+	FUNCTION 1 (int8, int2) btint82cmp(int8, int2),
+	-- int8 vs int4
+	OPERATOR 1 < (int8, int4),
+	OPERATOR 2 <= (int8, int4),
+	OPERATOR 3 = (int8, int4),
+	OPERATOR 4 >= (int8, int4),
+	OPERATOR 5 > (int8, int4),
+	FUNCTION 1 (int8, int4) btint84cmp(int8, int4);
+
+-- float_ops: float4, float8
+
+CREATE OPERATOR FAMILY float_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS float4_ops
+DEFAULT FOR TYPE float4 USING elastic_btree FAMILY float_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btfloat4cmp(float4, float4),
+	FUNCTION 2 btfloat4sortsupport(internal);
+
+CREATE OPERATOR CLASS float8_ops
+DEFAULT FOR TYPE float8 USING elastic_btree FAMILY float_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btfloat8cmp(float8, float8),
+	FUNCTION 2 btfloat8sortsupport(internal);
+
+ALTER OPERATOR FAMILY float_ops USING elastic_btree ADD
+	-- float4 vs float8
+	OPERATOR 1 < (float4, float8),
+	OPERATOR 2 <= (float4, float8),
+	OPERATOR 3 = (float4, float8),
+	OPERATOR 4 >= (float4, float8),
+	OPERATOR 5 > (float4, float8),
+	FUNCTION 1 (float4, float8) btfloat48cmp(float4, float8),
+	-- float8 vs float4
+	OPERATOR 1 < (float8, float4),
+	OPERATOR 2 <= (float8, float4),
+	OPERATOR 3 = (float8, float4),
+	OPERATOR 4 >= (float8, float4),
+	OPERATOR 5 > (float8, float4),
+	FUNCTION 1 (float8, float4) btfloat84cmp(float8, float4);
+
+-- datetime_ops: date, timestamp, timestamptz
+
+CREATE OPERATOR FAMILY datetime_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS date_ops
+DEFAULT FOR TYPE date USING elastic_btree FAMILY datetime_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 date_cmp(date, date),
+	FUNCTION 2 date_sortsupport(internal);
+
+CREATE OPERATOR CLASS timestamp_ops
+DEFAULT FOR TYPE timestamp USING elastic_btree FAMILY datetime_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 timestamp_cmp(timestamp, timestamp),
+	FUNCTION 2 timestamp_sortsupport(internal);
+
+CREATE OPERATOR CLASS timestamptz_ops
+DEFAULT FOR TYPE timestamptz USING elastic_btree FAMILY datetime_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 timestamptz_cmp(timestamptz, timestamptz),
+	FUNCTION 2 timestamp_sortsupport(internal);
+
+ALTER OPERATOR FAMILY datetime_ops USING elastic_btree ADD
+	-- date vs timestamp
+	OPERATOR 1 < (date, timestamp),
+	OPERATOR 2 <= (date, timestamp),
+	OPERATOR 3 = (date, timestamp),
+	OPERATOR 4 >= (date, timestamp),
+	OPERATOR 5 > (date, timestamp),
+	FUNCTION 1 (date, timestamp) date_cmp_timestamp(date, timestamp),
+	-- date vs timestamptz
+	OPERATOR 1 < (date, timestamptz),
+	OPERATOR 2 <= (date, timestamptz),
+	OPERATOR 3 = (date, timestamptz),
+	OPERATOR 4 >= (date, timestamptz),
+	OPERATOR 5 > (date, timestamptz),
+	FUNCTION 1 (date, timestamptz) date_cmp_timestamptz(date, timestamptz),
+	-- timestamp vs date
+	OPERATOR 1 < (timestamp, date),
+	OPERATOR 2 <= (timestamp, date),
+	OPERATOR 3 = (timestamp, date),
+	OPERATOR 4 >= (timestamp, date),
+	OPERATOR 5 > (timestamp, date),
+	FUNCTION 1 (timestamp, date) timestamp_cmp_date(timestamp, date),
+	-- timestamp vs timestamptz
+	OPERATOR 1 < (timestamp, timestamptz),
+	OPERATOR 2 <= (timestamp, timestamptz),
+	OPERATOR 3 = (timestamp, timestamptz),
+	OPERATOR 4 >= (timestamp, timestamptz),
+	OPERATOR 5 > (timestamp, timestamptz),
+	FUNCTION 1 (timestamp, timestamptz) timestamp_cmp_timestamptz(timestamp, timestamptz),
+	-- timestamptz vs date
+	OPERATOR 1 < (timestamptz, date),
+	OPERATOR 2 <= (timestamptz, date),
+	OPERATOR 3 = (timestamptz, date),
+	OPERATOR 4 >= (timestamptz, date),
+	OPERATOR 5 > (timestamptz, date),
+	FUNCTION 1 (timestamptz, date) timestamptz_cmp_date(timestamptz, date),
+	-- timestamptz vs timestamp
+	OPERATOR 1 < (timestamptz, timestamp),
+	OPERATOR 2 <= (timestamptz, timestamp),
+	OPERATOR 3 = (timestamptz, timestamp),
+	OPERATOR 4 >= (timestamptz, timestamp),
+	OPERATOR 5 > (timestamptz, timestamp),
+	FUNCTION 1 (timestamptz, timestamp) timestamptz_cmp_timestamp(timestamptz, timestamp);
+
+-- numeric_ops
+
+CREATE OPERATOR FAMILY numeric_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS numeric_ops
+DEFAULT FOR TYPE numeric USING elastic_btree FAMILY numeric_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 numeric_cmp(numeric, numeric),
+	FUNCTION 2 numeric_sortsupport(internal);
+
+-- interval_ops (btree has no sort support function for interval)
+
+CREATE OPERATOR FAMILY interval_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS interval_ops
+DEFAULT FOR TYPE interval USING elastic_btree FAMILY interval_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 interval_cmp(interval, interval);
+
+-- uuid_ops
+
+CREATE OPERATOR FAMILY uuid_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS uuid_ops
+DEFAULT FOR TYPE uuid USING elastic_btree FAMILY uuid_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 uuid_cmp(uuid, uuid),
+	FUNCTION 2 uuid_sortsupport(internal);
+
+-- text_ops (varchar columns use it through binary coercion)
+
+CREATE OPERATOR FAMILY text_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS text_ops
+DEFAULT FOR TYPE text USING elastic_btree FAMILY text_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 bttextcmp(text, text),
+	FUNCTION 2 bttextsortsupport(internal);
+
+-- bytea_ops
+
+CREATE OPERATOR FAMILY bytea_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS bytea_ops
+DEFAULT FOR TYPE bytea USING elastic_btree FAMILY bytea_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 byteacmp(bytea, bytea),
+	FUNCTION 2 bytea_sortsupport(internal);
+
+-- bool_ops (btree has no sort support function for boolean)
+
+CREATE OPERATOR FAMILY bool_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS bool_ops
+DEFAULT FOR TYPE bool USING elastic_btree FAMILY bool_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btboolcmp(bool, bool);
+
+-- oid_ops
+
+CREATE OPERATOR FAMILY oid_ops USING elastic_btree;
+
+CREATE OPERATOR CLASS oid_ops
+DEFAULT FOR TYPE oid USING elastic_btree FAMILY oid_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 2 <= ,
+	OPERATOR 3 = ,
+	OPERATOR 4 >= ,
+	OPERATOR 5 > ,
+	FUNCTION 1 btoidcmp(oid, oid),
+	FUNCTION 2 btoidsortsupport(internal);
+
+--------------------------------------------------------------------------
+-- Inspection functions
+--------------------------------------------------------------------------
+
+CREATE FUNCTION elastic_index_stats(index regclass,
+	OUT am text,
+	OUT format_version int4,
+	OUT height int4,
+	OUT root_block int8,
+	OUT total_pages int8,
+	OUT meta_pages int8,
+	OUT inner_pages int8,
+	OUT leaf_pages int8,
+	OUT entries int8,
+	OUT dead_entries int8,
+	OUT inner_entries int8,
+	OUT free_bytes int8,
+	OUT leaf_fill float8,
+	OUT avg_entry_bytes float8)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_stats(regclass) IS
+'page and entry statistics of an elastic_index index';
+
+CREATE FUNCTION elastic_index_check(index regclass,
+	heapallindexed bool DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_check(regclass, bool) IS
+'verify the structure of an elastic_index index and, optionally, that every heap tuple is indexed';
+
+-- Like amcheck: only superusers, or roles they grant it to, may run checks.
+REVOKE EXECUTE ON FUNCTION elastic_index_check(regclass, bool) FROM PUBLIC;

@@ -1,0 +1,98 @@
+/*-------------------------------------------------------------------------
+ *
+ * elastic_btree.c
+ *	  The elastic_btree access method: its handler and the callbacks that
+ *	  are specific to it rather than to the shared tree core.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "commands/vacuum.h"
+#include "eitree.h"
+#include "fmgr.h"
+
+PG_FUNCTION_INFO_V1(elastic_btree_handler);
+
+/*
+ * Insert one heap tuple's entry (aminsert).
+ */
+bool
+eiinsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		 Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
+		 IndexInfo *indexInfo)
+{
+	IndexTuple	itup;
+
+	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
+	itup->t_tid = *ht_ctid;
+	EIDoInsert(rel, itup, heapRel);
+	pfree(itup);
+
+	return false;
+}
+
+/*
+ * Every key column can be returned by index-only scans (amcanreturn).
+ */
+bool
+eicanreturn(Relation index, int attno)
+{
+	return true;
+}
+
+/*
+ * Describe the access method to the server (the AM handler).
+ */
+Datum
+elastic_btree_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = EI_NSTRATEGIES;
+	amroutine->amsupport = EI_NPROCS;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = true;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = false;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = true;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = true;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions =
+		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = eibuild;
+	amroutine->ambuildempty = eibuildempty;
+	amroutine->aminsert = eiinsert;
+	amroutine->ambulkdelete = eibulkdelete;
+	amroutine->amvacuumcleanup = eivacuumcleanup;
+	amroutine->amcanreturn = eicanreturn;
+	amroutine->amcostestimate = eicostestimate;
+	amroutine->amoptions = eioptions;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = eibuildphasename;
+	amroutine->amvalidate = eivalidate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = eibeginscan;
+	amroutine->amrescan = eirescan;
+	amroutine->amgettuple = eigettuple;
+	amroutine->amgetbitmap = eigetbitmap;
+	amroutine->amendscan = eiendscan;
+	amroutine->ammarkpos = eimarkpos;
+	amroutine->amrestrpos = eirestrpos;
+	amroutine->amestimateparallelscan = eiestimateparallelscan;
+	amroutine->aminitparallelscan = eiinitparallelscan;
+	amroutine->amparallelrescan = eiparallelrescan;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,595 @@
+/*-------------------------------------------------------------------------
+ *
+ * build.c
+ *	  Bulk build of a tree (ambuild) and of the empty init fork of an
+ *	  unlogged index (ambuildempty).
+ *
+ * A build scans the table, sorts the entries by (keys, heap TID) with a
+ * tuplesort that spills to disk beyond maintenance_work_mem, and then loads
+ * the tree bottom-up, as nbtree does: leaves are filled left to right, and
+ * whenever a page is finished its right neighbour's downlink goes to the
+ * level above, which grows the same way.  Pages are written through shared
+ * buffers (nobody else reads the index before the build commits) and
+ * WAL-logged as full-page images once the whole tree exists.
+ *
+ * A page is finished with a high key that is the pivot of the first item of
+ * the next page, so room for that pivot must be kept before the next item
+ * is known to go elsewhere.  Each level therefore holds back one item until
+ * its successor arrives: an item goes on the current page only if the
+ * page can still take its successor's pivot as high key afterwards.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/tableam.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/progress.h"
+#include "eitree.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/tuplesort.h"
+
+/* State of the table scan that feeds the sort. */
+typedef struct EIBuildState
+{
+	Relation	heap;
+	Relation	index;
+	int			nkeys;			/* key columns of the index */
+	Tuplesortstate *sort;		/* rows: key columns, then heap TID */
+	TupleDesc	sortdesc;
+	TupleTableSlot *inslot;		/* virtual slot that feeds the sort */
+	MemoryContext tmpcxt;		/* reset after every heap tuple */
+	double		indtuples;		/* entries fed into the sort */
+} EIBuildState;
+
+/* One level of the tree while it is loaded. */
+typedef struct EILoadLevel
+{
+	uint32		level;			/* 0 for leaves */
+	Page		page;			/* page being filled, in local memory */
+	Buffer		buf;			/* its block, pinned and still all zeroes */
+	BlockNumber blkno;			/* block number of buf */
+	BlockNumber firstblkno;		/* leftmost page of the level */
+	int			ndata;			/* data items on the page so far */
+	Size		slack;			/* free space each page keeps (fill factor) */
+	IndexTuple	pending;		/* item held back until its successor comes */
+	struct EILoadLevel *parent; /* level above, once this one has two pages */
+} EILoadLevel;
+
+/* State of the bottom-up load. */
+typedef struct EILoadState
+{
+	Relation	index;
+	int			fillfactor;		/* leaf fill factor, in percent */
+	EILoadLevel *leaf;			/* level 0; higher levels hang off it */
+} EILoadState;
+
+static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
+									   IndexInfo *indexInfo, uint32 am_kind);
+static Oid	ei_build_sort_operator(Relation index, int attno);
+static void ei_build_begin_sort(EIBuildState *bstate);
+static void ei_build_callback(Relation index, ItemPointer tid, Datum *values,
+							  bool *isnull, bool tupleIsAlive, void *state);
+static void ei_load_tree(EIBuildState *bstate, uint32 am_kind);
+static Buffer ei_load_extend(Relation index);
+static EILoadLevel *ei_load_new_level(EILoadState *lstate, uint32 level);
+static void ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup);
+static void ei_load_place(EILoadState *lstate, EILoadLevel *lvl,
+						  IndexTuple itup, IndexTuple next);
+static void ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl,
+							  IndexTuple first);
+static void ei_load_write_page(EILoadState *lstate, EILoadLevel *lvl);
+static Size ei_load_hikey_size(IndexTuple itup, bool isleaf);
+static void ei_load_finish(EILoadState *lstate);
+
+/*
+ * Build a new elastic_btree index from the rows of its table (ambuild).
+ */
+IndexBuildResult *
+eibuild(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	return ei_build_tree(heap, index, indexInfo, EI_AM_ELASTIC_BTREE);
+}
+
+/*
+ * Write the init fork of an unlogged index: a metapage and an empty root leaf
+ * (ambuildempty).
+ */
+void
+eibuildempty(Relation index)
+{
+	Page		page;
+
+	EICheckPreloaded();
+
+	page = (Page) palloc(BLCKSZ);
+
+	/* block 0: the metapage, pointing at the root leaf in block 1 */
+	EIInitMetaPage(page, EI_AM_ELASTIC_BTREE, 1, 0, EIGetFillFactor(index));
+	PageSetChecksumInplace(page, EI_METAPAGE);
+	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, EI_METAPAGE,
+			   (char *) page, true);
+	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+				EI_METAPAGE, page, true);
+
+	/* block 1: the empty root leaf */
+	EIInitPage(page, EI_LEAF | EI_ROOT, 0);
+	PageSetChecksumInplace(page, 1);
+	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, (char *) page, true);
+	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+				1, page, true);
+
+	/*
+	 * The pages bypassed shared buffers, so a checkpoint cannot have flushed
+	 * them; sync them now, or a crash right after the checkpoint that follows
+	 * our WAL records would lose them.
+	 */
+	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
+
+	pfree(page);
+}
+
+/*
+ * Build a tree serving the given access method kind: scan, sort, load.
+ */
+static IndexBuildResult *
+ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
+			  uint32 am_kind)
+{
+	EIBuildState bstate;
+	IndexBuildResult *result;
+	double		reltuples;
+
+	EICheckPreloaded();
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	memset(&bstate, 0, sizeof(bstate));
+	bstate.heap = heap;
+	bstate.index = index;
+	bstate.nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "elastic_index build tuple",
+										  ALLOCSET_DEFAULT_SIZES);
+	ei_build_begin_sort(&bstate);
+
+	/* scan the table; the callback feeds the sort */
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 EI_BUILD_PHASE_SCAN);
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   ei_build_callback, &bstate, NULL);
+
+	{
+		const int	index_params[] = {
+			PROGRESS_CREATEIDX_SUBPHASE,
+			PROGRESS_CREATEIDX_TUPLES_TOTAL
+		};
+		const int64 vals[] = {
+			EI_BUILD_PHASE_SORT,
+			(int64) bstate.indtuples
+		};
+
+		pgstat_progress_update_multi_param(2, index_params, vals);
+	}
+	tuplesort_performsort(bstate.sort);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 EI_BUILD_PHASE_LOAD);
+	ei_load_tree(&bstate, am_kind);
+
+	tuplesort_end(bstate.sort);
+	ExecDropSingleTupleTableSlot(bstate.inslot);
+	MemoryContextDelete(bstate.tmpcxt);
+
+	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bstate.indtuples;
+	return result;
+}
+
+/*
+ * Return the ordering operator that sorts one index column as the tree does.
+ *
+ * tuplesort only sorts by ordering operators, which it resolves through a
+ * btree operator family.  Our operator classes use the same operators and
+ * comparison functions as btree's, so the sort order is exactly the tree's
+ * order; an operator class that breaks this is refused rather than allowed
+ * to build a misordered tree.
+ */
+static Oid
+ei_build_sort_operator(Relation index, int attno)
+{
+	Oid			opfamily = index->rd_opfamily[attno];
+	Oid			opcintype = index->rd_opcintype[attno];
+	int16		strategy;
+	Oid			sortop;
+	Oid			btfamily;
+	Oid			btintype;
+	int16		btstrategy;
+	Oid			ourcmp;
+
+	strategy = (index->rd_indoption[attno] & INDOPTION_DESC) ?
+		BTGreaterStrategyNumber : BTLessStrategyNumber;
+	sortop = get_opfamily_member(opfamily, opcintype, opcintype, strategy);
+	if (!OidIsValid(sortop))
+		elog(ERROR, "missing operator %d(%u,%u) in opfamily %u",
+			 strategy, opcintype, opcintype, opfamily);
+
+	ourcmp = get_opfamily_proc(opfamily, opcintype, opcintype, EI_CMP_PROC);
+	if (!get_ordering_op_properties(sortop, &btfamily, &btintype, &btstrategy) ||
+		get_opfamily_proc(btfamily, btintype, btintype, BTORDER_PROC) != ourcmp)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot build index \"%s\": the operator class of column %d does not sort like a btree operator class",
+						RelationGetRelationName(index), attno + 1),
+				 errdetail("Operator %u and comparison function %u must also belong to a btree operator family, with the same comparison function.",
+						   sortop, ourcmp)));
+
+	return sortop;
+}
+
+/*
+ * Set up the sort: one column per index key, plus the heap TID.
+ */
+static void
+ei_build_begin_sort(EIBuildState *bstate)
+{
+	Relation	index = bstate->index;
+	TupleDesc	itupdesc = RelationGetDescr(index);
+	int			nkeys = bstate->nkeys;
+	int			ncols = nkeys + 1;
+	AttrNumber *attnums = palloc(sizeof(AttrNumber) * ncols);
+	Oid		   *sortops = palloc(sizeof(Oid) * ncols);
+	Oid		   *collations = palloc(sizeof(Oid) * ncols);
+	bool	   *nullsfirst = palloc(sizeof(bool) * ncols);
+	int			i;
+
+	bstate->sortdesc = CreateTemplateTupleDesc(ncols);
+	for (i = 0; i < nkeys; i++)
+	{
+		TupleDescCopyEntry(bstate->sortdesc, i + 1, itupdesc, i + 1);
+		attnums[i] = i + 1;
+		sortops[i] = ei_build_sort_operator(index, i);
+		collations[i] = index->rd_indcollation[i];
+		nullsfirst[i] = (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+	}
+	TupleDescInitEntry(bstate->sortdesc, ncols, "heap_tid", TIDOID, -1, 0);
+	attnums[nkeys] = ncols;
+	sortops[nkeys] = TIDLessOperator;
+	collations[nkeys] = InvalidOid;
+	nullsfirst[nkeys] = false;
+
+	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, ncols, attnums,
+										sortops, collations, nullsfirst,
+										maintenance_work_mem, NULL,
+										TUPLESORT_NONE);
+	bstate->inslot = MakeSingleTupleTableSlot(bstate->sortdesc,
+											  &TTSOpsVirtual);
+}
+
+/*
+ * Receive one heap tuple's index values from the table scan and sort them.
+ *
+ * The entry is formed as the index will store it, so that oversized keys are
+ * refused here, before any sorting, with the usual message.
+ */
+static void
+ei_build_callback(Relation index, ItemPointer tid, Datum *values,
+				  bool *isnull, bool tupleIsAlive, void *state)
+{
+	EIBuildState *bstate = (EIBuildState *) state;
+	TupleTableSlot *slot = bstate->inslot;
+	MemoryContext oldcxt;
+	IndexTuple	itup;
+
+	oldcxt = MemoryContextSwitchTo(bstate->tmpcxt);
+
+	itup = index_form_tuple(RelationGetDescr(index), values, isnull);
+	itup->t_tid = *tid;
+	EICheckItemSize(index, bstate->heap, itup);
+
+	/* sort the stored (possibly compressed) form, as the tree compares it */
+	ExecClearTuple(slot);
+	index_deform_tuple(itup, RelationGetDescr(index),
+					   slot->tts_values, slot->tts_isnull);
+	slot->tts_values[bstate->nkeys] = PointerGetDatum(&itup->t_tid);
+	slot->tts_isnull[bstate->nkeys] = false;
+	ExecStoreVirtualTuple(slot);
+	tuplesort_puttupleslot(bstate->sort, slot);
+	ExecClearTuple(slot);
+
+	bstate->indtuples += 1;
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(bstate->tmpcxt);
+}
+
+/*
+ * Load the sorted entries into a new tree, then write its metapage and
+ * WAL-log every page.
+ */
+static void
+ei_load_tree(EIBuildState *bstate, uint32 am_kind)
+{
+	Relation	index = bstate->index;
+	TupleDesc	itupdesc = RelationGetDescr(index);
+	int			nkeys = bstate->nkeys;
+	EILoadState lstate;
+	TupleTableSlot *slot;
+	Buffer		metabuf;
+	int64		done = 0;
+
+	lstate.index = index;
+	lstate.fillfactor = EIGetFillFactor(index);
+
+	/* block 0 is the metapage; it is written once the root is known */
+	metabuf = ei_load_extend(index);
+	if (BufferGetBlockNumber(metabuf) != EI_METAPAGE)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+
+	lstate.leaf = ei_load_new_level(&lstate, 0);
+
+	slot = MakeSingleTupleTableSlot(bstate->sortdesc, &TTSOpsMinimalTuple);
+	while (tuplesort_gettupleslot(bstate->sort, true, false, slot, NULL))
+	{
+		IndexTuple	itup;
+
+		CHECK_FOR_INTERRUPTS();
+
+		slot_getallattrs(slot);
+		itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
+		itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+		ei_load_add(&lstate, lstate.leaf, itup);
+
+		if (++done % 1024 == 0)
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	}
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+	ExecDropSingleTupleTableSlot(slot);
+
+	ei_load_finish(&lstate);
+
+	/* now that the root is known, write the metapage */
+	{
+		EILoadLevel *top = lstate.leaf;
+
+		while (top->parent != NULL)
+			top = top->parent;
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		EIInitMetaPage(BufferGetPage(metabuf), am_kind, top->blkno,
+					   top->level, lstate.fillfactor);
+		MarkBufferDirty(metabuf);
+		UnlockReleaseBuffer(metabuf);
+	}
+
+	/* free the level states */
+	while (lstate.leaf != NULL)
+	{
+		EILoadLevel *parent = lstate.leaf->parent;
+
+		pfree(lstate.leaf->page);
+		pfree(lstate.leaf);
+		lstate.leaf = parent;
+	}
+
+	/*
+	 * Log every page as a full-page image.  When the index needs no WAL
+	 * (unlogged, or created in this transaction under wal_level = minimal),
+	 * the pages reach disk through shared buffers: at a checkpoint, or by the
+	 * sync at commit that wal_level = minimal arranges.
+	 */
+	if (RelationNeedsWAL(index))
+		log_newpage_range(index, MAIN_FORKNUM, 0,
+						  RelationGetNumberOfBlocks(index), true);
+}
+
+/*
+ * Extend the index by one block and return it pinned, still all zeroes.
+ */
+static Buffer
+ei_load_extend(Relation index)
+{
+	return ReadBufferExtended(index, MAIN_FORKNUM, P_NEW, RBM_NORMAL, NULL);
+}
+
+/*
+ * Start a new level of the tree with its first, still empty, page.
+ */
+static EILoadLevel *
+ei_load_new_level(EILoadState *lstate, uint32 level)
+{
+	EILoadLevel *lvl = palloc0(sizeof(EILoadLevel));
+	Size		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	int			fillfactor;
+
+	fillfactor = (level == 0) ? lstate->fillfactor : EI_NONLEAF_FILLFACTOR;
+
+	lvl->level = level;
+	lvl->page = (Page) palloc(BLCKSZ);
+	lvl->buf = ei_load_extend(lstate->index);
+	lvl->blkno = BufferGetBlockNumber(lvl->buf);
+	lvl->firstblkno = lvl->blkno;
+	lvl->ndata = 0;
+	lvl->slack = usable * (100 - fillfactor) / 100;
+	lvl->pending = NULL;
+	lvl->parent = NULL;
+	EIInitPage(lvl->page, level == 0 ? EI_LEAF : 0, level);
+	return lvl;
+}
+
+/*
+ * Append an item to a level; the item before it is placed now that its
+ * successor is known.
+ *
+ * The level takes ownership of itup (palloc'd) and frees it once placed.
+ */
+static void
+ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
+{
+	IndexTuple	prev = lvl->pending;
+
+	lvl->pending = itup;
+	if (prev != NULL)
+	{
+		ei_load_place(lstate, lvl, prev, itup);
+		pfree(prev);
+	}
+}
+
+/*
+ * Put an item on the level's current page, or on a new page to its right if
+ * the current one is full; next is the item that follows, or NULL if none.
+ *
+ * The item stays on the current page only if afterwards the page keeps its
+ * fill factor's free space and still has room for next's pivot as its high
+ * key.  The first two items of a page go on it regardless: EI_MAX_ITEM_SIZE
+ * guarantees that two items plus any high key fit.
+ */
+static void
+ei_load_place(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup,
+			  IndexTuple next)
+{
+	bool		isleaf = (lvl->level == 0);
+	IndexTuple	item = itup;
+	Size		itemsz;
+
+	if (lvl->ndata >= 2)
+	{
+		Size		needed;
+
+		needed = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData) +
+			lvl->slack;
+		if (next != NULL)
+			needed += ei_load_hikey_size(next, isleaf) + sizeof(ItemIdData);
+		if (PageGetExactFreeSpace(lvl->page) < needed)
+			ei_load_next_page(lstate, lvl, itup);
+	}
+
+	/* an inner page starts with the minus-infinity downlink */
+	if (!isleaf && lvl->ndata == 0 && !EIPivotIsMinusInf(itup))
+		item = EIFormMinusInf(EITupleGetDownlink(itup));
+
+	itemsz = MAXALIGN(IndexTupleSize(item));
+	if (PageAddItem(lvl->page, (Item) item, itemsz, InvalidOffsetNumber,
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add item to block %u of index \"%s\"",
+			 lvl->blkno, RelationGetRelationName(lstate->index));
+	lvl->ndata++;
+
+	if (item != itup)
+		pfree(item);
+}
+
+/*
+ * Finish the level's current page, with first's pivot as its high key, and
+ * start a new page to its right whose downlink goes to the level above.
+ */
+static void
+ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
+{
+	bool		isleaf = (lvl->level == 0);
+	Page		page = lvl->page;
+	IndexTuple	hikey;
+	Buffer		nbuf;
+	BlockNumber oblkno = lvl->blkno;
+	BlockNumber nblkno;
+
+	/* the high key: leaf items gain their heap TID, inner pivots have it */
+	if (isleaf)
+		hikey = EIFormPivot(first);
+	else
+		hikey = CopyIndexTuple(first);
+	EITupleSetDownlink(hikey, InvalidBlockNumber);
+
+	nbuf = ei_load_extend(lstate->index);
+	nblkno = BufferGetBlockNumber(nbuf);
+
+	/* finish the old page: right link, high key in front of the data */
+	EIPageGetOpaque(page)->ei_next = nblkno;
+	if (PageAddItem(page, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
+					EI_HIKEY, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to block %u of index \"%s\"",
+			 oblkno, RelationGetRelationName(lstate->index));
+	ei_load_write_page(lstate, lvl);
+
+	/* start the new page */
+	lvl->buf = nbuf;
+	lvl->blkno = nblkno;
+	lvl->ndata = 0;
+	EIInitPage(page, isleaf ? EI_LEAF : 0, lvl->level);
+	EIPageGetOpaque(page)->ei_prev = oblkno;
+
+	/* the level above gets the new page's downlink (and the first's) */
+	if (lvl->parent == NULL)
+	{
+		lvl->parent = ei_load_new_level(lstate, lvl->level + 1);
+		ei_load_add(lstate, lvl->parent, EIFormMinusInf(lvl->firstblkno));
+	}
+	EITupleSetDownlink(hikey, nblkno);
+	ei_load_add(lstate, lvl->parent, hikey);
+}
+
+/*
+ * Copy the level's finished page into its buffer and release the buffer.
+ */
+static void
+ei_load_write_page(EILoadState *lstate, EILoadLevel *lvl)
+{
+	LockBuffer(lvl->buf, BUFFER_LOCK_EXCLUSIVE);
+	memcpy(BufferGetPage(lvl->buf), lvl->page, BLCKSZ);
+	MarkBufferDirty(lvl->buf);
+	UnlockReleaseBuffer(lvl->buf);
+	lvl->buf = InvalidBuffer;
+}
+
+/*
+ * Return the space the high key made from an item would take on a page.
+ */
+static Size
+ei_load_hikey_size(IndexTuple itup, bool isleaf)
+{
+	if (isleaf)
+		return MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData));
+	return MAXALIGN(IndexTupleSize(itup));
+}
+
+/*
+ * Place every level's held-back item and write each level's last page,
+ * bottom-up; the only page of the top level becomes the root.
+ */
+static void
+ei_load_finish(EILoadState *lstate)
+{
+	EILoadLevel *lvl;
+
+	for (lvl = lstate->leaf; lvl != NULL; lvl = lvl->parent)
+	{
+		if (lvl->pending != NULL)
+		{
+			/* may finish a page, and so add to (or create) the level above */
+			ei_load_place(lstate, lvl, lvl->pending, NULL);
+			pfree(lvl->pending);
+			lvl->pending = NULL;
+		}
+
+		/* the last page of a level is its rightmost: no high key */
+		if (lvl->parent == NULL)
+			EIPageGetOpaque(lvl->page)->ei_flags |= EI_ROOT;
+		ei_load_write_page(lstate, lvl);
+	}
+}

@@ -1,0 +1,797 @@
+/*-------------------------------------------------------------------------
+ *
+ * insert.c
+ *	  Insertion into the tree: leaf inserts, the rightmost-leaf fast path,
+ *	  split-point choice, two-phase page splits and new roots.
+ *
+ * A split happens in two WAL-logged steps, as in nbtree.  The first splits
+ * the page, links the new right sibling, and sets EI_INCOMPLETE_SPLIT on
+ * the left page; the second inserts the right page's downlink into the
+ * parent and clears the flag in the same record.  A crash between the two
+ * leaves a tree that readers traverse correctly through right links; the
+ * next inserter to pass the left page finishes the split.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xloginsert.h"
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "miscadmin.h"
+#include "storage/smgr.h"
+#include "utils/rel.h"
+
+static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
+							  EIStack stack, IndexTuple itup,
+							  OffsetNumber newitemoff);
+static Buffer ei_split(Relation rel, Buffer buf, Buffer cbuf,
+					   OffsetNumber newitemoff, IndexTuple newitem);
+static OffsetNumber ei_find_split_loc(Relation rel, Page page,
+									  OffsetNumber newitemoff,
+									  IndexTuple newitem, bool *newitemonleft);
+static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
+							 EIStack stack, bool isroot);
+static Buffer ei_get_stack_buf(Relation rel, EIStack stack, BlockNumber child);
+static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
+static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
+static bool ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b);
+
+/*
+ * Insert one leaf tuple (t_tid already set to the heap TID).
+ */
+bool
+EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
+{
+	EIScanInsert key;
+	EIStack		stack = NULL;
+	Buffer		buf;
+	OffsetNumber offnum;
+
+	EICheckPreloaded();
+	EICheckItemSize(rel, heapRel, itup);
+
+	key = EIMakeScanKey(rel, itup, true);
+
+	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
+	if (!BufferIsValid(buf))
+		stack = EISearch(rel, key, &buf, EI_WRITE);
+
+	offnum = EIBinSearch(rel, key, BufferGetPage(buf));
+	ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
+
+	EIFreeStack(stack);
+	pfree(key);
+	return false;
+}
+
+/*
+ * Try the rightmost leaf remembered by the last insert of this backend.
+ *
+ * Returns the leaf write-locked when the key belongs there and fits without
+ * a split, InvalidBuffer otherwise.  Only a conditional lock is taken, so a
+ * busy right edge sends us down the normal path instead of queueing.
+ */
+static Buffer
+ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
+{
+	BlockNumber blkno = RelationGetTargetBlock(rel);
+	Buffer		buf;
+
+	if (!BlockNumberIsValid(blkno))
+		return InvalidBuffer;
+
+	buf = ReadBuffer(rel, blkno);
+	if (ConditionalLockBuffer(buf))
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque;
+
+		EICheckPage(rel, buf);
+		opaque = EIPageGetOpaque(page);
+		if (EI_IS_LEAF(opaque) && EI_RIGHTMOST(opaque) && !EI_IGNORE(opaque) &&
+			!EI_INCOMPLETE(opaque) &&
+			PageGetFreeSpace(page) >= itemsz &&
+			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque) &&
+			EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0)
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+	else
+		ReleaseBuffer(buf);
+
+	RelationSetTargetBlock(rel, InvalidBlockNumber);
+	return InvalidBuffer;
+}
+
+/*
+ * Insert a tuple at newitemoff on a write-locked page, splitting if needed.
+ *
+ * cbuf, when valid, is the write-locked left child whose split this
+ * (downlink) insert completes; its flag is cleared in the same WAL record.
+ * Releases buf and cbuf.
+ */
+static void
+ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
+				  IndexTuple itup, OffsetNumber newitemoff)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
+	bool		isleaf = EI_IS_LEAF(opaque);
+
+	if (PageGetFreeSpace(page) < itemsz)
+	{
+		bool		isroot = EI_IS_ROOT(opaque);
+		Buffer		rbuf;
+
+		rbuf = ei_split(rel, buf, cbuf, newitemoff, itup);
+		ei_insert_parent(rel, buf, rbuf, stack, isroot);
+		return;
+	}
+
+	START_CRIT_SECTION();
+
+	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
+		InvalidOffsetNumber)
+		elog(PANIC, "failed to add item to block %u of index \"%s\"",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	MarkBufferDirty(buf);
+
+	if (BufferIsValid(cbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(cbuf))->ei_flags &= ~EI_INCOMPLETE_SPLIT;
+		MarkBufferDirty(cbuf);
+	}
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_insert xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.offnum = newitemoff;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIInsert);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) itup, itemsz);
+		if (BufferIsValid(cbuf))
+			XLogRegisterBuffer(1, cbuf, REGBUF_STANDARD);
+		recptr = XLogInsert(EI_RMGR_ID,
+							isleaf ? XLOG_EI_INSERT_LEAF : XLOG_EI_INSERT_INNER);
+		PageSetLSN(page, recptr);
+		if (BufferIsValid(cbuf))
+			PageSetLSN(BufferGetPage(cbuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	/* remember the right edge for the next insert of this backend */
+	if (isleaf && EI_RIGHTMOST(opaque))
+		RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
+
+	if (BufferIsValid(cbuf))
+		EIRelBuf(rel, cbuf);
+	EIRelBuf(rel, buf);
+}
+
+/*
+ * Build the left and right halves of a split from the original page.
+ *
+ * Items before firstright (plus the new item if it goes left) stay on the
+ * left, behind lefthikey; the rest go right, behind the original high key.
+ * On an inner page the first item moved right becomes its minus infinity.
+ * The same function rebuilds the left page during redo (rightpage NULL),
+ * so primary and standby produce identical pages.  Sibling links are left
+ * to the caller.
+ */
+void
+EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
+				  OffsetNumber newitemoff, IndexTuple newitem,
+				  bool newitemonleft, IndexTuple lefthikey,
+				  Page leftpage, Page rightpage)
+{
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	bool		isleaf = EI_IS_LEAF(oopaque);
+	uint16		flags = oopaque->ei_flags &
+		~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	OffsetNumber off;
+	OffsetNumber leftoff = EI_FIRSTKEY;
+	OffsetNumber rightoff;
+	bool		rightfirst = true;
+
+	EIInitPage(leftpage, flags | EI_INCOMPLETE_SPLIT, oopaque->ei_level);
+	if (PageAddItem(leftpage, (Item) lefthikey,
+					MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to left page of split");
+
+	if (rightpage != NULL)
+	{
+		EIInitPage(rightpage, flags, oopaque->ei_level);
+		if (!EI_RIGHTMOST(oopaque))
+		{
+			IndexTuple	hikey = EIReadTuple(origpage, EI_HIKEY);
+
+			if (PageAddItem(rightpage, (Item) hikey,
+							MAXALIGN(IndexTupleSize(hikey)), EI_HIKEY,
+							false, false) == InvalidOffsetNumber)
+				elog(ERROR, "failed to add high key to right page of split");
+			rightoff = EI_FIRSTKEY;
+		}
+		else
+			rightoff = EI_HIKEY;
+	}
+
+	/* walk original items plus the new one, in order */
+	for (off = EI_FIRST_DATA(oopaque); off <= maxoff + 1; off++)
+	{
+		IndexTuple	items[2];
+		int			nitems = 0;
+		int			i;
+
+		if (off == newitemoff)
+			items[nitems++] = newitem;
+		if (off <= maxoff)
+			items[nitems++] = EIReadTuple(origpage, off);
+
+		for (i = 0; i < nitems; i++)
+		{
+			IndexTuple	itup = items[i];
+			bool		isnew = (itup == newitem);
+			bool		toleft;
+
+			if (isnew)
+				toleft = newitemonleft;
+			else
+				toleft = (off < firstright);
+
+			if (toleft)
+			{
+				if (PageAddItem(leftpage, (Item) itup,
+								MAXALIGN(IndexTupleSize(itup)), leftoff,
+								false, false) == InvalidOffsetNumber)
+					elog(ERROR, "failed to add item to left page of split");
+				leftoff++;
+			}
+			else if (rightpage != NULL)
+			{
+				IndexTuple	minusinf = NULL;
+
+				if (!isleaf && rightfirst)
+					itup = minusinf = EIFormMinusInf(EITupleGetDownlink(itup));
+				if (PageAddItem(rightpage, (Item) itup,
+								MAXALIGN(IndexTupleSize(itup)), rightoff,
+								false, false) == InvalidOffsetNumber)
+					elog(ERROR, "failed to add item to right page of split");
+				rightoff++;
+				rightfirst = false;
+				if (minusinf)
+					pfree(minusinf);
+			}
+		}
+	}
+}
+
+/*
+ * Split a write-locked page to make room for newitem (first phase).
+ *
+ * Returns the new right page, write-locked; buf stays locked and now
+ * carries EI_INCOMPLETE_SPLIT.  cbuf (a child whose split the new item
+ * completes) is released.
+ */
+static Buffer
+ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
+		 IndexTuple newitem)
+{
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	bool		isleaf = EI_IS_LEAF(oopaque);
+	bool		newitemonleft;
+	OffsetNumber firstright;
+	IndexTuple	firstrightitem;
+	IndexTuple	lefthikey;
+	Buffer		rbuf;
+	Buffer		sbuf = InvalidBuffer;
+	BlockNumber rightblk;
+	Page		leftpage;
+	Page		rightpage;
+	EIPageOpaque lopaque;
+	EIPageOpaque ropaque;
+	Size		newitemsz = MAXALIGN(IndexTupleSize(newitem));
+
+	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem,
+								   &newitemonleft);
+
+	/* the left page's new high key bounds it from the first right item */
+	if (!newitemonleft && newitemoff == firstright)
+		firstrightitem = newitem;
+	else
+		firstrightitem = EIReadTuple(origpage, firstright);
+	if (isleaf)
+		lefthikey = EIFormPivot(firstrightitem);
+	else
+	{
+		lefthikey = CopyIndexTuple(firstrightitem);
+		EITupleSetDownlink(lefthikey, InvalidBlockNumber);
+	}
+
+	/* build both halves in private memory; nothing is visible yet */
+	leftpage = PageGetTempPage(origpage);
+	rightpage = PageGetTempPage(origpage);
+	EISplitBuildPages(rel, origpage, firstright, newitemoff, newitem,
+					  newitemonleft, lefthikey, leftpage, rightpage);
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+
+	lopaque = EIPageGetOpaque(leftpage);
+	ropaque = EIPageGetOpaque(rightpage);
+	lopaque->ei_prev = oopaque->ei_prev;
+	lopaque->ei_next = rightblk;
+	ropaque->ei_prev = origblk;
+	ropaque->ei_next = oopaque->ei_next;
+
+	if (!EI_RIGHTMOST(oopaque))
+	{
+		EIPageOpaque sopaque;
+
+		sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+		sopaque = EIPageGetOpaque(BufferGetPage(sbuf));
+		if (sopaque->ei_prev != origblk)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+							oopaque->ei_next, sopaque->ei_prev, origblk,
+							RelationGetRelationName(rel))));
+	}
+
+	START_CRIT_SECTION();
+
+	memcpy(origpage, leftpage, BLCKSZ);
+	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
+	MarkBufferDirty(buf);
+	MarkBufferDirty(rbuf);
+	if (BufferIsValid(sbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev = rightblk;
+		MarkBufferDirty(sbuf);
+	}
+	if (BufferIsValid(cbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(cbuf))->ei_flags &= ~EI_INCOMPLETE_SPLIT;
+		MarkBufferDirty(cbuf);
+	}
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_split xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.level = lopaque->ei_level;
+		xlrec.firstrightoff = firstright;
+		xlrec.newitemoff = newitemoff;
+		xlrec.flags = newitemonleft ? EI_XLOG_SPLIT_NEWITEM_LEFT : 0;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		if (newitemonleft)
+			XLogRegisterBufData(0, (char *) newitem, newitemsz);
+		XLogRegisterBufData(0, (char *) lefthikey,
+							MAXALIGN(IndexTupleSize(lefthikey)));
+		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		if (BufferIsValid(sbuf))
+			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
+		if (BufferIsValid(cbuf))
+			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
+
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_SPLIT);
+		PageSetLSN(origpage, recptr);
+		PageSetLSN(BufferGetPage(rbuf), recptr);
+		if (BufferIsValid(sbuf))
+			PageSetLSN(BufferGetPage(sbuf), recptr);
+		if (BufferIsValid(cbuf))
+			PageSetLSN(BufferGetPage(cbuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	if (BufferIsValid(sbuf))
+		EIRelBuf(rel, sbuf);
+	if (BufferIsValid(cbuf))
+		EIRelBuf(rel, cbuf);
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+
+	/* the right edge moved; let the next insert find it by descending */
+	if (isleaf && RelationGetTargetBlock(rel) == origblk)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+
+	return rbuf;
+}
+
+/*
+ * Return true when the keys (not the heap TID) of item a equal tuple b's.
+ */
+static bool
+ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b)
+{
+	EIScanInsert key = EIMakeScanKey(rel, b, true);
+	bool		result;
+
+	key->scantid = NULL;
+	result = (EICompare(rel, key, page, a) == 0);
+	pfree(key);
+	return result;
+}
+
+/*
+ * Choose where to split a page that must take newitem.
+ *
+ * Every candidate split keeps at least one data item on each side and must
+ * leave both halves (with their high keys) fitting on a page.  Among those,
+ * nbtree's rule picks the one closest to a target share of the free space:
+ * half and half in general, but the left page fillfactor full when the page
+ * is the rightmost of its level, or when it is full of one key value and the
+ * new item goes at its end (ascending inserts of one value) -- so that
+ * sequential loads leave pages packed, not half empty.
+ */
+static OffsetNumber
+ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
+				  IndexTuple newitem, bool *newitemonleft)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	bool		isleaf = EI_IS_LEAF(opaque);
+	OffsetNumber first = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			nitems = maxoff - first + 2;	/* data items plus new item */
+	Size	   *sizes;
+	OffsetNumber *origoff;		/* original offset, or newitemoff for new */
+	Size		usable;
+	Size		hikeysz = 0;
+	Size		total = 0;
+	Size		leftsz = 0;
+	double		fillmult = 0.5;
+	double		bestdelta = -1;
+	int			best = -1;
+	int			k;
+	int			i;
+
+	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData));
+	if (!EI_RIGHTMOST(opaque))
+		hikeysz = MAXALIGN(IndexTupleSize(EIReadTuple(page, EI_HIKEY))) +
+			sizeof(ItemIdData);
+
+	sizes = palloc(sizeof(Size) * nitems);
+	origoff = palloc(sizeof(OffsetNumber) * nitems);
+	i = 0;
+	for (k = first; k <= maxoff + 1; k++)
+	{
+		if (k == newitemoff)
+		{
+			sizes[i] = MAXALIGN(IndexTupleSize(newitem)) + sizeof(ItemIdData);
+			origoff[i++] = InvalidOffsetNumber;
+		}
+		if (k <= maxoff)
+		{
+			sizes[i] = MAXALIGN(IndexTupleSize(EIReadTuple(page, k))) +
+				sizeof(ItemIdData);
+			origoff[i++] = k;
+		}
+	}
+	Assert(i == nitems);
+
+	for (i = 0; i < nitems; i++)
+		total += sizes[i];
+
+	if (EI_RIGHTMOST(opaque))
+		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
+	else if (isleaf && origoff[nitems - 1] == InvalidOffsetNumber &&
+			 maxoff >= first &&
+			 ei_keys_equal(rel, page, first, newitem) &&
+			 ei_keys_equal(rel, page, maxoff, newitem))
+		fillmult = EIGetFillFactor(rel) / 100.0;
+
+	/* k = number of virtual items that go left (1 .. nitems - 1) */
+	for (k = 1; k < nitems; k++)
+	{
+		Size		leftfree;
+		Size		rightfree;
+		Size		lhikey;
+		Size		rightsz;
+		double		delta;
+		IndexTuple	firstitem;
+
+		leftsz += sizes[k - 1];
+		rightsz = total - leftsz;
+
+		firstitem = (origoff[k] == InvalidOffsetNumber) ? newitem :
+			EIReadTuple(page, origoff[k]);
+		if (isleaf)
+			lhikey = MAXALIGN(IndexTupleSize(firstitem) + sizeof(ItemPointerData)) +
+				sizeof(ItemIdData);
+		else
+		{
+			lhikey = sizes[k];
+			/* the first right item shrinks to a minus-infinity downlink */
+			rightsz = rightsz - sizes[k] + MAXALIGN(sizeof(IndexTupleData)) +
+				sizeof(ItemIdData);
+		}
+
+		if (leftsz + lhikey > usable || rightsz + hikeysz > usable)
+			continue;
+		leftfree = usable - leftsz - lhikey;
+		rightfree = usable - rightsz - hikeysz;
+
+		delta = fillmult * (double) leftfree - (1.0 - fillmult) * (double) rightfree;
+		if (delta < 0)
+			delta = -delta;
+		if (best < 0 || delta < bestdelta)
+		{
+			best = k;
+			bestdelta = delta;
+		}
+	}
+
+	if (best < 0)
+		elog(ERROR, "could not find a feasible split point for index \"%s\"",
+			 RelationGetRelationName(rel));
+
+	/* translate the virtual position back to original offsets */
+	if (origoff[best] == InvalidOffsetNumber)
+	{
+		/* the new item is the first item on the right */
+		*newitemonleft = false;
+		k = (best + 1 < nitems) ? origoff[best + 1] : maxoff + 1;
+	}
+	else
+	{
+		k = origoff[best];
+		/* the new item went left if it precedes position best */
+		*newitemonleft = false;
+		for (i = 0; i < best; i++)
+			if (origoff[i] == InvalidOffsetNumber)
+				*newitemonleft = true;
+	}
+
+	pfree(sizes);
+	pfree(origoff);
+	return (OffsetNumber) k;
+}
+
+/*
+ * Insert the downlink for a just-split page into its parent (second phase).
+ *
+ * buf (left) and rbuf (right) are write-locked; both are released.  When the
+ * split page was the root, a new root is made instead.
+ */
+static void
+ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
+				 bool isroot)
+{
+	Page		lpage = BufferGetPage(buf);
+	EIPageOpaque lopaque = EIPageGetOpaque(lpage);
+	BlockNumber lblk = BufferGetBlockNumber(buf);
+	BlockNumber rblk = BufferGetBlockNumber(rbuf);
+	EIStackData fakestack;
+	IndexTuple	downlink;
+	Buffer		pbuf;
+
+	if (isroot)
+	{
+		ei_new_root(rel, buf, rbuf);
+		return;
+	}
+
+	/*
+	 * Without a stack (we started at a stale root or came by the fast path),
+	 * find the parent level's leftmost page and search right from there.
+	 */
+	if (stack == NULL)
+	{
+		Buffer		ebuf = EIGetEndpoint(rel, lopaque->ei_level + 1, false);
+
+		fakestack.blkno = BufferGetBlockNumber(ebuf);
+		fakestack.offset = InvalidOffsetNumber;
+		fakestack.parent = NULL;
+		stack = &fakestack;
+		EIRelBuf(rel, ebuf);
+	}
+
+	downlink = CopyIndexTuple(EIReadTuple(lpage, EI_HIKEY));
+	EITupleSetDownlink(downlink, rblk);
+
+	pbuf = ei_get_stack_buf(rel, stack, lblk);
+	EIRelBuf(rel, rbuf);
+	if (!BufferIsValid(pbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("failed to re-find parent key in index \"%s\" for split pages %u/%u",
+						RelationGetRelationName(rel), lblk, rblk)));
+
+	ei_insert_on_page(rel, pbuf, buf, stack->parent, downlink,
+					  OffsetNumberNext(stack->offset));
+	pfree(downlink);
+}
+
+/*
+ * Write-lock the parent page that holds the downlink to child, starting at
+ * the page and offset the stack remembers and moving right as the parent
+ * may have split since.  Updates the stack entry; InvalidBuffer if not found.
+ */
+static Buffer
+ei_get_stack_buf(Relation rel, EIStack stack, BlockNumber child)
+{
+	BlockNumber blkno = stack->blkno;
+	OffsetNumber start = stack->offset;
+
+	for (;;)
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_WRITE);
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		if (EI_INCOMPLETE(opaque))
+		{
+			EIFinishSplit(rel, buf, stack->parent);
+			continue;
+		}
+
+		if (!EI_IGNORE(opaque))
+		{
+			OffsetNumber minoff = EI_FIRST_DATA(opaque);
+			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+			OffsetNumber off;
+
+			if (start < minoff)
+				start = minoff;
+			if (start > maxoff)
+				start = OffsetNumberNext(maxoff);
+
+			for (off = start; off <= maxoff; off = OffsetNumberNext(off))
+			{
+				if (EITupleGetDownlink(EIReadTuple(page, off)) == child)
+				{
+					stack->blkno = blkno;
+					stack->offset = off;
+					return buf;
+				}
+			}
+			for (off = OffsetNumberPrev(start); off >= minoff; off = OffsetNumberPrev(off))
+			{
+				if (EITupleGetDownlink(EIReadTuple(page, off)) == child)
+				{
+					stack->blkno = blkno;
+					stack->offset = off;
+					return buf;
+				}
+			}
+		}
+
+		if (EI_RIGHTMOST(opaque))
+		{
+			EIRelBuf(rel, buf);
+			return InvalidBuffer;
+		}
+		blkno = opaque->ei_next;
+		start = InvalidOffsetNumber;
+		EIRelBuf(rel, buf);
+	}
+}
+
+/*
+ * Put a new root above a split root; releases lbuf and rbuf.
+ */
+static void
+ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf)
+{
+	Page		lpage = BufferGetPage(lbuf);
+	EIPageOpaque lopaque = EIPageGetOpaque(lpage);
+	uint32		level = lopaque->ei_level + 1;
+	Buffer		rootbuf;
+	Buffer		metabuf;
+	Page		rootpage;
+	EIMetaPage	meta;
+	IndexTuple	left;
+	IndexTuple	right;
+	BlockNumber rootblk;
+
+	rootbuf = EINewBuf(rel);
+	rootblk = BufferGetBlockNumber(rootbuf);
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+
+	left = EIFormMinusInf(BufferGetBlockNumber(lbuf));
+	right = CopyIndexTuple(EIReadTuple(lpage, EI_HIKEY));
+	EITupleSetDownlink(right, BufferGetBlockNumber(rbuf));
+
+	rootpage = PageGetTempPage(lpage);
+	EIInitPage(rootpage, EI_ROOT, level);
+	/* the root is rightmost: no high key, data from the first offset */
+	if (PageAddItem(rootpage, (Item) left, IndexTupleSize(left),
+					FirstOffsetNumber, false, false) == InvalidOffsetNumber ||
+		PageAddItem(rootpage, (Item) right, IndexTupleSize(right),
+					OffsetNumberNext(FirstOffsetNumber),
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add items to new root of index \"%s\"",
+			 RelationGetRelationName(rel));
+
+	START_CRIT_SECTION();
+
+	memcpy(BufferGetPage(rootbuf), rootpage, BLCKSZ);
+	lopaque->ei_flags &= ~EI_INCOMPLETE_SPLIT;
+	meta->root = rootblk;
+	meta->level = level;
+	MarkBufferDirty(rootbuf);
+	MarkBufferDirty(lbuf);
+	MarkBufferDirty(metabuf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_newroot xlrec;
+		xl_ei_metadata md;
+		XLogRecPtr	recptr;
+
+		xlrec.level = level;
+		md.am_kind = meta->am_kind;
+		md.root = rootblk;
+		md.level = level;
+		md.fillfactor = meta->fillfactor;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEINewroot);
+		XLogRegisterBuffer(0, rootbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		XLogRegisterBuffer(1, lbuf, REGBUF_STANDARD);
+		XLogRegisterBuffer(2, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+		XLogRegisterBufData(2, (char *) &md, sizeof(xl_ei_metadata));
+
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_NEWROOT);
+		PageSetLSN(BufferGetPage(rootbuf), recptr);
+		PageSetLSN(lpage, recptr);
+		PageSetLSN(BufferGetPage(metabuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	/* our cached metapage is stale now */
+	if (rel->rd_amcache != NULL)
+		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+
+	EIRelBuf(rel, metabuf);
+	EIRelBuf(rel, rootbuf);
+	EIRelBuf(rel, rbuf);
+	EIRelBuf(rel, lbuf);
+	pfree(rootpage);
+	pfree(left);
+	pfree(right);
+}
+
+/*
+ * Finish an incomplete split of the write-locked page lbuf by inserting its
+ * right sibling's downlink; releases lbuf.
+ *
+ * stack is the descent stack above lbuf's level (may be NULL).  The split
+ * was of the root if the metapage still names lbuf as root.
+ */
+void
+EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack)
+{
+	EIPageOpaque lopaque = EIPageGetOpaque(BufferGetPage(lbuf));
+	Buffer		rbuf;
+	Buffer		metabuf;
+	bool		wasroot;
+
+	Assert(EI_INCOMPLETE(lopaque));
+
+	rbuf = EIGetBuf(rel, lopaque->ei_next, EI_WRITE);
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	wasroot = (EIPageGetMeta(BufferGetPage(metabuf))->root ==
+			   BufferGetBlockNumber(lbuf));
+	EIRelBuf(rel, metabuf);
+
+	ei_insert_parent(rel, lbuf, rbuf, stack, wasroot);
+}

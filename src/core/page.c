@@ -1,0 +1,353 @@
+/*-------------------------------------------------------------------------
+ *
+ * page.c
+ *	  Pages, buffers, the metapage and tuple helpers of the tree core.
+ *
+ * Everything that knows the byte layout of a page or a tuple lives here,
+ * so that insert, split, build, scan, VACUUM and redo change pages through
+ * one set of functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/xloginsert.h"
+#include "eitree.h"
+#include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/*
+ * Initialize an empty tree page with the given flags and level.
+ */
+void
+EIInitPage(Page page, uint16 flags, uint32 level)
+{
+	EIPageOpaque opaque;
+
+	PageInit(page, BLCKSZ, sizeof(EIPageOpaqueData));
+	opaque = EIPageGetOpaque(page);
+	opaque->ei_prev = InvalidBlockNumber;
+	opaque->ei_next = InvalidBlockNumber;
+	opaque->ei_level = level;
+	opaque->ei_flags = flags;
+	opaque->ei_page_id = EI_PAGE_ID;
+}
+
+/*
+ * Initialize the metapage; pd_lower ends right after the metadata so that a
+ * full-page image leaves out the unused rest of the page.
+ */
+void
+EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root, uint32 level,
+			   uint32 fillfactor)
+{
+	EIMetaPage	meta;
+
+	EIInitPage(page, EI_META, 0);
+	meta = EIPageGetMeta(page);
+	memset(meta, 0, sizeof(EIMetaPageData));
+	meta->magic = EI_MAGIC;
+	meta->version = EI_VERSION;
+	meta->am_kind = am_kind;
+	meta->root = root;
+	meta->level = level;
+	meta->fillfactor = fillfactor;
+	((PageHeader) page)->pd_lower =
+		((char *) meta + sizeof(EIMetaPageData)) - (char *) page;
+}
+
+/*
+ * Verify that a buffer we just read looks like one of our pages.
+ */
+void
+EICheckPage(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (PageIsNew(page))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains unexpected zero page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+
+	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)) ||
+		EIPageGetOpaque(page)->ei_page_id != EI_PAGE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
+ * Read and lock a page, checking that it is one of ours.
+ */
+Buffer
+EIGetBuf(Relation rel, BlockNumber blkno, int access)
+{
+	Buffer		buf;
+
+	Assert(BlockNumberIsValid(blkno));
+	buf = ReadBuffer(rel, blkno);
+	LockBuffer(buf, access);
+	EICheckPage(rel, buf);
+	return buf;
+}
+
+/*
+ * Release one page and read-lock another, like nbtree's _bt_relandgetbuf.
+ */
+Buffer
+EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
+{
+	Buffer		buf;
+
+	Assert(BlockNumberIsValid(blkno));
+	if (BufferIsValid(obuf))
+		LockBuffer(obuf, BUFFER_LOCK_UNLOCK);
+	buf = ReleaseAndReadBuffer(obuf, rel, blkno);
+	LockBuffer(buf, access);
+	EICheckPage(rel, buf);
+	return buf;
+}
+
+/*
+ * Unlock and release a buffer.
+ */
+void
+EIRelBuf(Relation rel, Buffer buf)
+{
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Get a new, exclusively locked page for the tree, extending the relation.
+ *
+ * The caller initializes the page inside its critical section.  Recycling
+ * pages through the free space map comes with page deletion.
+ */
+Buffer
+EINewBuf(Relation rel)
+{
+	Buffer		buf;
+	bool		needLock = !RELATION_IS_LOCAL(rel);
+
+	if (needLock)
+		LockRelationForExtension(rel, ExclusiveLock);
+	buf = ReadBuffer(rel, P_NEW);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+
+	return buf;
+}
+
+/*
+ * Return the metapage contents, cached in rd_amcache; refresh re-reads it.
+ *
+ * The cached root may be stale after a root split.  That is harmless: the
+ * old root remains an ancestor of the left part of the tree and moving right
+ * reaches everything else.  Callers refresh when the cached root is no
+ * longer flagged as root at the expected level.
+ */
+EIMetaPageData *
+EIGetMetaCached(Relation rel, bool refresh)
+{
+	if (rel->rd_amcache == NULL || refresh)
+	{
+		Buffer		buf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+		Page		page = BufferGetPage(buf);
+		EIMetaPage	meta = EIPageGetMeta(page);
+
+		if (!EI_IS_META(EIPageGetOpaque(page)) || meta->magic != EI_MAGIC)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is not an elastic_index tree",
+							RelationGetRelationName(rel))));
+		if (meta->version != EI_VERSION)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" has format version %u, expected %u",
+							RelationGetRelationName(rel), meta->version, EI_VERSION),
+					 errhint("REINDEX the index to rebuild it in the current format.")));
+
+		if (rel->rd_amcache == NULL)
+			rel->rd_amcache = MemoryContextAlloc(rel->rd_indexcxt,
+												 sizeof(EIMetaPageData));
+		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+		EIRelBuf(rel, buf);
+	}
+	return (EIMetaPageData *) rel->rd_amcache;
+}
+
+/*
+ * Return the root page, locked in the given mode.
+ *
+ * The tree always has a root (build creates an empty root leaf), so create
+ * is accepted for symmetry with nbtree but never needed.
+ */
+Buffer
+EIGetRoot(Relation rel, int access, bool create)
+{
+	EIMetaPageData *meta = EIGetMetaCached(rel, false);
+	Buffer		buf;
+	EIPageOpaque opaque;
+
+	buf = EIGetBuf(rel, meta->root, access);
+	opaque = EIPageGetOpaque(BufferGetPage(buf));
+	if (EI_IS_ROOT(opaque) && opaque->ei_level == meta->level)
+		return buf;
+
+	/* stale cache: re-read the metapage and try its root */
+	EIRelBuf(rel, buf);
+	meta = EIGetMetaCached(rel, true);
+	buf = EIGetBuf(rel, meta->root, access);
+	opaque = EIPageGetOpaque(BufferGetPage(buf));
+
+	/*
+	 * A concurrent root split may still be between its two phases; the old
+	 * root then lacks EI_ROOT but is still the right place to start, since
+	 * moving right from it reaches every key.
+	 */
+	return buf;
+}
+
+/*
+ * Return the number of levels above the leaves plus one, from the metapage.
+ */
+int
+EIGetRootHeight(Relation rel)
+{
+	EIMetaPageData *meta = EIGetMetaCached(rel, false);
+
+	return (int) meta->level + 1;
+}
+
+/*
+ * Make a pivot tuple from a leaf tuple: keys plus heap TID, no downlink yet.
+ *
+ * Only leaf tuples are accepted; a pivot that moves up from an inner page is
+ * copied with CopyIndexTuple, since it already carries its tiebreaker.
+ */
+IndexTuple
+EIFormPivot(IndexTuple itup)
+{
+	Size		oldsz = IndexTupleSize(itup);
+	Size		newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
+	IndexTuple	pivot;
+	ItemPointerData heaptid;
+
+	heaptid = itup->t_tid;
+	pivot = (IndexTuple) palloc0(newsz);
+	memcpy(pivot, itup, oldsz);
+	pivot->t_info &= ~INDEX_SIZE_MASK;
+	pivot->t_info |= newsz;
+	ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
+	ItemPointerSetBlockNumber(&pivot->t_tid, InvalidBlockNumber);
+	ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
+	return pivot;
+}
+
+/*
+ * Make the "minus infinity" downlink that starts every inner page.
+ */
+IndexTuple
+EIFormMinusInf(BlockNumber downlink)
+{
+	IndexTuple	itup = (IndexTuple) palloc0(MAXALIGN(sizeof(IndexTupleData)));
+
+	itup->t_info = MAXALIGN(sizeof(IndexTupleData));
+	ItemPointerSetBlockNumber(&itup->t_tid, downlink);
+	ItemPointerSetOffsetNumber(&itup->t_tid, EI_PIVOT_MINUS_INF);
+	return itup;
+}
+
+/*
+ * Return the heap TID of a leaf tuple or pivot, or NULL for minus infinity.
+ */
+ItemPointer
+EITupleGetHeapTID(IndexTuple itup, bool isleaf)
+{
+	if (isleaf)
+		return &itup->t_tid;
+	if (EIPivotFlags(itup) & EI_PIVOT_HAS_TID)
+		return EIPivotGetHeapTID(itup);
+	return NULL;
+}
+
+/*
+ * Reject a leaf tuple too large for three of its pivots to fit on a page.
+ */
+void
+EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup)
+{
+	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
+
+	if (itemsz <= EI_MAX_ITEM_SIZE)
+		return;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("index row size %zu exceeds elastic_btree maximum %zu for index \"%s\"",
+					itemsz, (Size) EI_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
+			 heapRel ? errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
+								 ItemPointerGetBlockNumber(&itup->t_tid),
+								 ItemPointerGetOffsetNumber(&itup->t_tid),
+								 RelationGetRelationName(heapRel)) : 0,
+			 errhint("Values larger than 1/3 of a buffer page cannot be indexed.\n"
+					 "Consider a function index of an MD5 hash of the value, "
+					 "or use full text indexing.")));
+}
+
+/*
+ * Return the free space of a page, ignoring the line pointer a new item needs.
+ */
+Size
+EIPageFreeSpace(Page page)
+{
+	return PageGetExactFreeSpace(page);
+}
+
+/*
+ * Return the tuple at an offset of a page.
+ */
+IndexTuple
+EIReadTuple(Page page, OffsetNumber off)
+{
+	return (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+}
+
+/*
+ * Remove items from a leaf page, the change VACUUM makes and its redo replays.
+ *
+ * The offsets must be in ascending order.  EI_HAS_GARBAGE is cleared once no
+ * LP_DEAD item is left on the page.
+ */
+void
+EIDeleteItems(Page page, OffsetNumber *offs, int noffs)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber off,
+				maxoff;
+	bool		garbage = false;
+
+	if (noffs > 0)
+		PageIndexMultiDelete(page, offs, noffs);
+
+	maxoff = PageGetMaxOffsetNumber(page);
+	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+	{
+		if (ItemIdIsDead(PageGetItemId(page, off)))
+		{
+			garbage = true;
+			break;
+		}
+	}
+	if (!garbage)
+		opaque->ei_flags &= ~EI_HAS_GARBAGE;
+}

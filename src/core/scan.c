@@ -1,0 +1,1700 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *	  Index scans of the tree core: scan key preprocessing, positioning,
+ *	  reading leaf pages, stepping between them, killing dead items,
+ *	  mark/restore and parallel scans.
+ *
+ * A scan works one leaf page at a time.  Under a share lock it tests every
+ * item against the scan keys and copies the heap TIDs (and, for index-only
+ * scans, the tuples) of the matching ones into so->currPos; then it drops
+ * the lock but keeps the pin until it moves to another page.  VACUUM takes
+ * a cleanup lock on every leaf, so a pinned page cannot lose the entries
+ * the scan is about to return.
+ *
+ * Scan keys are preprocessed once per rescan: copied in attribute order,
+ * with strategies rewritten in index order (a DESC column flips < and >;
+ * IS NULL becomes "=" and IS NOT NULL a bound against the NULLs) and each
+ * key marked as required for the forward and/or backward direction when a
+ * failure proves that no later item in that direction can match.  Every
+ * key is still tested on every item; preprocessing only decides where the
+ * scan starts and when it may stop early.
+ *
+ * Moving right follows the right link saved when the page was read (items
+ * that a later split moved right were already copied).  Moving left goes to
+ * the saved left link and then right until it finds the page whose right
+ * link is the page we came from, because that left sibling may have split
+ * in the meantime.
+ *
+ * A parallel scan shares one EIParallelScanDescData.  A participant seizes
+ * the scan, reads one page, and publishes where the next participant
+ * should continue (the right link, or for backward scans the page itself,
+ * whose left sibling has to be found from it) before it processes the
+ * page's items, so the others can proceed meanwhile.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/xlog.h"
+#include "catalog/pg_index.h"
+#include "eitree.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/wait_event.h"
+
+/*
+ * Private flags of the preprocessed keys in so->keyData, in the bits of
+ * sk_flags that are reserved for access methods (EI_SK_DESC and
+ * EI_SK_NULLS_FIRST use bits 16 and 17).
+ */
+#define EISCAN_SK_CMP_OK	(1 << 24)	/* a 3-way comparison proc exists */
+#define EISCAN_SK_LOOSE		(1 << 25)	/* another key bounds the same side
+										 * of the column more tightly */
+
+/* The strategy of the commuted operator: < becomes >, <= becomes >=. */
+#define EI_COMMUTE_STRATEGY(strat) \
+	((StrategyNumber) (BTMaxStrategyNumber + 1 - (strat)))
+
+/* Is this strategy (in index order) an upper / lower bound? */
+#define EI_STRAT_IS_UPPER(strat) \
+	((strat) == BTLessStrategyNumber || (strat) == BTLessEqualStrategyNumber)
+#define EI_STRAT_IS_LOWER(strat) \
+	((strat) == BTGreaterStrategyNumber || (strat) == BTGreaterEqualStrategyNumber)
+#define EI_STRAT_IS_STRICT(strat) \
+	((strat) == BTLessStrategyNumber || (strat) == BTGreaterStrategyNumber)
+
+/*
+ * Pages we walk right from a left link before we re-read the page we are
+ * stepping left from to get a fresher left link.
+ */
+#define EI_WALK_LEFT_MAX_HOPS	4
+
+static void ei_pos_invalidate(EIScanPos pos);
+static void ei_pos_unpin(EIScanPos pos);
+static void ei_pos_copy(EIScanPos dst, EIScanPos src);
+static void ei_alloc_tuples(EIScanOpaque so);
+static void ei_init_more(EIScanOpaque so, ScanDirection dir);
+static bool ei_key_has_cmp_proc(Relation rel, ScanKey key);
+static bool ei_compare_key_args(Relation rel, ScanKey a, ScanKey b, int32 *result);
+static void ei_mark_loose_keys(Relation rel, EIScanOpaque so);
+static void ei_mark_required_keys(EIScanOpaque so);
+static void ei_preprocess_keys(IndexScanDesc scan);
+static bool ei_key_can_position(ScanKey key);
+static ScanKey ei_better_start_key(ScanKey chosen, ScanKey cur);
+static Buffer ei_descend(IndexScanDesc scan, ScanDirection dir,
+						 OffsetNumber *offnum);
+static bool ei_check_keys(IndexScanDesc scan, IndexTuple itup,
+						  ScanDirection dir, bool *continuescan);
+static void ei_save_item(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
+						 IndexTuple itup);
+static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
+						 OffsetNumber offnum);
+static Buffer ei_walk_left(Relation rel, BlockNumber origblk,
+						   BlockNumber leftblk, bool leftknown);
+static bool ei_read_next_page(IndexScanDesc scan, ScanDirection dir,
+							  BlockNumber blkno, BlockNumber leftblk,
+							  bool leftknown);
+static bool ei_step_page(IndexScanDesc scan, ScanDirection dir);
+static void ei_return_item(IndexScanDesc scan);
+static bool ei_first(IndexScanDesc scan, ScanDirection dir);
+static bool ei_next(IndexScanDesc scan, ScanDirection dir);
+static void ei_kill_items(IndexScanDesc scan);
+static EIParallelScanDesc ei_parallel_desc(IndexScanDesc scan);
+static bool ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno,
+							  bool *first);
+static void ei_parallel_release(IndexScanDesc scan, BlockNumber blkno);
+static void ei_parallel_done(IndexScanDesc scan);
+
+
+/* ----------------------------------------------------------------
+ * Scan positions
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Forget a scan position, leaving it invalid; the caller drops any pin first.
+ */
+static void
+ei_pos_invalidate(EIScanPos pos)
+{
+	pos->buf = InvalidBuffer;
+	pos->currPage = InvalidBlockNumber;
+	pos->nextPage = InvalidBlockNumber;
+	pos->prevPage = InvalidBlockNumber;
+	pos->lsn = InvalidXLogRecPtr;
+	pos->moreLeft = false;
+	pos->moreRight = false;
+	pos->nextTupleOffset = 0;
+	pos->firstItem = 0;
+	pos->lastItem = -1;
+	pos->itemIndex = 0;
+}
+
+/*
+ * Drop the pin a scan position holds, if any.
+ */
+static void
+ei_pos_unpin(EIScanPos pos)
+{
+	if (BufferIsValid(pos->buf))
+	{
+		ReleaseBuffer(pos->buf);
+		pos->buf = InvalidBuffer;
+	}
+}
+
+/*
+ * Copy a scan position, including only the items it actually holds.
+ */
+static void
+ei_pos_copy(EIScanPos dst, EIScanPos src)
+{
+	int			nitems = Max(src->lastItem + 1, 0);
+
+	memcpy(dst, src,
+		   offsetof(EIScanPosData, items) + nitems * sizeof(EIScanPosItem));
+}
+
+/*
+ * Allocate the tuple workspaces of an index-only scan (current and mark).
+ */
+static void
+ei_alloc_tuples(EIScanOpaque so)
+{
+	so->currTuples = (char *) palloc(BLCKSZ * 2);
+	so->markTuples = so->currTuples + BLCKSZ;
+}
+
+/*
+ * Set moreLeft/moreRight for a scan that starts at its boundary: nothing
+ * behind the start position can match.
+ */
+static void
+ei_init_more(EIScanOpaque so, ScanDirection dir)
+{
+	if (ScanDirectionIsForward(dir))
+	{
+		so->currPos.moreLeft = false;
+		so->currPos.moreRight = true;
+	}
+	else
+	{
+		so->currPos.moreLeft = true;
+		so->currPos.moreRight = false;
+	}
+}
+
+
+/* ----------------------------------------------------------------
+ * Scan key preprocessing
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Does the operator family have a 3-way comparison proc for the column type
+ * and the key's argument type, so that the key can position the scan?
+ */
+static bool
+ei_key_has_cmp_proc(Relation rel, ScanKey key)
+{
+	int			col = key->sk_attno - 1;
+
+	if (key->sk_subtype == InvalidOid ||
+		key->sk_subtype == rel->rd_opcintype[col])
+		return true;
+
+	return RegProcedureIsValid(get_opfamily_proc(rel->rd_opfamily[col],
+												 rel->rd_opcintype[col],
+												 key->sk_subtype,
+												 EI_CMP_PROC));
+}
+
+/*
+ * Compare the arguments of two ordinary keys of the same column and
+ * argument type; false if the operator family cannot compare them.
+ */
+static bool
+ei_compare_key_args(Relation rel, ScanKey a, ScanKey b, int32 *result)
+{
+	int			col = a->sk_attno - 1;
+	Oid			argtype;
+	RegProcedure cmp_proc;
+
+	argtype = OidIsValid(a->sk_subtype) ? a->sk_subtype : rel->rd_opcintype[col];
+	cmp_proc = get_opfamily_proc(rel->rd_opfamily[col], argtype, argtype,
+								 EI_CMP_PROC);
+	if (!RegProcedureIsValid(cmp_proc))
+		return false;
+
+	*result = DatumGetInt32(OidFunctionCall2Coll(cmp_proc, a->sk_collation,
+												 a->sk_argument,
+												 b->sk_argument));
+	return true;
+}
+
+/*
+ * Where two comparable keys bound the same side of one column, flag the
+ * looser one so that the tighter one positions the scan.
+ */
+static void
+ei_mark_loose_keys(Relation rel, EIScanOpaque so)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		ki = &so->keyData[i];
+
+		if ((ki->sk_flags & SK_ISNULL) || !(ki->sk_flags & EISCAN_SK_CMP_OK) ||
+			ki->sk_strategy == BTEqualStrategyNumber)
+			continue;
+
+		for (j = i + 1; j < so->numberOfKeys; j++)
+		{
+			ScanKey		kj = &so->keyData[j];
+			StrategyNumber typestrat;
+			bool		i_wins;
+			int32		cmp;
+
+			if (kj->sk_attno != ki->sk_attno)
+				break;
+			if ((kj->sk_flags & (SK_ISNULL | EISCAN_SK_LOOSE)) ||
+				!(kj->sk_flags & EISCAN_SK_CMP_OK) ||
+				kj->sk_subtype != ki->sk_subtype ||
+				kj->sk_collation != ki->sk_collation)
+				continue;
+			if (!((EI_STRAT_IS_UPPER(ki->sk_strategy) &&
+				   EI_STRAT_IS_UPPER(kj->sk_strategy)) ||
+				  (EI_STRAT_IS_LOWER(ki->sk_strategy) &&
+				   EI_STRAT_IS_LOWER(kj->sk_strategy))))
+				continue;
+			if (!ei_compare_key_args(rel, ki, kj, &cmp))
+				continue;
+
+			/* decide in the data type's order, not the index's */
+			typestrat = ki->sk_strategy;
+			if (ki->sk_flags & EI_SK_DESC)
+				typestrat = EI_COMMUTE_STRATEGY(typestrat);
+
+			if (cmp == 0)
+				i_wins = EI_STRAT_IS_STRICT(ki->sk_strategy) ||
+					!EI_STRAT_IS_STRICT(kj->sk_strategy);
+			else if (typestrat == BTGreaterStrategyNumber ||
+					 typestrat == BTGreaterEqualStrategyNumber)
+				i_wins = (cmp > 0);
+			else
+				i_wins = (cmp < 0);
+
+			if (i_wins)
+				kj->sk_flags |= EISCAN_SK_LOOSE;
+			else
+			{
+				ki->sk_flags |= EISCAN_SK_LOOSE;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Mark the keys whose failure ends the scan in each direction.
+ *
+ * The keys of attribute k qualify when every earlier attribute has an
+ * equality key (or IS NULL) that can position the scan: then, among the
+ * items that pass the earlier keys, attribute k is in index order.  An
+ * upper bound (in index order) is required forward, a lower bound backward,
+ * an equality both ways.  Keys without a comparison proc are never
+ * required, because the scan cannot be positioned by them.
+ */
+static void
+ei_mark_required_keys(EIScanOpaque so)
+{
+	AttrNumber	expected = 1;
+	int			i = 0;
+
+	while (i < so->numberOfKeys)
+	{
+		AttrNumber	attno = so->keyData[i].sk_attno;
+		bool		has_eq = false;
+		int			j;
+
+		if (attno != expected)
+			break;
+
+		for (j = i; j < so->numberOfKeys && so->keyData[j].sk_attno == attno; j++)
+		{
+			ScanKey		key = &so->keyData[j];
+
+			if (!ei_key_can_position(key))
+				continue;
+
+			if (key->sk_strategy == BTEqualStrategyNumber)
+			{
+				so->keyRequiredFwd[j] = true;
+				so->keyRequiredBwd[j] = true;
+				has_eq = true;
+			}
+			else if (EI_STRAT_IS_UPPER(key->sk_strategy))
+				so->keyRequiredFwd[j] = true;
+			else
+				so->keyRequiredBwd[j] = true;
+		}
+
+		if (!has_eq)
+			break;
+		expected = attno + 1;
+		i = j;
+	}
+}
+
+/*
+ * Copy the scan keys into so->keyData in attribute order, rewrite their
+ * strategies in index order, and work out qual_ok and the required keys.
+ */
+static void
+ei_preprocess_keys(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	int			nkeys = scan->numberOfKeys;
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	int			i;
+
+	so->numberOfKeys = 0;
+	so->qual_ok = true;
+	if (nkeys <= 0)
+		return;
+
+	/* stable insertion sort by attribute number */
+	for (i = 0; i < nkeys; i++)
+	{
+		ScanKey		src = &scan->keyData[i];
+		int			j = i;
+
+		while (j > 0 && so->keyData[j - 1].sk_attno > src->sk_attno)
+		{
+			so->keyData[j] = so->keyData[j - 1];
+			j--;
+		}
+		so->keyData[j] = *src;
+	}
+	so->numberOfKeys = nkeys;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		int16		opt;
+
+		so->keyRequiredFwd[i] = false;
+		so->keyRequiredBwd[i] = false;
+
+		if (key->sk_flags & (SK_ROW_HEADER | SK_ROW_MEMBER | SK_SEARCHARRAY |
+							 SK_ORDER_BY))
+			elog(ERROR, "unsupported scan key flags 0x%x for index \"%s\"",
+				 key->sk_flags, RelationGetRelationName(rel));
+		if (key->sk_attno < 1 || key->sk_attno > nkeyatts)
+			elog(ERROR, "invalid scan key attribute number %d for index \"%s\"",
+				 key->sk_attno, RelationGetRelationName(rel));
+
+		opt = rel->rd_indoption[key->sk_attno - 1];
+		key->sk_flags &= ~(EI_SK_DESC | EI_SK_NULLS_FIRST |
+						   EISCAN_SK_CMP_OK | EISCAN_SK_LOOSE);
+		if (opt & INDOPTION_DESC)
+			key->sk_flags |= EI_SK_DESC;
+		if (opt & INDOPTION_NULLS_FIRST)
+			key->sk_flags |= EI_SK_NULLS_FIRST;
+
+		if (key->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL))
+		{
+			/* IS NULL is an equality; IS NOT NULL bounds the NULLs' side */
+			key->sk_flags |= SK_ISNULL;
+			if (key->sk_flags & SK_SEARCHNULL)
+				key->sk_strategy = BTEqualStrategyNumber;
+			else if (opt & INDOPTION_NULLS_FIRST)
+				key->sk_strategy = BTGreaterStrategyNumber;
+			else
+				key->sk_strategy = BTLessStrategyNumber;
+			continue;
+		}
+
+		if (key->sk_flags & SK_ISNULL)
+		{
+			/* an ordinary operator with a NULL argument is never true */
+			so->qual_ok = false;
+			continue;
+		}
+
+		if (key->sk_strategy < 1 || key->sk_strategy > BTMaxStrategyNumber)
+			elog(ERROR, "invalid strategy number %d in scan key for index \"%s\"",
+				 key->sk_strategy, RelationGetRelationName(rel));
+
+		if (ei_key_has_cmp_proc(rel, key))
+			key->sk_flags |= EISCAN_SK_CMP_OK;
+		if (opt & INDOPTION_DESC)
+			key->sk_strategy = EI_COMMUTE_STRATEGY(key->sk_strategy);
+	}
+
+	if (!so->qual_ok)
+		return;
+
+	ei_mark_loose_keys(rel, so);
+	ei_mark_required_keys(so);
+}
+
+
+/* ----------------------------------------------------------------
+ * Positioning
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Can this preprocessed key be part of the insertion key that positions
+ * the scan?
+ */
+static bool
+ei_key_can_position(ScanKey key)
+{
+	return (key->sk_flags & (SK_ISNULL | EISCAN_SK_CMP_OK)) != 0;
+}
+
+/*
+ * Choose between the current start key of an attribute and another
+ * candidate bounding the same side: equality first, then a tight bound.
+ */
+static ScanKey
+ei_better_start_key(ScanKey chosen, ScanKey cur)
+{
+	if (chosen == NULL)
+		return cur;
+	if (chosen->sk_strategy == BTEqualStrategyNumber)
+		return chosen;
+	if (cur->sk_strategy == BTEqualStrategyNumber)
+		return cur;
+	if ((chosen->sk_flags & EISCAN_SK_LOOSE) && !(cur->sk_flags & EISCAN_SK_LOOSE))
+		return cur;
+	return chosen;
+}
+
+/*
+ * Descend to the leaf where the scan starts and return it share-locked,
+ * with the offset to start reading from in *offnum.
+ *
+ * As in nbtree's _bt_first, the insertion key is built from the boundary
+ * keys for the scan direction, attribute by attribute: an equality lets us
+ * go on to the next attribute, >= / <= too, while a strict bound ends the
+ * key.  The combined strategy decides whether we position at the first item
+ * >= or > the key, and whether a backward scan then steps back one item.
+ */
+static Buffer
+ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	ScanKey		startKeys[INDEX_MAX_KEYS];
+	ScanKeyData notnullkeys[INDEX_MAX_KEYS];
+	EIScanInsertData inskey;
+	StrategyNumber strat_total = BTEqualStrategyNumber;
+	int			keysCount = 0;
+	AttrNumber	curattr = 1;
+	ScanKey		chosen = NULL;
+	ScanKey		impliesNN = NULL;
+	bool		nextkey;
+	bool		goback;
+	Buffer		buf;
+	EIStack		stack;
+	int			i;
+
+	for (i = 0;; i++)
+	{
+		ScanKey		cur = (i < so->numberOfKeys) ? &so->keyData[i] : NULL;
+
+		if (cur == NULL || cur->sk_attno != curattr)
+		{
+			StrategyNumber strat;
+
+			/*
+			 * No start key for this attribute.  If an ordinary key on the
+			 * far side implies NOT NULL and the NULLs come first in the scan
+			 * direction, we can at least start past them.
+			 */
+			if (chosen == NULL && impliesNN != NULL &&
+				((impliesNN->sk_flags & EI_SK_NULLS_FIRST) ? forward : !forward))
+			{
+				chosen = &notnullkeys[keysCount];
+				ScanKeyEntryInitialize(chosen,
+									   SK_ISNULL | SK_SEARCHNOTNULL |
+									   (impliesNN->sk_flags &
+										(EI_SK_DESC | EI_SK_NULLS_FIRST)),
+									   curattr,
+									   (impliesNN->sk_flags & EI_SK_NULLS_FIRST) ?
+									   BTGreaterStrategyNumber : BTLessStrategyNumber,
+									   InvalidOid, InvalidOid, InvalidOid,
+									   (Datum) 0);
+			}
+
+			if (chosen == NULL)
+				break;
+			startKeys[keysCount++] = chosen;
+
+			strat = chosen->sk_strategy;
+			if (EI_STRAT_IS_STRICT(strat))
+			{
+				strat_total = strat;
+				break;
+			}
+			if (strat != BTEqualStrategyNumber)
+				strat_total = strat;
+
+			/* go on only if the next attribute has keys */
+			if (cur == NULL || cur->sk_attno != curattr + 1)
+				break;
+			curattr = cur->sk_attno;
+			chosen = NULL;
+			impliesNN = NULL;
+		}
+
+		if (!ei_key_can_position(cur))
+		{
+			if (impliesNN == NULL)
+				impliesNN = cur;
+			continue;
+		}
+
+		switch (cur->sk_strategy)
+		{
+			case BTEqualStrategyNumber:
+				chosen = ei_better_start_key(chosen, cur);
+				break;
+			case BTLessStrategyNumber:
+			case BTLessEqualStrategyNumber:
+				if (!forward)
+					chosen = ei_better_start_key(chosen, cur);
+				else if (impliesNN == NULL && !(cur->sk_flags & SK_ISNULL))
+					impliesNN = cur;
+				break;
+			case BTGreaterStrategyNumber:
+			case BTGreaterEqualStrategyNumber:
+				if (forward)
+					chosen = ei_better_start_key(chosen, cur);
+				else if (impliesNN == NULL && !(cur->sk_flags & SK_ISNULL))
+					impliesNN = cur;
+				break;
+			default:
+				elog(ERROR, "unrecognized strategy number %d", cur->sk_strategy);
+		}
+	}
+
+	/* no usable boundary: start at the first or last leaf */
+	if (keysCount == 0)
+	{
+		Page		page;
+
+		buf = EIGetEndpoint(rel, 0, !forward);
+		page = BufferGetPage(buf);
+		if (forward)
+			*offnum = EI_FIRST_DATA(EIPageGetOpaque(page));
+		else
+			*offnum = PageGetMaxOffsetNumber(page);
+		return buf;
+	}
+
+	/* build the insertion key with 3-way comparison procs */
+	for (i = 0; i < keysCount; i++)
+	{
+		ScanKey		cur = startKeys[i];
+		int			col = cur->sk_attno - 1;
+		int			flags = cur->sk_flags & SK_ISNULL;
+
+		Assert(cur->sk_attno == i + 1);
+		if (rel->rd_indoption[col] & INDOPTION_DESC)
+			flags |= EI_SK_DESC;
+		if (rel->rd_indoption[col] & INDOPTION_NULLS_FIRST)
+			flags |= EI_SK_NULLS_FIRST;
+
+		if ((cur->sk_flags & SK_ISNULL) ||
+			cur->sk_subtype == InvalidOid ||
+			cur->sk_subtype == rel->rd_opcintype[col])
+		{
+			ScanKeyEntryInitializeWithInfo(&inskey.scankeys[i], flags,
+										   cur->sk_attno, InvalidStrategy,
+										   (cur->sk_flags & SK_ISNULL) ?
+										   InvalidOid : cur->sk_subtype,
+										   (cur->sk_flags & SK_ISNULL) ?
+										   rel->rd_indcollation[col] :
+										   cur->sk_collation,
+										   index_getprocinfo(rel, cur->sk_attno,
+															 EI_CMP_PROC),
+										   cur->sk_argument);
+		}
+		else
+		{
+			RegProcedure cmp_proc;
+
+			cmp_proc = get_opfamily_proc(rel->rd_opfamily[col],
+										 rel->rd_opcintype[col],
+										 cur->sk_subtype, EI_CMP_PROC);
+			if (!RegProcedureIsValid(cmp_proc))
+				elog(ERROR, "missing support function %d(%u,%u) for attribute %d of index \"%s\"",
+					 EI_CMP_PROC, rel->rd_opcintype[col], cur->sk_subtype,
+					 cur->sk_attno, RelationGetRelationName(rel));
+			ScanKeyEntryInitialize(&inskey.scankeys[i], flags, cur->sk_attno,
+								   InvalidStrategy, cur->sk_subtype,
+								   cur->sk_collation, cmp_proc,
+								   cur->sk_argument);
+		}
+	}
+
+	/*
+	 * Where to start, in index order.  Forward: >= key at the first item >=
+	 * key, > key at the first item > key, = key at the first equal item.
+	 * Backward: one item before the first item > key (<= and =) or >= key
+	 * (<).
+	 */
+	switch (strat_total)
+	{
+		case BTLessStrategyNumber:
+			nextkey = false;
+			goback = true;
+			break;
+		case BTLessEqualStrategyNumber:
+			nextkey = true;
+			goback = true;
+			break;
+		case BTEqualStrategyNumber:
+			nextkey = !forward;
+			goback = !forward;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			nextkey = false;
+			goback = false;
+			break;
+		case BTGreaterStrategyNumber:
+			nextkey = true;
+			goback = false;
+			break;
+		default:
+			elog(ERROR, "unrecognized strategy number %d", strat_total);
+			nextkey = goback = false;	/* keep compiler quiet */
+	}
+
+	inskey.nextkey = nextkey;
+	inskey.keysz = keysCount;
+	inskey.scantid = NULL;
+	ItemPointerSetInvalid(&inskey.scantid_data);
+
+	stack = EISearch(rel, &inskey, &buf, EI_READ);
+	EIFreeStack(stack);
+
+	*offnum = EIBinSearch(rel, &inskey, BufferGetPage(buf));
+	if (goback)
+		*offnum = OffsetNumberPrev(*offnum);
+	return buf;
+}
+
+
+/* ----------------------------------------------------------------
+ * Reading a leaf page
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Test an index tuple against every scan key.  Return true if it matches;
+ * clear *continuescan when a failing key shows that no later tuple in this
+ * direction can match either.
+ */
+static bool
+ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
+			  bool *continuescan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	TupleDesc	tupdesc = RelationGetDescr(scan->indexRelation);
+	bool		forward = ScanDirectionIsForward(dir);
+	int			i;
+
+	*continuescan = true;
+
+	for (i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		bool		required = forward ? so->keyRequiredFwd[i] : so->keyRequiredBwd[i];
+		Datum		datum;
+		bool		isnull;
+
+		datum = index_getattr(itup, key->sk_attno, tupdesc, &isnull);
+
+		if (key->sk_flags & SK_ISNULL)
+		{
+			/* IS NULL or IS NOT NULL */
+			if ((key->sk_flags & SK_SEARCHNULL) ? isnull : !isnull)
+				continue;
+			if (required)
+				*continuescan = false;
+			return false;
+		}
+
+		if (isnull)
+		{
+			/*
+			 * An ordinary key fails on NULL.  Once a scan reaches the NULLs
+			 * of a required column from its non-NULL side, every later item
+			 * that still passes the earlier keys is NULL there too, whatever
+			 * the key's direction.
+			 */
+			if (so->keyRequiredFwd[i] || so->keyRequiredBwd[i])
+			{
+				bool		nulls_first = (key->sk_flags & EI_SK_NULLS_FIRST) != 0;
+
+				if (nulls_first ? !forward : forward)
+					*continuescan = false;
+			}
+			return false;
+		}
+
+		if (!DatumGetBool(FunctionCall2Coll(&key->sk_func, key->sk_collation,
+											datum, key->sk_argument)))
+		{
+			if (required)
+				*continuescan = false;
+			return false;
+		}
+	}
+
+	return true;
+}
+
+/*
+ * Save a matching item (and for index-only scans a copy of the tuple) in
+ * currPos at itemIndex.
+ */
+static void
+ei_save_item(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
+			 IndexTuple itup)
+{
+	EIScanPosItem *item = &so->currPos.items[itemIndex];
+
+	item->heapTid = itup->t_tid;
+	item->indexOffset = offnum;
+	if (so->currTuples != NULL)
+	{
+		Size		itupsz = IndexTupleSize(itup);
+
+		item->tupleOffset = (uint16) so->currPos.nextTupleOffset;
+		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
+		so->currPos.nextTupleOffset += MAXALIGN(itupsz);
+	}
+}
+
+/*
+ * Collect the matching items of the pinned and share-locked leaf
+ * so->currPos.buf, from offnum on in the scan direction; return whether
+ * there were any.
+ *
+ * Items are stored in page order in currPos.items (a backward scan fills
+ * the array from its end), so that a scan that changes direction can walk
+ * back through them.  moreRight / moreLeft are cleared when a required key
+ * shows that the scan is over in that direction.
+ */
+static bool
+ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Buffer		buf = so->currPos.buf;
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber minoff = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	bool		continuescan = true;
+	int			itemIndex;
+
+	Assert(BufferIsValid(buf));
+
+	if (!EI_IS_LEAF(opaque))
+		elog(ERROR, "block %u of index \"%s\" is not a leaf page",
+			 BufferGetBlockNumber(buf), RelationGetRelationName(scan->indexRelation));
+
+	/* let the next participant move on before we work on this page */
+	if (scan->parallel_scan != NULL)
+		ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
+							opaque->ei_next : BufferGetBlockNumber(buf));
+
+	so->currPos.currPage = BufferGetBlockNumber(buf);
+	so->currPos.nextPage = opaque->ei_next;
+	so->currPos.prevPage = opaque->ei_prev;
+	so->currPos.lsn = BufferGetLSNAtomic(buf);
+	so->currPos.nextTupleOffset = 0;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		itemIndex = 0;
+		for (offnum = Max(offnum, minoff); offnum <= maxoff;
+			 offnum = OffsetNumberNext(offnum))
+		{
+			ItemId		iid = PageGetItemId(page, offnum);
+			IndexTuple	itup;
+
+			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
+				continue;
+
+			itup = (IndexTuple) PageGetItem(page, iid);
+			if (ei_check_keys(scan, itup, dir, &continuescan))
+				ei_save_item(so, itemIndex++, offnum, itup);
+			if (!continuescan)
+				break;
+		}
+
+		/*
+		 * Every item to the right is >= the high key, so if the high key
+		 * fails a required key we need not visit the right sibling.
+		 */
+		if (continuescan && !EI_RIGHTMOST(opaque))
+			(void) ei_check_keys(scan, EIReadTuple(page, EI_HIKEY), dir,
+								 &continuescan);
+
+		if (!continuescan)
+			so->currPos.moreRight = false;
+
+		so->currPos.firstItem = 0;
+		so->currPos.lastItem = itemIndex - 1;
+		so->currPos.itemIndex = 0;
+	}
+	else
+	{
+		itemIndex = EI_MAX_ITEMS_PER_PAGE;
+		for (offnum = Min(offnum, maxoff); offnum >= minoff;
+			 offnum = OffsetNumberPrev(offnum))
+		{
+			ItemId		iid = PageGetItemId(page, offnum);
+			IndexTuple	itup;
+			bool		alive = true;
+			bool		passes;
+
+			/*
+			 * Skip a killed item, except the first data item: testing it
+			 * anyway may tell us that the left sibling has no matches.
+			 */
+			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
+			{
+				if (offnum > minoff)
+					continue;
+				alive = false;
+			}
+
+			itup = (IndexTuple) PageGetItem(page, iid);
+			passes = ei_check_keys(scan, itup, dir, &continuescan);
+			if (passes && alive)
+				ei_save_item(so, --itemIndex, offnum, itup);
+			if (!continuescan)
+			{
+				so->currPos.moreLeft = false;
+				break;
+			}
+		}
+
+		so->currPos.firstItem = itemIndex;
+		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
+		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
+	}
+
+	return so->currPos.firstItem <= so->currPos.lastItem;
+}
+
+
+/* ----------------------------------------------------------------
+ * Stepping between pages
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Return the left sibling of origblk, share-locked, or InvalidBuffer when
+ * origblk is the leftmost page.
+ *
+ * leftblk is origblk's left link as seen when origblk was read, trusted
+ * only if leftknown.  The left sibling may have split since then, so we
+ * move right from it until we find the page whose right link is origblk.
+ * If a few hops do not find it, we re-read origblk for a fresher left link
+ * (or, if origblk was deleted, continue from the live page that took over
+ * its key space).  The returned page may be half-dead; the caller skips it.
+ */
+static Buffer
+ei_walk_left(Relation rel, BlockNumber origblk, BlockNumber leftblk,
+			 bool leftknown)
+{
+	Buffer		buf;
+	Page		page;
+	EIPageOpaque opaque;
+
+	if (!leftknown)
+	{
+		buf = EIGetBuf(rel, origblk, EI_READ);
+		leftblk = EIPageGetOpaque(BufferGetPage(buf))->ei_prev;
+		EIRelBuf(rel, buf);
+	}
+
+	for (;;)
+	{
+		int			hops;
+
+		if (!BlockNumberIsValid(leftblk))
+			return InvalidBuffer;
+
+		CHECK_FOR_INTERRUPTS();
+
+		buf = EIGetBuf(rel, leftblk, EI_READ);
+		for (hops = 0;; hops++)
+		{
+			page = BufferGetPage(buf);
+			opaque = EIPageGetOpaque(page);
+			if (!(opaque->ei_flags & EI_DELETED) && opaque->ei_next == origblk)
+				return buf;
+			if (EI_RIGHTMOST(opaque) || hops >= EI_WALK_LEFT_MAX_HOPS)
+				break;
+			buf = EIRelAndGetBuf(rel, buf, opaque->ei_next, EI_READ);
+		}
+
+		/* not found: look at the page we are stepping left from */
+		buf = EIRelAndGetBuf(rel, buf, origblk, EI_READ);
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
+		if (opaque->ei_flags & EI_DELETED)
+		{
+			while (opaque->ei_flags & EI_DELETED)
+			{
+				if (EI_RIGHTMOST(opaque))
+					elog(ERROR, "fell off the end of index \"%s\"",
+						 RelationGetRelationName(rel));
+				buf = EIRelAndGetBuf(rel, buf, opaque->ei_next, EI_READ);
+				page = BufferGetPage(buf);
+				opaque = EIPageGetOpaque(page);
+			}
+			origblk = BufferGetBlockNumber(buf);
+		}
+		else if (opaque->ei_prev == leftblk)
+			elog(ERROR, "could not find left sibling of block %u in index \"%s\"",
+				 origblk, RelationGetRelationName(rel));
+		leftblk = opaque->ei_prev;
+		EIRelBuf(rel, buf);
+	}
+}
+
+/*
+ * Read pages in the scan direction until one has matches, leaving it pinned
+ * (not locked) in currPos; return false, with currPos invalid, at the end.
+ *
+ * Forward, blkno is the next page to read.  Backward, blkno is the page
+ * last read, and we read its left sibling (see ei_walk_left for leftblk and
+ * leftknown).  currPos must hold no pin.  In a parallel scan the caller has
+ * seized the scan and got blkno from it.
+ */
+static bool
+ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
+				  BlockNumber leftblk, bool leftknown)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		parallel = (scan->parallel_scan != NULL);
+
+	Assert(!EIScanPosIsPinned(so->currPos));
+
+	for (;;)
+	{
+		Buffer		buf;
+		Page		page;
+		EIPageOpaque opaque;
+
+		if (!BlockNumberIsValid(blkno) ||
+			!(forward ? so->currPos.moreRight : so->currPos.moreLeft))
+			break;
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (forward)
+			buf = EIGetBuf(rel, blkno, EI_READ);
+		else
+		{
+			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
+			if (!BufferIsValid(buf))
+				break;
+		}
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
+
+		if (!EI_IGNORE(opaque))
+		{
+			so->currPos.buf = buf;
+			if (ei_read_page(scan, dir, forward ? EI_FIRST_DATA(opaque) :
+							 PageGetMaxOffsetNumber(page)))
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				return true;
+			}
+			so->currPos.buf = InvalidBuffer;
+		}
+		else if (parallel)
+			ei_parallel_release(scan, forward ? opaque->ei_next :
+								BufferGetBlockNumber(buf));
+
+		/* nothing here; continue from this page */
+		if (forward)
+			blkno = opaque->ei_next;
+		else
+		{
+			blkno = BufferGetBlockNumber(buf);
+			leftblk = opaque->ei_prev;
+			leftknown = true;
+		}
+		EIRelBuf(rel, buf);
+
+		if (parallel)
+		{
+			BlockNumber seized;
+			bool		first;
+
+			if (!ei_parallel_seize(scan, &seized, &first))
+			{
+				ei_pos_invalidate(&so->currPos);
+				return false;
+			}
+			if (first)
+				elog(ERROR, "parallel scan of index \"%s\" was reset while in progress",
+					 RelationGetRelationName(rel));
+			if (seized != blkno)
+				leftknown = false;
+			blkno = seized;
+		}
+	}
+
+	/* end of the scan */
+	if (parallel)
+		ei_parallel_done(scan);
+	ei_pos_invalidate(&so->currPos);
+	return false;
+}
+
+/*
+ * Leave the current page for the next one with matches in the scan
+ * direction; return false, with currPos invalid, at the end of the scan.
+ */
+static bool
+ei_step_page(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	BlockNumber blkno;
+	BlockNumber leftblk = InvalidBlockNumber;
+	bool		leftknown = false;
+
+	Assert(EIScanPosIsValid(so->currPos));
+
+	/* mark what the executor found dead while we still pin the page */
+	if (so->numKilled > 0)
+		ei_kill_items(scan);
+
+	/* a mark that still points into this page needs its own copy now */
+	if (so->markItemIndex >= 0)
+	{
+		if (EIScanPosIsPinned(so->currPos))
+			IncrBufferRefCount(so->currPos.buf);
+		ei_pos_copy(&so->markPos, &so->currPos);
+		if (so->markTuples != NULL)
+			memcpy(so->markTuples, so->currTuples, so->currPos.nextTupleOffset);
+		so->markPos.itemIndex = so->markItemIndex;
+		so->markItemIndex = -1;
+	}
+
+	if (ScanDirectionIsForward(dir))
+	{
+		so->currPos.moreLeft = true;
+		blkno = so->currPos.nextPage;
+	}
+	else
+	{
+		so->currPos.moreRight = true;
+		blkno = so->currPos.currPage;
+		leftblk = so->currPos.prevPage;
+		leftknown = true;
+	}
+
+	if (scan->parallel_scan != NULL)
+	{
+		BlockNumber seized;
+		bool		first;
+
+		if (!ei_parallel_seize(scan, &seized, &first))
+		{
+			ei_pos_unpin(&so->currPos);
+			ei_pos_invalidate(&so->currPos);
+			return false;
+		}
+		if (first)
+			elog(ERROR, "parallel scan of index \"%s\" was reset while in progress",
+				 RelationGetRelationName(scan->indexRelation));
+		if (!ScanDirectionIsForward(dir) && seized != blkno)
+			leftknown = false;
+		blkno = seized;
+	}
+
+	ei_pos_unpin(&so->currPos);
+	return ei_read_next_page(scan, dir, blkno, leftblk, leftknown);
+}
+
+
+/* ----------------------------------------------------------------
+ * Returning items
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Hand the current item of currPos to the executor.
+ */
+static void
+ei_return_item(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
+
+	scan->xs_heaptid = item->heapTid;
+	if (so->currTuples != NULL)
+		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
+}
+
+/*
+ * Start the scan: position it and load the first page with matches; false
+ * if there are none.
+ */
+static bool
+ei_first(IndexScanDesc scan, ScanDirection dir)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Buffer		buf;
+	OffsetNumber offnum;
+
+	Assert(!EIScanPosIsValid(so->currPos));
+	Assert(!EIScanPosIsPinned(so->currPos));
+
+	pgstat_count_index_scan(rel);
+
+	if (!so->qual_ok)
+	{
+		if (scan->parallel_scan != NULL)
+			ei_parallel_done(scan);
+		return false;
+	}
+
+	if (scan->xs_want_itup && so->currTuples == NULL)
+		ei_alloc_tuples(so);
+
+	ei_init_more(so, dir);
+
+	if (scan->parallel_scan != NULL)
+	{
+		BlockNumber blkno;
+		bool		first;
+
+		if (!ei_parallel_seize(scan, &blkno, &first))
+			return false;
+		if (!first)
+		{
+			/* another participant has positioned the scan already */
+			if (!ei_read_next_page(scan, dir, blkno, InvalidBlockNumber, false))
+				return false;
+			ei_return_item(scan);
+			return true;
+		}
+	}
+
+	buf = ei_descend(scan, dir, &offnum);
+	so->currPos.buf = buf;
+	if (ei_read_page(scan, dir, offnum))
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	else
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		if (!ei_step_page(scan, dir))
+			return false;
+	}
+
+	ei_return_item(scan);
+	return true;
+}
+
+/*
+ * Advance to the next item in the scan direction, stepping pages as needed.
+ */
+static bool
+ei_next(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		if (++so->currPos.itemIndex > so->currPos.lastItem)
+		{
+			if (!ei_step_page(scan, dir))
+				return false;
+		}
+	}
+	else
+	{
+		if (--so->currPos.itemIndex < so->currPos.firstItem)
+		{
+			if (!ei_step_page(scan, dir))
+				return false;
+		}
+	}
+
+	ei_return_item(scan);
+	return true;
+}
+
+
+/* ----------------------------------------------------------------
+ * Killing dead items
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Mark the items the executor found dead to everyone LP_DEAD on the
+ * current page, which the scan still pins.
+ *
+ * The pin keeps VACUUM away, but inserts may have moved an item to a higher
+ * offset, and a split may have moved it to another page (then we skip it).
+ * If the page's LSN has not changed since we read it, the offsets are exact.
+ * This is only a hint, so it is done under a share lock without WAL.
+ */
+static void
+ei_kill_items(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Buffer		buf = so->currPos.buf;
+	int			numKilled = so->numKilled;
+	Page		page;
+	EIPageOpaque opaque;
+	OffsetNumber minoff;
+	OffsetNumber maxoff;
+	bool		exact;
+	bool		killed = false;
+	int			i;
+
+	so->numKilled = 0;
+
+	if (numKilled == 0 || !BufferIsValid(buf) ||
+		scan->xactStartedInRecovery || RecoveryInProgress())
+		return;
+
+	LockBuffer(buf, EI_READ);
+	page = BufferGetPage(buf);
+	opaque = EIPageGetOpaque(page);
+	minoff = EI_FIRST_DATA(opaque);
+	maxoff = PageGetMaxOffsetNumber(page);
+	exact = RelationNeedsWAL(rel) &&
+		BufferGetLSNAtomic(buf) == so->currPos.lsn;
+
+	for (i = 0; i < numKilled; i++)
+	{
+		int			itemIndex = so->killedItems[i];
+		EIScanPosItem *item;
+		OffsetNumber off;
+
+		if (itemIndex < so->currPos.firstItem ||
+			itemIndex > so->currPos.lastItem)
+			continue;
+		item = &so->currPos.items[itemIndex];
+
+		for (off = Max(item->indexOffset, minoff); off <= maxoff;
+			 off = OffsetNumberNext(off))
+		{
+			ItemId		iid = PageGetItemId(page, off);
+
+			if (ItemIdHasStorage(iid))
+			{
+				IndexTuple	itup = (IndexTuple) PageGetItem(page, iid);
+
+				if (ItemPointerEquals(&itup->t_tid, &item->heapTid))
+				{
+					if (!ItemIdIsDead(iid))
+					{
+						ItemIdMarkDead(iid);
+						killed = true;
+					}
+					break;
+				}
+			}
+			if (exact)
+				break;
+		}
+	}
+
+	if (killed)
+	{
+		opaque->ei_flags |= EI_HAS_GARBAGE;
+		MarkBufferDirtyHint(buf, true);
+	}
+
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}
+
+
+/* ----------------------------------------------------------------
+ * Parallel scans
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Return the shared state of a parallel scan.
+ */
+static EIParallelScanDesc
+ei_parallel_desc(IndexScanDesc scan)
+{
+	return (EIParallelScanDesc) OffsetToPointer((void *) scan->parallel_scan,
+												scan->parallel_scan->ps_offset);
+}
+
+/*
+ * Wait until no other participant is advancing the scan and take it over.
+ *
+ * Returns false when the scan is done.  Otherwise *first tells whether the
+ * scan has not been positioned yet (we must descend), and *blkno is where
+ * to continue: the next page to read forward, or backward the page whose
+ * left sibling comes next (InvalidBlockNumber: nothing left).
+ */
+static bool
+ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, bool *first)
+{
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	bool		seized = false;
+	bool		done = false;
+
+	*blkno = InvalidBlockNumber;
+	*first = false;
+
+	for (;;)
+	{
+		SpinLockAcquire(&ps->mutex);
+		if (ps->status == EI_PARALLEL_DONE)
+			done = true;
+		else if (ps->status != EI_PARALLEL_ADVANCING)
+		{
+			*first = (ps->status == EI_PARALLEL_NOT_INITIALIZED);
+			*blkno = ps->nextPage;
+			ps->status = EI_PARALLEL_ADVANCING;
+			seized = true;
+		}
+		SpinLockRelease(&ps->mutex);
+
+		if (seized || done)
+			break;
+		ConditionVariableSleep(&ps->cv, WAIT_EVENT_BTREE_PAGE);
+	}
+	ConditionVariableCancelSleep();
+
+	return seized;
+}
+
+/*
+ * Publish where the next participant continues and let it go.
+ */
+static void
+ei_parallel_release(IndexScanDesc scan, BlockNumber blkno)
+{
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+	SpinLockAcquire(&ps->mutex);
+	ps->nextPage = blkno;
+	ps->status = EI_PARALLEL_IDLE;
+	SpinLockRelease(&ps->mutex);
+	ConditionVariableSignal(&ps->cv);
+}
+
+/*
+ * Mark the parallel scan finished and wake everyone waiting for it.
+ */
+static void
+ei_parallel_done(IndexScanDesc scan)
+{
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	bool		changed = false;
+
+	SpinLockAcquire(&ps->mutex);
+	if (ps->status != EI_PARALLEL_DONE)
+	{
+		ps->status = EI_PARALLEL_DONE;
+		changed = true;
+	}
+	SpinLockRelease(&ps->mutex);
+	if (changed)
+		ConditionVariableBroadcast(&ps->cv);
+}
+
+/*
+ * Size of the shared state of a parallel scan.
+ */
+Size
+eiestimateparallelscan(void)
+{
+	return sizeof(EIParallelScanDescData);
+}
+
+/*
+ * Initialize the shared state of a parallel scan.
+ */
+void
+eiinitparallelscan(void *target)
+{
+	EIParallelScanDesc ps = (EIParallelScanDesc) target;
+
+	SpinLockInit(&ps->mutex);
+	ps->status = EI_PARALLEL_NOT_INITIALIZED;
+	ps->nextPage = InvalidBlockNumber;
+	ConditionVariableInit(&ps->cv);
+}
+
+/*
+ * Reset the shared state of a parallel scan so that it starts over.
+ */
+void
+eiparallelrescan(IndexScanDesc scan)
+{
+	EIParallelScanDesc ps;
+
+	Assert(scan->parallel_scan != NULL);
+	ps = ei_parallel_desc(scan);
+
+	SpinLockAcquire(&ps->mutex);
+	ps->status = EI_PARALLEL_NOT_INITIALIZED;
+	ps->nextPage = InvalidBlockNumber;
+	SpinLockRelease(&ps->mutex);
+}
+
+
+/* ----------------------------------------------------------------
+ * Access method callbacks
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Start a scan: allocate the scan state; the keys come with eirescan.
+ */
+IndexScanDesc
+eibeginscan(Relation rel, int nkeys, int norderbys)
+{
+	IndexScanDesc scan;
+	EIScanOpaque so;
+
+	Assert(norderbys == 0);
+
+	scan = RelationGetIndexScan(rel, nkeys, norderbys);
+
+	so = (EIScanOpaque) palloc(sizeof(EIScanOpaqueData));
+	so->numberOfKeys = 0;
+	so->qual_ok = true;
+	if (nkeys > 0)
+	{
+		so->keyData = (ScanKey) palloc(nkeys * sizeof(ScanKeyData));
+		so->keyRequiredFwd = (bool *) palloc0(nkeys * sizeof(bool));
+		so->keyRequiredBwd = (bool *) palloc0(nkeys * sizeof(bool));
+	}
+	else
+	{
+		so->keyData = NULL;
+		so->keyRequiredFwd = NULL;
+		so->keyRequiredBwd = NULL;
+	}
+	ei_pos_invalidate(&so->currPos);
+	ei_pos_invalidate(&so->markPos);
+	so->markItemIndex = -1;
+	so->killedItems = NULL;
+	so->numKilled = 0;
+	so->currTuples = NULL;
+	so->markTuples = NULL;
+
+	scan->xs_itupdesc = RelationGetDescr(rel);
+	scan->opaque = so;
+
+	return scan;
+}
+
+/*
+ * (Re)start a scan with new key values.
+ */
+void
+eirescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+		 ScanKey orderbys, int norderbys)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (EIScanPosIsValid(so->currPos))
+	{
+		if (so->numKilled > 0)
+			ei_kill_items(scan);
+		ei_pos_unpin(&so->currPos);
+	}
+	ei_pos_unpin(&so->currPos);
+	ei_pos_invalidate(&so->currPos);
+	so->numKilled = 0;
+
+	so->markItemIndex = -1;
+	ei_pos_unpin(&so->markPos);
+	ei_pos_invalidate(&so->markPos);
+
+	if (scan->xs_want_itup && so->currTuples == NULL)
+		ei_alloc_tuples(so);
+
+	if (scankey != NULL && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+
+	ei_preprocess_keys(scan);
+}
+
+/*
+ * Return the next matching heap TID in the given direction.
+ */
+bool
+eigettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	/* the tree is never lossy */
+	scan->xs_recheck = false;
+
+	if (!EIScanPosIsValid(so->currPos))
+		return ei_first(scan, dir);
+
+	/* remember to kill the item we returned last, if the executor says so */
+	if (scan->kill_prior_tuple)
+	{
+		if (so->killedItems == NULL)
+			so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
+		if (so->numKilled < MaxIndexTuplesPerPage)
+			so->killedItems[so->numKilled++] = so->currPos.itemIndex;
+	}
+
+	return ei_next(scan, dir);
+}
+
+/*
+ * Add the heap TIDs of all matches to a bitmap; return how many.
+ */
+int64
+eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	int64		ntids = 0;
+
+	if (!ei_first(scan, ForwardScanDirection))
+		return 0;
+
+	do
+	{
+		int			i;
+
+		for (i = so->currPos.itemIndex; i <= so->currPos.lastItem; i++)
+		{
+			tbm_add_tuples(tbm, &so->currPos.items[i].heapTid, 1, false);
+			ntids++;
+		}
+		so->currPos.itemIndex = so->currPos.lastItem;
+	} while (ei_step_page(scan, ForwardScanDirection));
+
+	return ntids;
+}
+
+/*
+ * End a scan, releasing its pins and memory.
+ */
+void
+eiendscan(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (EIScanPosIsValid(so->currPos) && so->numKilled > 0)
+		ei_kill_items(scan);
+	ei_pos_unpin(&so->currPos);
+	ei_pos_invalidate(&so->currPos);
+
+	so->markItemIndex = -1;
+	ei_pos_unpin(&so->markPos);
+	ei_pos_invalidate(&so->markPos);
+
+	if (so->keyData != NULL)
+		pfree(so->keyData);
+	if (so->keyRequiredFwd != NULL)
+		pfree(so->keyRequiredFwd);
+	if (so->keyRequiredBwd != NULL)
+		pfree(so->keyRequiredBwd);
+	if (so->killedItems != NULL)
+		pfree(so->killedItems);
+	if (so->currTuples != NULL)
+		pfree(so->currTuples);
+	pfree(so);
+	scan->opaque = NULL;
+}
+
+/*
+ * Remember the current position for a later eirestrpos.
+ *
+ * While the scan stays on the marked page, remembering the item index is
+ * enough; ei_step_page copies the position into markPos (with its own pin)
+ * before it leaves the page.
+ */
+void
+eimarkpos(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	ei_pos_unpin(&so->markPos);
+	ei_pos_invalidate(&so->markPos);
+
+	if (EIScanPosIsValid(so->currPos))
+		so->markItemIndex = so->currPos.itemIndex;
+	else
+		so->markItemIndex = -1;
+}
+
+/*
+ * Go back to the position saved by eimarkpos.
+ */
+void
+eirestrpos(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (so->markItemIndex >= 0)
+	{
+		/* still on the marked page */
+		so->currPos.itemIndex = so->markItemIndex;
+		return;
+	}
+
+	if (EIScanPosIsValid(so->currPos))
+	{
+		if (so->numKilled > 0)
+			ei_kill_items(scan);
+		ei_pos_unpin(&so->currPos);
+	}
+	so->numKilled = 0;
+
+	if (EIScanPosIsValid(so->markPos))
+	{
+		if (EIScanPosIsPinned(so->markPos))
+			IncrBufferRefCount(so->markPos.buf);
+		ei_pos_copy(&so->currPos, &so->markPos);
+		if (so->currTuples != NULL)
+			memcpy(so->currTuples, so->markTuples, so->markPos.nextTupleOffset);
+	}
+	else
+		ei_pos_invalidate(&so->currPos);
+}

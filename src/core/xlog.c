@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * xlog.c
+ *	  The elastic_index WAL resource manager: redo, description and masking
+ *	  of every record the tree core writes.
+ *
+ * Redo changes pages through the same functions the primary used
+ * (EISplitBuildPages, EIDeleteItems, EIInitMetaPage), so that a standby's
+ * pages are byte-identical to the primary's apart from hint bits; rm_mask
+ * hides exactly those hints from wal_consistency_checking.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/bufmask.h"
+#include "access/xlog_internal.h"
+#include "access/xlogutils.h"
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "utils/memutils.h"
+
+static MemoryContext ei_redo_cxt = NULL;
+
+/*
+ * Return a MAXALIGNed private copy of len bytes of record data.
+ */
+static char *
+ei_copy_data(const char *data, Size len)
+{
+	char	   *copy = palloc(MAXALIGN(len));
+
+	memcpy(copy, data, len);
+	return copy;
+}
+
+/*
+ * Clear the incomplete-split flag of a child page (block id), if it needs redo.
+ */
+static void
+ei_redo_clear_incomplete(XLogReaderState *record, uint8 block_id)
+{
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+
+		EIPageGetOpaque(page)->ei_flags &= ~EI_INCOMPLETE_SPLIT;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_INSERT_LEAF and XLOG_EI_INSERT_INNER.
+ */
+static void
+ei_redo_insert(XLogReaderState *record, bool isleaf)
+{
+	xl_ei_insert *xlrec = (xl_ei_insert *) XLogRecGetData(record);
+	Buffer		buf;
+
+	/* finish the child first: in normal operation it was locked first too */
+	if (!isleaf)
+		ei_redo_clear_incomplete(record, 1);
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *itup = ei_copy_data(data, len);
+
+		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
+						false, false) == InvalidOffsetNumber)
+			elog(PANIC, "elastic_index redo: failed to add item");
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_SPLIT.
+ */
+static void
+ei_redo_split(XLogReaderState *record)
+{
+	xl_ei_split *xlrec = (xl_ei_split *) XLogRecGetData(record);
+	bool		newitemonleft = (xlrec->flags & EI_XLOG_SPLIT_NEWITEM_LEFT) != 0;
+	BlockNumber rightblk;
+	Buffer		lbuf;
+	Buffer		rbuf;
+
+	XLogRecGetBlockTag(record, 1, NULL, NULL, &rightblk);
+
+	/* the right page comes whole from its image */
+	if (XLogReadBufferForRedo(record, 1, &rbuf) != BLK_RESTORED)
+		elog(ERROR, "elastic_index redo: right half of split was not logged as an image");
+
+	if (XLogReadBufferForRedo(record, 0, &lbuf) == BLK_NEEDS_REDO)
+	{
+		Page		origpage = BufferGetPage(lbuf);
+		EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		IndexTuple	newitem = NULL;
+		IndexTuple	lefthikey;
+		Page		leftpage;
+		EIPageOpaque lopaque;
+		Size		sz;
+
+		if (newitemonleft)
+		{
+			IndexTupleData hdr;
+
+			memcpy(&hdr, data, sizeof(IndexTupleData));
+			sz = MAXALIGN(IndexTupleSize(&hdr));
+			newitem = (IndexTuple) ei_copy_data(data, sz);
+			data += sz;
+			len -= sz;
+		}
+		lefthikey = (IndexTuple) ei_copy_data(data, len);
+
+		leftpage = PageGetTempPage(origpage);
+		EISplitBuildPages(NULL, origpage, xlrec->firstrightoff,
+						  xlrec->newitemoff, newitem, newitemonleft,
+						  lefthikey, leftpage, NULL);
+		lopaque = EIPageGetOpaque(leftpage);
+		lopaque->ei_prev = oopaque->ei_prev;
+		lopaque->ei_next = rightblk;
+
+		PageRestoreTempPage(leftpage, origpage);
+		PageSetLSN(origpage, record->EndRecPtr);
+		MarkBufferDirty(lbuf);
+	}
+
+	/* hold the halves locked until both are in place, as the primary did */
+	if (BufferIsValid(lbuf))
+		UnlockReleaseBuffer(lbuf);
+	UnlockReleaseBuffer(rbuf);
+
+	if (XLogRecHasBlockRef(record, 2))
+	{
+		Buffer		sbuf;
+
+		if (XLogReadBufferForRedo(record, 2, &sbuf) == BLK_NEEDS_REDO)
+		{
+			Page		spage = BufferGetPage(sbuf);
+
+			EIPageGetOpaque(spage)->ei_prev = rightblk;
+			PageSetLSN(spage, record->EndRecPtr);
+			MarkBufferDirty(sbuf);
+		}
+		if (BufferIsValid(sbuf))
+			UnlockReleaseBuffer(sbuf);
+	}
+
+	if (XLogRecHasBlockRef(record, 3))
+		ei_redo_clear_incomplete(record, 3);
+}
+
+/*
+ * Replay XLOG_EI_NEWROOT and XLOG_EI_META: the metapage is rewritten whole.
+ */
+static void
+ei_redo_metapage(XLogReaderState *record, uint8 block_id)
+{
+	Buffer		metabuf = XLogInitBufferForRedo(record, block_id);
+	Page		metapage = BufferGetPage(metabuf);
+	Size		len;
+	char	   *data = XLogRecGetBlockData(record, block_id, &len);
+	xl_ei_metadata md;
+
+	Assert(len == sizeof(xl_ei_metadata));
+	memcpy(&md, data, sizeof(xl_ei_metadata));
+	EIInitMetaPage(metapage, md.am_kind, md.root, md.level, md.fillfactor);
+	PageSetLSN(metapage, record->EndRecPtr);
+	MarkBufferDirty(metabuf);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * Replay XLOG_EI_NEWROOT.
+ */
+static void
+ei_redo_newroot(XLogReaderState *record)
+{
+	Buffer		rootbuf;
+
+	if (XLogReadBufferForRedo(record, 0, &rootbuf) != BLK_RESTORED)
+		elog(ERROR, "elastic_index redo: new root was not logged as an image");
+
+	ei_redo_clear_incomplete(record, 1);
+	ei_redo_metapage(record, 2);
+	UnlockReleaseBuffer(rootbuf);
+}
+
+/*
+ * Replay XLOG_EI_VACUUM, under a cleanup lock like VACUUM itself.
+ */
+static void
+ei_redo_vacuum(XLogReaderState *record)
+{
+	xl_ei_vacuum *xlrec = (xl_ei_vacuum *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true, &buf) ==
+		BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		OffsetNumber *offs = (OffsetNumber *) ei_copy_data(data, len);
+
+		Assert(len == xlrec->ndeleted * sizeof(OffsetNumber));
+		EIDeleteItems(page, offs, xlrec->ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Redo one record of our resource manager.
+ */
+void
+ei_redo(XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	MemoryContext oldcxt;
+
+	if (ei_redo_cxt == NULL)
+		ei_redo_cxt = AllocSetContextCreate(TopMemoryContext,
+											"elastic_index redo",
+											ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(ei_redo_cxt);
+
+	switch (info)
+	{
+		case XLOG_EI_INSERT_LEAF:
+			ei_redo_insert(record, true);
+			break;
+		case XLOG_EI_INSERT_INNER:
+			ei_redo_insert(record, false);
+			break;
+		case XLOG_EI_SPLIT:
+			ei_redo_split(record);
+			break;
+		case XLOG_EI_NEWROOT:
+			ei_redo_newroot(record);
+			break;
+		case XLOG_EI_VACUUM:
+			ei_redo_vacuum(record);
+			break;
+		case XLOG_EI_META:
+			ei_redo_metapage(record, 0);
+			break;
+		default:
+			elog(PANIC, "elastic_index redo: unknown op code %u", info);
+	}
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(ei_redo_cxt);
+}
+
+/*
+ * Describe a record for pg_waldump and error contexts.
+ */
+void
+ei_desc(StringInfo buf, XLogReaderState *record)
+{
+	char	   *rec = XLogRecGetData(record);
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+
+	switch (info)
+	{
+		case XLOG_EI_INSERT_LEAF:
+		case XLOG_EI_INSERT_INNER:
+			appendStringInfo(buf, "off: %u", ((xl_ei_insert *) rec)->offnum);
+			break;
+		case XLOG_EI_SPLIT:
+			{
+				xl_ei_split *xlrec = (xl_ei_split *) rec;
+
+				appendStringInfo(buf, "level: %u, firstrightoff: %u, newitemoff: %u, newitem on %s",
+								 xlrec->level, xlrec->firstrightoff,
+								 xlrec->newitemoff,
+								 (xlrec->flags & EI_XLOG_SPLIT_NEWITEM_LEFT) ?
+								 "left" : "right");
+				break;
+			}
+		case XLOG_EI_NEWROOT:
+			appendStringInfo(buf, "level: %u", ((xl_ei_newroot *) rec)->level);
+			break;
+		case XLOG_EI_VACUUM:
+			appendStringInfo(buf, "ndeleted: %u", ((xl_ei_vacuum *) rec)->ndeleted);
+			break;
+		case XLOG_EI_META:
+			break;
+	}
+}
+
+/*
+ * Name a record type.
+ */
+const char *
+ei_identify(uint8 info)
+{
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_EI_INSERT_LEAF:
+			return "INSERT_LEAF";
+		case XLOG_EI_INSERT_INNER:
+			return "INSERT_INNER";
+		case XLOG_EI_SPLIT:
+			return "SPLIT";
+		case XLOG_EI_NEWROOT:
+			return "NEWROOT";
+		case XLOG_EI_VACUUM:
+			return "VACUUM";
+		case XLOG_EI_META:
+			return "META";
+	}
+	return NULL;
+}
+
+/*
+ * Mask the parts of a page that may legitimately differ between primary and
+ * standby: LSN, checksum, hint bits, unused space, and the LP_DEAD hints
+ * (with the EI_HAS_GARBAGE flag that summarizes them).
+ */
+void
+ei_mask(char *pagedata, BlockNumber blkno)
+{
+	Page		page = (Page) pagedata;
+	EIPageOpaque opaque;
+
+	mask_page_lsn_and_checksum(page);
+	mask_page_hint_bits(page);
+	mask_unused_space(page);
+
+	opaque = EIPageGetOpaque(page);
+	if (EI_IS_LEAF(opaque))
+		mask_lp_flags(page);
+	opaque->ei_flags &= ~EI_HAS_GARBAGE;
+}
+
+/*
+ * Register the resource manager; only possible while preloading.
+ */
+void
+EIRmgrRegister(void)
+{
+	static RmgrData ei_rmgr = {
+		.rm_name = EI_RMGR_NAME,
+		.rm_redo = ei_redo,
+		.rm_desc = ei_desc,
+		.rm_identify = ei_identify,
+		.rm_startup = NULL,
+		.rm_cleanup = NULL,
+		.rm_mask = ei_mask,
+		.rm_decode = NULL
+	};
+
+	RegisterCustomRmgr(EI_RMGR_ID, &ei_rmgr);
+}

@@ -1,0 +1,58 @@
+/*-------------------------------------------------------------------------
+ *
+ * elastic_index.c
+ *	  Library entry point: registers the WAL resource manager, reloptions
+ *	  and GUC prefixes, and checks that the library was preloaded.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "eitree.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+/* true once our resource manager is registered (only when preloaded) */
+bool		ei_rmgr_registered = false;
+
+/*
+ * Load-time initialization.
+ *
+ * The WAL resource manager can only be registered while the postmaster
+ * loads shared_preload_libraries; backends inherit it.  Loading the library
+ * any other way still defines reloptions, so that existing indexes can be
+ * read, but every operation that writes WAL refuses to run.
+ */
+void
+_PG_init(void)
+{
+	if (process_shared_preload_libraries_in_progress)
+	{
+		EIRmgrRegister();
+		ei_rmgr_registered = true;
+	}
+
+	EIInitReloptions();
+
+	MarkGUCPrefixReserved("elastic_index");
+	MarkGUCPrefixReserved("elastic_btree");
+}
+
+/*
+ * Raise a clear error unless the library was loaded at server start.
+ */
+void
+EICheckPreloaded(void)
+{
+	if (!ei_rmgr_registered)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("elastic_index must be loaded via shared_preload_libraries"),
+				 errdetail("Its indexes write WAL records that only a preloaded library can replay."),
+				 errhint("Add elastic_index to shared_preload_libraries in postgresql.conf "
+						 "(or ALTER SYSTEM SET shared_preload_libraries = 'elastic_index') "
+						 "and restart the server.")));
+}

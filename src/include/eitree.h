@@ -1,0 +1,410 @@
+/*-------------------------------------------------------------------------
+ *
+ * eitree.h
+ *	  The shared B+-tree core of elastic_index: page layout, metapage,
+ *	  insertion scan keys, scan state, and every function the access
+ *	  methods (elastic_btree, later osm_tree) call.
+ *
+ * The tree is a Lehman & Yao B+-tree over ordinary 8 KB buffer pages, laid
+ * out much like PostgreSQL's nbtree.  See src/README.md for the page
+ * formats, the locking protocol and the WAL records.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EITREE_H
+#define EITREE_H
+
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/genam.h"
+#include "access/itup.h"
+#include "access/relscan.h"
+#include "access/sdir.h"
+#include "access/skey.h"
+#include "fmgr.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/condition_variable.h"
+#include "storage/itemptr.h"
+#include "storage/spin.h"
+#include "utils/rel.h"
+
+/* ----------------------------------------------------------------
+ * Versions and magic numbers
+ * ----------------------------------------------------------------
+ */
+#define EI_MAGIC			0x45495452	/* "EITR" */
+#define EI_VERSION			1		/* on-disk format version */
+#define EI_METAPAGE			0		/* block number of the metapage */
+#define EI_PAGE_ID			0xFF9E	/* last 2 bytes of every page's special */
+
+/* Which access method a tree serves (stored in the metapage). */
+#define EI_AM_ELASTIC_BTREE	1
+#define EI_AM_OSM_TREE		2
+
+/* Support function numbers of our operator classes. */
+#define EI_CMP_PROC			1	/* int4 cmp(a, b), like btree's BTORDER_PROC */
+#define EI_SORTSUPPORT_PROC	2	/* optional sort support */
+#define EI_NPROCS			2
+
+/* Strategy numbers: exactly btree's, so the planner can order by them. */
+#define EI_NSTRATEGIES		5
+
+/* Fill factors, as in nbtree. */
+#define EI_MIN_FILLFACTOR		10
+#define EI_DEFAULT_FILLFACTOR	90
+#define EI_NONLEAF_FILLFACTOR	70
+
+/* ----------------------------------------------------------------
+ * Page layout
+ *
+ * Every page except the metapage holds index tuples.  On every page that is
+ * not the rightmost of its level, item 1 is the high key: a pivot tuple that
+ * is an upper bound (exclusive) for every key on the page.  Data items start
+ * at EI_FIRST_DATA(opaque).  The first data item of an inner page is the
+ * "minus infinity" downlink, a tuple with no key attributes.
+ * ----------------------------------------------------------------
+ */
+typedef struct EIPageOpaqueData
+{
+	BlockNumber ei_prev;		/* left sibling, or InvalidBlockNumber */
+	BlockNumber ei_next;		/* right sibling, or InvalidBlockNumber */
+	uint32		ei_level;		/* 0 for leaves, parent = child + 1 */
+	uint16		ei_flags;		/* EI_* page flags below */
+	uint16		ei_page_id;		/* EI_PAGE_ID, for tools */
+} EIPageOpaqueData;
+
+typedef EIPageOpaqueData *EIPageOpaque;
+
+#define EIPageGetOpaque(page) ((EIPageOpaque) PageGetSpecialPointer(page))
+
+/* Page flags */
+#define EI_LEAF				(1 << 0)	/* leaf page */
+#define EI_ROOT				(1 << 1)	/* root page (the metapage points here) */
+#define EI_META				(1 << 2)	/* the metapage */
+#define EI_INCOMPLETE_SPLIT	(1 << 3)	/* right sibling's downlink is missing */
+#define EI_HAS_GARBAGE		(1 << 4)	/* hint: some items are LP_DEAD */
+/* reserved for later page kinds: deleted, half-dead, compact, buffer */
+#define EI_DELETED			(1 << 5)
+#define EI_HALF_DEAD		(1 << 6)
+#define EI_COMPACT			(1 << 7)
+
+#define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
+#define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
+#define EI_IS_META(opaque)		(((opaque)->ei_flags & EI_META) != 0)
+#define EI_RIGHTMOST(opaque)	((opaque)->ei_next == InvalidBlockNumber)
+#define EI_LEFTMOST(opaque)		((opaque)->ei_prev == InvalidBlockNumber)
+#define EI_INCOMPLETE(opaque)	(((opaque)->ei_flags & EI_INCOMPLETE_SPLIT) != 0)
+#define EI_IGNORE(opaque)		(((opaque)->ei_flags & (EI_DELETED | EI_HALF_DEAD)) != 0)
+
+#define EI_HIKEY				((OffsetNumber) 1)
+#define EI_FIRSTKEY				((OffsetNumber) 2)
+#define EI_FIRST_DATA(opaque)	(EI_RIGHTMOST(opaque) ? EI_HIKEY : EI_FIRSTKEY)
+
+/* ----------------------------------------------------------------
+ * Index tuples
+ *
+ * Leaf tuples are plain IndexTuples: t_tid is the heap TID, which is also
+ * the last key attribute (so every entry is unique).
+ *
+ * Pivot tuples (high keys and inner-page downlinks) carry every key
+ * attribute followed by the heap TID tiebreaker, stored in the last
+ * sizeof(ItemPointerData) bytes of the MAXALIGNed tuple.  In a pivot, t_tid
+ * holds the downlink: block number in ip_blkid, EI_PIVOT_* flags in ip_posid.
+ * A high key's downlink is InvalidBlockNumber.  The "minus infinity" item
+ * has EI_PIVOT_MINUS_INF set and no key data at all.
+ * ----------------------------------------------------------------
+ */
+#define EI_PIVOT_HAS_TID	0x0001		/* heap TID stored at the tuple's end */
+#define EI_PIVOT_MINUS_INF	0x0002		/* no keys: less than anything */
+
+#define EITupleGetDownlink(itup) ItemPointerGetBlockNumberNoCheck(&(itup)->t_tid)
+#define EITupleSetDownlink(itup, blkno) \
+	ItemPointerSetBlockNumber(&(itup)->t_tid, (blkno))
+#define EIPivotFlags(itup)		ItemPointerGetOffsetNumberNoCheck(&(itup)->t_tid)
+#define EIPivotIsMinusInf(itup)	((EIPivotFlags(itup) & EI_PIVOT_MINUS_INF) != 0)
+
+/* Heap TID tiebreaker stored at the end of a pivot tuple. */
+#define EIPivotGetHeapTID(itup) \
+	((ItemPointer) ((char *) (itup) + IndexTupleSize(itup) - sizeof(ItemPointerData)))
+
+/*
+ * Largest leaf tuple we accept.  Three pivots (a leaf tuple plus its heap
+ * TID, MAXALIGNed) with their line pointers must fit on a page, as in nbtree.
+ */
+#define EI_MAX_PIVOT_SIZE \
+	MAXALIGN_DOWN((BLCKSZ - MAXALIGN(SizeOfPageHeaderData + 3 * sizeof(ItemIdData)) - \
+				   MAXALIGN(sizeof(EIPageOpaqueData))) / 3)
+#define EI_MAX_ITEM_SIZE \
+	(EI_MAX_PIVOT_SIZE - MAXALIGN(sizeof(ItemPointerData)))
+
+/* ----------------------------------------------------------------
+ * Metapage
+ * ----------------------------------------------------------------
+ */
+typedef struct EIMetaPageData
+{
+	uint32		magic;			/* EI_MAGIC */
+	uint32		version;		/* EI_VERSION */
+	uint32		am_kind;		/* EI_AM_* */
+	BlockNumber root;			/* current root, or InvalidBlockNumber */
+	uint32		level;			/* level of the root (0 = root is a leaf) */
+	uint32		fillfactor;		/* leaf fill factor used by splits and build */
+	uint64		reserved[4];	/* room for later fields without a format bump */
+} EIMetaPageData;
+
+typedef EIMetaPageData *EIMetaPage;
+
+#define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
+
+/* ----------------------------------------------------------------
+ * Insertion scan keys
+ *
+ * An insertion scan key describes a position in the tree: a prefix of the
+ * key attributes and, optionally, a heap TID.  It is used to descend the
+ * tree and to binary search within a page.  scankeys[i].sk_func is the
+ * 3-way comparison support function for (index column type, argument type);
+ * sk_flags carries SK_ISNULL and the column's EI_SK_DESC / EI_SK_NULLS_FIRST.
+ *
+ * nextkey = false positions at the first item >= key, nextkey = true at the
+ * first item > key.  A key without heap TID whose attributes equal an
+ * item's is treated as less than the item when !nextkey and greater when
+ * nextkey, which makes a scan start at the first (last) duplicate.
+ * ----------------------------------------------------------------
+ */
+#define EI_SK_DESC			(1 << 16)	/* column is DESC */
+#define EI_SK_NULLS_FIRST	(1 << 17)	/* column is NULLS FIRST */
+
+typedef struct EIScanInsertData
+{
+	bool		nextkey;
+	int			keysz;			/* number of key attributes used */
+	ItemPointer scantid;		/* heap TID tiebreaker, or NULL */
+	ItemPointerData scantid_data;
+	ScanKeyData scankeys[INDEX_MAX_KEYS];
+} EIScanInsertData;
+
+typedef EIScanInsertData *EIScanInsert;
+
+/* A stack of parent pages remembered during a descent. */
+typedef struct EIStackData
+{
+	BlockNumber blkno;			/* parent page */
+	OffsetNumber offset;		/* downlink followed */
+	struct EIStackData *parent; /* next level up */
+} EIStackData;
+
+typedef EIStackData *EIStack;
+
+/* ----------------------------------------------------------------
+ * Scan state
+ *
+ * A scan reads one leaf page at a time: under a share lock it copies the
+ * heap TIDs (and for index-only scans the tuples) of every matching item
+ * into currPos, then releases the lock.  It keeps the pin so that VACUUM,
+ * which takes a cleanup lock on each leaf, cannot remove entries whose heap
+ * tuples the scan has not fetched yet.
+ * ----------------------------------------------------------------
+ */
+typedef struct EIScanPosItem
+{
+	ItemPointerData heapTid;	/* TID of the heap tuple */
+	OffsetNumber indexOffset;	/* offset on the leaf page */
+	uint16		tupleOffset;	/* offset of the tuple copy in currTuples */
+} EIScanPosItem;
+
+#define EI_MAX_ITEMS_PER_PAGE \
+	((BLCKSZ - SizeOfPageHeaderData) / (MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemIdData)))
+
+typedef struct EIScanPosData
+{
+	Buffer		buf;			/* pinned leaf, or InvalidBuffer */
+	BlockNumber currPage;		/* the leaf the items came from */
+	BlockNumber nextPage;		/* its right sibling when it was read */
+	BlockNumber prevPage;		/* its left sibling when it was read */
+	XLogRecPtr	lsn;			/* page LSN when read (for kill items) */
+	bool		moreLeft;		/* may there be matches further left? */
+	bool		moreRight;		/* ... further right? */
+	int			nextTupleOffset;	/* bytes used in currTuples */
+	int			firstItem;
+	int			lastItem;
+	int			itemIndex;		/* current item, firstItem..lastItem */
+	EIScanPosItem items[EI_MAX_ITEMS_PER_PAGE];
+} EIScanPosData;
+
+typedef EIScanPosData *EIScanPos;
+
+#define EIScanPosIsValid(pos)	BlockNumberIsValid((pos).currPage)
+#define EIScanPosIsPinned(pos)	BufferIsValid((pos).buf)
+
+typedef struct EIScanOpaqueData
+{
+	/* search quals, preprocessed; required keys stop the scan */
+	int			numberOfKeys;
+	ScanKey		keyData;		/* copies of scan->keyData, in index order */
+	bool	   *keyRequiredFwd; /* key failing ends a forward scan */
+	bool	   *keyRequiredBwd; /* key failing ends a backward scan */
+	bool		qual_ok;		/* false if the quals can never be true */
+
+	/* positions (the mark holds its own pin) */
+	EIScanPosData currPos;
+	EIScanPosData markPos;
+	int			markItemIndex;	/* mark within currPos, or -1 */
+
+	/* items to mark LP_DEAD when we leave the page */
+	int		   *killedItems;
+	int			numKilled;
+
+	/* tuple copies for index-only scans (BLCKSZ each) */
+	char	   *currTuples;
+	char	   *markTuples;
+} EIScanOpaqueData;
+
+typedef EIScanOpaqueData *EIScanOpaque;
+
+/* Shared state of a parallel scan (in DSM). */
+typedef enum EIParallelPageStatus
+{
+	EI_PARALLEL_NOT_INITIALIZED,
+	EI_PARALLEL_ADVANCING,		/* a participant is reading the next page */
+	EI_PARALLEL_IDLE,			/* next page to read is in nextPage */
+	EI_PARALLEL_DONE
+} EIParallelPageStatus;
+
+typedef struct EIParallelScanDescData
+{
+	slock_t		mutex;
+	EIParallelPageStatus status;
+	BlockNumber nextPage;		/* next leaf for a participant to read */
+	ConditionVariable cv;		/* participants wait here while ADVANCING */
+} EIParallelScanDescData;
+
+typedef EIParallelScanDescData *EIParallelScanDesc;
+
+/* ----------------------------------------------------------------
+ * Per-index options (reloptions), shared by both access methods
+ * ----------------------------------------------------------------
+ */
+typedef struct EIOptions
+{
+	int32		varlena_header_;	/* varlena header (do not touch) */
+	int			fillfactor;		/* leaf page fill factor */
+} EIOptions;
+
+#define EIGetFillFactor(rel) \
+	((rel)->rd_options ? ((EIOptions *) (rel)->rd_options)->fillfactor : \
+	 EI_DEFAULT_FILLFACTOR)
+
+/* Lock modes, as nbtree names them. */
+#define EI_READ		BUFFER_LOCK_SHARE
+#define EI_WRITE	BUFFER_LOCK_EXCLUSIVE
+
+/* ----------------------------------------------------------------
+ * Functions
+ * ----------------------------------------------------------------
+ */
+
+/* elastic_index.c: extension-wide */
+extern bool ei_rmgr_registered;
+extern void EICheckPreloaded(void);
+extern void _PG_init(void);
+
+/* core/page.c: pages, buffers, metapage, tuples */
+extern void EIInitPage(Page page, uint16 flags, uint32 level);
+extern void EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root,
+						   uint32 level, uint32 fillfactor);
+extern void EICheckPage(Relation rel, Buffer buf);
+extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
+extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
+extern void EIRelBuf(Relation rel, Buffer buf);
+extern Buffer EINewBuf(Relation rel);
+extern EIMetaPageData *EIGetMetaCached(Relation rel, bool refresh);
+extern Buffer EIGetRoot(Relation rel, int access, bool create);
+extern int	EIGetRootHeight(Relation rel);
+extern IndexTuple EIFormPivot(IndexTuple itup);
+extern IndexTuple EIFormMinusInf(BlockNumber downlink);
+extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
+extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
+extern Size EIPageFreeSpace(Page page);
+extern IndexTuple EIReadTuple(Page page, OffsetNumber off);
+extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
+
+/* core/search.c: insertion keys, comparison, descent */
+extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
+extern int32 EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum);
+extern OffsetNumber EIBinSearch(Relation rel, EIScanInsert key, Page page);
+extern EIStack EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access);
+extern Buffer EIMoveRight(Relation rel, EIScanInsert key, Buffer buf,
+						  bool forupdate, EIStack stack, int access);
+extern Buffer EIGetEndpoint(Relation rel, uint32 level, bool rightmost);
+extern void EIFreeStack(EIStack stack);
+
+/* core/insert.c: insertion, splits, new roots */
+extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
+extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
+extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
+							  OffsetNumber newitemoff, IndexTuple newitem,
+							  bool newitemonleft, IndexTuple lefthikey,
+							  Page leftpage, Page rightpage);
+
+/* core/build.c: bulk build */
+extern IndexBuildResult *eibuild(Relation heap, Relation index, IndexInfo *indexInfo);
+extern void eibuildempty(Relation index);
+
+/* core/scan.c: index scans */
+extern IndexScanDesc eibeginscan(Relation rel, int nkeys, int norderbys);
+extern void eirescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+					 ScanKey orderbys, int norderbys);
+extern bool eigettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void eiendscan(IndexScanDesc scan);
+extern void eimarkpos(IndexScanDesc scan);
+extern void eirestrpos(IndexScanDesc scan);
+extern Size eiestimateparallelscan(void);
+extern void eiinitparallelscan(void *target);
+extern void eiparallelrescan(IndexScanDesc scan);
+
+/* core/vacuum.c: VACUUM */
+extern IndexBulkDeleteResult *eibulkdelete(IndexVacuumInfo *info,
+										   IndexBulkDeleteResult *stats,
+										   IndexBulkDeleteCallback callback,
+										   void *callback_state);
+extern IndexBulkDeleteResult *eivacuumcleanup(IndexVacuumInfo *info,
+											  IndexBulkDeleteResult *stats);
+
+/* core/cost.c: planner */
+extern void eicostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+						   Cost *indexStartupCost, Cost *indexTotalCost,
+						   Selectivity *indexSelectivity, double *indexCorrelation,
+						   double *indexPages);
+
+/* core/xlog.c: WAL resource manager */
+extern void EIRmgrRegister(void);
+
+/* inspect/stats.c */
+extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
+
+/* am/options.c and am/validate.c */
+extern void EIInitReloptions(void);
+extern bytea *eioptions(Datum reloptions, bool validate);
+extern bool eivalidate(Oid opclassoid);
+extern bool eiproperty(Oid index_oid, int attno, IndexAMProperty prop,
+					   const char *propname, bool *res, bool *isnull);
+extern char *eibuildphasename(int64 phasenum);
+
+/* am/elastic_btree.c */
+extern bool eiinsert(Relation rel, Datum *values, bool *isnull,
+					 ItemPointer ht_ctid, Relation heapRel,
+					 IndexUniqueCheck checkUnique, bool indexUnchanged,
+					 IndexInfo *indexInfo);
+extern bool eicanreturn(Relation index, int attno);
+
+/* build phases reported in pg_stat_progress_create_index */
+#define EI_BUILD_PHASE_SCAN		2	/* PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1 */
+#define EI_BUILD_PHASE_SORT		3
+#define EI_BUILD_PHASE_LOAD		4
+
+#endif							/* EITREE_H */

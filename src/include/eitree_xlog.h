@@ -1,0 +1,118 @@
+/*-------------------------------------------------------------------------
+ *
+ * eitree_xlog.h
+ *	  WAL records of the elastic_index resource manager.
+ *
+ * Every record is logical and small: an insert logs the new tuple and its
+ * offset, a split logs the new right page as a full image and the left page
+ * as "keep items before firstright, plus these".  src/README.md describes
+ * each record, the blocks it registers, and how redo replays it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EITREE_XLOG_H
+#define EITREE_XLOG_H
+
+#include "access/xlogreader.h"
+#include "lib/stringinfo.h"
+#include "storage/off.h"
+
+/*
+ * Our fixed custom resource manager id.  128 is RM_EXPERIMENTAL_ID; we use
+ * 153, which no extension listed on the PostgreSQL wiki's custom WAL
+ * resource manager page claims.
+ */
+#define EI_RMGR_ID			153
+#define EI_RMGR_NAME		"elastic_index"
+
+/* Record types (high 4 bits of xl_info) */
+#define XLOG_EI_INSERT_LEAF		0x00	/* add a tuple to a leaf */
+#define XLOG_EI_INSERT_INNER	0x10	/* add a downlink, finish a child split */
+#define XLOG_EI_SPLIT			0x20	/* split a page (either level) */
+#define XLOG_EI_NEWROOT			0x30	/* new root above a split root */
+#define XLOG_EI_VACUUM			0x40	/* remove dead leaf items */
+#define XLOG_EI_META			0x50	/* rewrite the metapage */
+
+/*
+ * XLOG_EI_INSERT_LEAF / XLOG_EI_INSERT_INNER
+ *
+ * Block 0: the page receiving the tuple; its data is the tuple.
+ * Block 1 (INNER only): the left child whose EI_INCOMPLETE_SPLIT flag the
+ * new downlink clears.
+ */
+typedef struct xl_ei_insert
+{
+	OffsetNumber offnum;
+} xl_ei_insert;
+
+#define SizeOfEIInsert	(offsetof(xl_ei_insert, offnum) + sizeof(OffsetNumber))
+
+/*
+ * XLOG_EI_SPLIT
+ *
+ * Block 0: the left (original) page.  Its data is the new item, if it went
+ * to the left page, followed by the left page's new high key.  Redo keeps
+ * the original items before firstrightoff, inserts the new item, and puts
+ * the high key in front.
+ * Block 1: the new right page, as a full-page image.
+ * Block 2: the old right sibling, whose left link now points to block 1
+ * (absent when the original page was rightmost).
+ * Block 3: for inner pages, the child whose split this insert completes.
+ */
+typedef struct xl_ei_split
+{
+	uint32		level;			/* level of the pages being split */
+	OffsetNumber firstrightoff; /* first original item going right */
+	OffsetNumber newitemoff;	/* the new item's offset in the original page */
+	uint16		flags;			/* EI_XLOG_SPLIT_* */
+} xl_ei_split;
+
+#define EI_XLOG_SPLIT_NEWITEM_LEFT	0x0001
+
+#define SizeOfEISplit	(offsetof(xl_ei_split, flags) + sizeof(uint16))
+
+/*
+ * XLOG_EI_NEWROOT
+ *
+ * Block 0: the new root, as a full-page image.
+ * Block 1: the old root, now its left child, whose incomplete-split flag
+ * is cleared.
+ * Block 2: the metapage; its data is an xl_ei_metadata.
+ */
+typedef struct xl_ei_newroot
+{
+	uint32		level;			/* level of the new root */
+} xl_ei_newroot;
+
+#define SizeOfEINewroot	(offsetof(xl_ei_newroot, level) + sizeof(uint32))
+
+/* The metapage contents carried by NEWROOT and META records. */
+typedef struct xl_ei_metadata
+{
+	uint32		am_kind;
+	BlockNumber root;
+	uint32		level;
+	uint32		fillfactor;
+} xl_ei_metadata;
+
+/*
+ * XLOG_EI_VACUUM
+ *
+ * Block 0: the leaf page; its data is an array of ndeleted OffsetNumbers, in
+ * ascending order.  Redo takes a cleanup lock, as VACUUM did, so that no
+ * standby scan paused on the page loses entries it has yet to return.
+ */
+typedef struct xl_ei_vacuum
+{
+	uint16		ndeleted;
+} xl_ei_vacuum;
+
+#define SizeOfEIVacuum	(offsetof(xl_ei_vacuum, ndeleted) + sizeof(uint16))
+
+/* core/xlog.c */
+extern void ei_redo(XLogReaderState *record);
+extern void ei_desc(StringInfo buf, XLogReaderState *record);
+extern const char *ei_identify(uint8 info);
+extern void ei_mask(char *pagedata, BlockNumber blkno);
+
+#endif							/* EITREE_XLOG_H */

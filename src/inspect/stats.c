@@ -1,0 +1,321 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.c
+ *	  elastic_index_stats(): a one-row summary of an elastic_index tree.
+ *
+ * The function reads every block of the index once, one page at a time
+ * under a share lock, and classifies it by its page flags.  It takes only
+ * an AccessShareLock on the index, so concurrent inserts go on; the numbers
+ * are a consistent picture of each page, not of the whole tree at once.
+ *
+ * This file also holds EIOpenIndexChecked(), the single place that decides
+ * whether a relation is an index served by the elastic_index core; check.c
+ * uses it too.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "eitree.h"
+
+PG_FUNCTION_INFO_V1(elastic_index_stats);
+
+/* Number of output columns of elastic_index_stats(). */
+#define EI_STATS_NCOLUMNS	14
+
+/* Counters gathered while reading the index. */
+typedef struct EIStatsCounts
+{
+	int64		total_pages;
+	int64		meta_pages;
+	int64		inner_pages;
+	int64		leaf_pages;
+	int64		entries;
+	int64		dead_entries;
+	int64		inner_entries;
+	int64		free_bytes;
+	int64		leaf_free_bytes;
+	int64		leaf_usable_bytes;
+} EIStatsCounts;
+
+/*
+ * Open an index with the given lock mode, erroring out unless the core of
+ * elastic_index serves it (elastic_btree today, osm_tree later).
+ */
+Relation
+EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel;
+
+	rel = relation_open(indexoid, lockmode);
+
+	/*
+	 * Both access methods share eibuild, so comparing the build callback
+	 * recognizes every index the core serves without naming the AMs.
+	 */
+	if (rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_indam == NULL ||
+		rel->rd_indam->ambuild != eibuild)
+	{
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an elastic_index index", relname)));
+	}
+
+	/*
+	 * Other sessions' temporary relations live in their local buffers, which
+	 * we cannot read.
+	 */
+	if (RELATION_IS_OTHER_TEMP(rel))
+	{
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary index \"%s\" of another session",
+						relname)));
+	}
+
+	return rel;
+}
+
+/*
+ * Name of a relation for messages, or its OID when it has gone away.
+ */
+static char *
+ei_stats_relname(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+
+	return name ? name : psprintf("with OID %u", relid);
+}
+
+/*
+ * Error out unless the current user owns the index or may read statistics
+ * of every table (pg_stat_scan_tables).
+ */
+static void
+ei_stats_check_permission(Oid indexoid)
+{
+	if (pg_class_ownercheck(indexoid, GetUserId()))
+		return;
+	if (has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
+		return;
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied for index %s", ei_stats_relname(indexoid)),
+			 errhint("Only the owner of the index or a member of pg_stat_scan_tables may read its statistics.")));
+}
+
+/*
+ * Read the metapage into *meta, verifying that it looks like ours.
+ */
+static void
+ei_stats_read_meta(Relation rel, BufferAccessStrategy strategy,
+				   EIMetaPageData *meta)
+{
+	Buffer		buf;
+	Page		page;
+	EIPageOpaque opaque;
+
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, EI_METAPAGE, RBM_NORMAL,
+							 strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buf);
+	opaque = EIPageGetOpaque(page);
+
+	if (PageIsNew(page) ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)) ||
+		!EI_IS_META(opaque) ||
+		EIPageGetMeta(page)->magic != EI_MAGIC)
+	{
+		UnlockReleaseBuffer(buf);
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has no valid metapage",
+						RelationGetRelationName(rel)),
+				 errdetail("Block %u is not an elastic_index metapage.",
+						   (BlockNumber) EI_METAPAGE)));
+	}
+
+	memcpy(meta, EIPageGetMeta(page), sizeof(EIMetaPageData));
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Add one page's numbers to the counters; the page is share-locked.
+ */
+static void
+ei_stats_count_page(Page page, EIStatsCounts *counts)
+{
+	EIPageOpaque opaque;
+	OffsetNumber maxoff;
+	OffsetNumber off;
+	int64		freespace;
+
+	/*
+	 * A page that was added but never initialized (a crash between extending
+	 * the file and logging the page) holds nothing; it counts only toward
+	 * total_pages.  The same goes for a page whose header or special space
+	 * is not ours, so that a damaged page cannot lead us astray.
+	 */
+	if (PageIsNew(page) ||
+		((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
+		((PageHeader) page)->pd_upper > ((PageHeader) page)->pd_special ||
+		((PageHeader) page)->pd_special > BLCKSZ ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)))
+		return;
+
+	opaque = EIPageGetOpaque(page);
+	if (EI_IS_META(opaque))
+	{
+		counts->meta_pages++;
+		return;
+	}
+
+	freespace = (int64) PageGetExactFreeSpace(page);
+	counts->free_bytes += freespace;
+	maxoff = PageGetMaxOffsetNumber(page);
+
+	if (EI_IS_LEAF(opaque))
+	{
+		counts->leaf_pages++;
+		counts->leaf_free_bytes += freespace;
+		counts->leaf_usable_bytes += BLCKSZ - SizeOfPageHeaderData -
+			PageGetSpecialSize(page);
+
+		for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+		{
+			ItemId		itemid = PageGetItemId(page, off);
+
+			if (!ItemIdHasStorage(itemid))
+				continue;
+			counts->entries++;
+			if (ItemIdIsDead(itemid))
+				counts->dead_entries++;
+		}
+	}
+	else
+	{
+		counts->inner_pages++;
+		if (maxoff >= EI_FIRST_DATA(opaque))
+			counts->inner_entries += maxoff - EI_FIRST_DATA(opaque) + 1;
+	}
+}
+
+/*
+ * elastic_index_stats(index regclass) returns record
+ *
+ * Shape and space use of one index: page counts per kind, entry counts,
+ * free space and fill.
+ */
+Datum
+elastic_index_stats(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	Relation	rel;
+	TupleDesc	tupdesc;
+	BufferAccessStrategy strategy;
+	EIMetaPageData meta;
+	EIStatsCounts counts;
+	BlockNumber nblocks;
+	BlockNumber blkno;
+	Datum		values[EI_STATS_NCOLUMNS];
+	bool		nulls[EI_STATS_NCOLUMNS];
+	HeapTuple	tuple;
+	const char *amname;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type of elastic_index_stats must be a row type");
+	if (tupdesc->natts != EI_STATS_NCOLUMNS)
+		elog(ERROR, "elastic_index_stats must return %d columns, not %d",
+			 EI_STATS_NCOLUMNS, tupdesc->natts);
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	ei_stats_check_permission(indexoid);
+	rel = EIOpenIndexChecked(indexoid, AccessShareLock);
+
+	strategy = GetAccessStrategy(BAS_BULKREAD);
+	ei_stats_read_meta(rel, strategy, &meta);
+
+	memset(&counts, 0, sizeof(counts));
+	nblocks = RelationGetNumberOfBlocks(rel);
+	counts.total_pages = nblocks;
+
+	for (blkno = 0; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		ei_stats_count_page(BufferGetPage(buf), &counts);
+		UnlockReleaseBuffer(buf);
+	}
+
+	FreeAccessStrategy(strategy);
+	relation_close(rel, AccessShareLock);
+
+	switch (meta.am_kind)
+	{
+		case EI_AM_ELASTIC_BTREE:
+			amname = "elastic_btree";
+			break;
+		case EI_AM_OSM_TREE:
+			amname = "osm_tree";
+			break;
+		default:
+			amname = "unknown";
+			break;
+	}
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = CStringGetTextDatum(amname);
+	values[1] = Int32GetDatum((int32) meta.version);
+	values[2] = Int32GetDatum((int32) meta.level + 1);
+	values[3] = Int64GetDatum(BlockNumberIsValid(meta.root) ?
+							  (int64) meta.root : -1);
+	values[4] = Int64GetDatum(counts.total_pages);
+	values[5] = Int64GetDatum(counts.meta_pages);
+	values[6] = Int64GetDatum(counts.inner_pages);
+	values[7] = Int64GetDatum(counts.leaf_pages);
+	values[8] = Int64GetDatum(counts.entries);
+	values[9] = Int64GetDatum(counts.dead_entries);
+	values[10] = Int64GetDatum(counts.inner_entries);
+	values[11] = Int64GetDatum(counts.free_bytes);
+
+	if (counts.leaf_usable_bytes > 0)
+		values[12] = Float8GetDatum(100.0 *
+									(1.0 - (double) counts.leaf_free_bytes /
+									 (double) counts.leaf_usable_bytes));
+	else
+		nulls[12] = true;
+
+	if (counts.entries > 0)
+		values[13] = Float8GetDatum((double) counts.total_pages * BLCKSZ /
+									(double) counts.entries);
+	else
+		nulls[13] = true;
+
+	tuple = heap_form_tuple(tupdesc, values, nulls);
+	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+}
