@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/tableam.h"
 #include "access/xloginsert.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
@@ -36,6 +37,8 @@ static Buffer ei_get_stack_buf(Relation rel, EIStack stack, BlockNumber child);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static bool ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b);
+static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
+static int	ei_offset_cmp(const void *a, const void *b);
 
 /*
  * Insert one leaf tuple (t_tid already set to the heap TID).
@@ -56,6 +59,10 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
 	if (!BufferIsValid(buf))
 		stack = EISearch(rel, key, &buf, EI_WRITE);
+
+	/* a full leaf first gives back the space of entries known to be dead */
+	if (PageGetFreeSpace(BufferGetPage(buf)) < MAXALIGN(IndexTupleSize(itup)))
+		ei_delete_dead_items(rel, heapRel, buf);
 
 	offnum = EIBinSearch(rel, key, BufferGetPage(buf));
 	ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
@@ -102,6 +109,152 @@ ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
 
 	RelationSetTargetBlock(rel, InvalidBlockNumber);
 	return InvalidBuffer;
+}
+
+/*
+ * Order offset numbers ascending (qsort comparator).
+ */
+static int
+ei_offset_cmp(const void *a, const void *b)
+{
+	OffsetNumber x = *(const OffsetNumber *) a;
+	OffsetNumber y = *(const OffsetNumber *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Remove dead entries from a full, write-locked leaf before it is split.
+ *
+ * Candidates are the items scans marked LP_DEAD, plus every other item that
+ * points into the same heap blocks: the table AM reads those blocks anyway,
+ * and finds entries whose heap tuples were pruned to LP_DEAD stubs or whose
+ * whole HOT chain is dead to everyone.  The table AM confirms each candidate
+ * and returns the conflict horizon the WAL record carries for standbys.  A
+ * page without LP_DEAD hints costs nothing here.  Returns true if anything
+ * was removed.
+ */
+static bool
+ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+	BlockNumber *deadblocks;
+	int			ndeadblocks = 0;
+	TM_IndexDeleteOp delstate;
+	OffsetNumber *deletable;
+	int			ndeletable = 0;
+	TransactionId latestRemovedXid;
+	int			i;
+
+	if (heapRel == NULL || !EI_IS_LEAF(opaque) ||
+		!(opaque->ei_flags & EI_HAS_GARBAGE))
+		return false;
+
+	/* the heap blocks holding entries already known to be dead */
+	deadblocks = palloc(sizeof(BlockNumber) * MaxIndexTuplesPerPage);
+	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		BlockNumber hblk;
+
+		if (!ItemIdIsDead(iid))
+			continue;
+		hblk = ItemPointerGetBlockNumber(&EIReadTuple(page, off)->t_tid);
+		for (i = 0; i < ndeadblocks; i++)
+			if (deadblocks[i] == hblk)
+				break;
+		if (i == ndeadblocks)
+			deadblocks[ndeadblocks++] = hblk;
+	}
+	if (ndeadblocks == 0)
+	{
+		/* a stale hint; clearing it is itself only a hint */
+		opaque->ei_flags &= ~EI_HAS_GARBAGE;
+		MarkBufferDirtyHint(buf, true);
+		pfree(deadblocks);
+		return false;
+	}
+
+	delstate.irel = rel;
+	delstate.iblknum = BufferGetBlockNumber(buf);
+	delstate.bottomup = false;
+	delstate.bottomupfreespace = 0;
+	delstate.ndeltids = 0;
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * MaxIndexTuplesPerPage);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * MaxIndexTuplesPerPage);
+
+	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+	{
+		ItemId		iid = PageGetItemId(page, off);
+		IndexTuple	itup = EIReadTuple(page, off);
+		BlockNumber hblk = ItemPointerGetBlockNumber(&itup->t_tid);
+		bool		dead = ItemIdIsDead(iid);
+		int			n = delstate.ndeltids;
+
+		if (!dead)
+		{
+			for (i = 0; i < ndeadblocks; i++)
+				if (deadblocks[i] == hblk)
+					break;
+			if (i == ndeadblocks)
+				continue;
+		}
+		delstate.deltids[n].tid = itup->t_tid;
+		delstate.deltids[n].id = n;
+		delstate.status[n].idxoffnum = off;
+		delstate.status[n].knowndeletable = dead;
+		delstate.status[n].promising = false;
+		delstate.status[n].freespace = ItemIdGetLength(iid) + sizeof(ItemIdData);
+		delstate.ndeltids++;
+	}
+
+	latestRemovedXid = table_index_delete_tuples(heapRel, &delstate);
+
+	deletable = palloc(sizeof(OffsetNumber) * MaxIndexTuplesPerPage);
+	for (i = 0; i < delstate.ndeltids; i++)
+	{
+		TM_IndexStatus *status = &delstate.status[delstate.deltids[i].id];
+
+		if (status->knowndeletable)
+			deletable[ndeletable++] = status->idxoffnum;
+	}
+
+	if (ndeletable > 0)
+	{
+		qsort(deletable, ndeletable, sizeof(OffsetNumber), ei_offset_cmp);
+
+		START_CRIT_SECTION();
+
+		EIDeleteItems(page, deletable, ndeletable);
+		MarkBufferDirty(buf);
+
+		if (RelationNeedsWAL(rel))
+		{
+			xl_ei_delete xlrec;
+			XLogRecPtr	recptr;
+
+			xlrec.latestRemovedXid = latestRemovedXid;
+			xlrec.ndeleted = ndeletable;
+			XLogBeginInsert();
+			XLogRegisterData((char *) &xlrec, SizeOfEIDelete);
+			XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+			XLogRegisterBufData(0, (char *) deletable,
+								ndeletable * sizeof(OffsetNumber));
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_DELETE);
+			PageSetLSN(page, recptr);
+		}
+
+		END_CRIT_SECTION();
+	}
+
+	pfree(deadblocks);
+	pfree(delstate.deltids);
+	pfree(delstate.status);
+	pfree(deletable);
+	return ndeletable > 0;
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "access/xlogutils.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
+#include "storage/standby.h"
 #include "utils/memutils.h"
 
 static MemoryContext ei_redo_cxt = NULL;
@@ -227,6 +228,40 @@ ei_redo_vacuum(XLogReaderState *record)
 }
 
 /*
+ * Replay XLOG_EI_DELETE: first cancel standby queries that could still see
+ * the removed tuples, then remove the items.
+ */
+static void
+ei_redo_delete(XLogReaderState *record)
+{
+	xl_ei_delete *xlrec = (xl_ei_delete *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (InHotStandby)
+	{
+		RelFileNode rnode;
+
+		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
+		ResolveRecoveryConflictWithSnapshot(xlrec->latestRemovedXid, rnode);
+	}
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		OffsetNumber *offs = (OffsetNumber *) ei_copy_data(data, len);
+
+		Assert(len == xlrec->ndeleted * sizeof(OffsetNumber));
+		EIDeleteItems(page, offs, xlrec->ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
  * Redo one record of our resource manager.
  */
 void
@@ -260,6 +295,9 @@ ei_redo(XLogReaderState *record)
 			break;
 		case XLOG_EI_META:
 			ei_redo_metapage(record, 0);
+			break;
+		case XLOG_EI_DELETE:
+			ei_redo_delete(record);
 			break;
 		default:
 			elog(PANIC, "elastic_index redo: unknown op code %u", info);
@@ -303,6 +341,14 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			break;
 		case XLOG_EI_META:
 			break;
+		case XLOG_EI_DELETE:
+			{
+				xl_ei_delete *xlrec = (xl_ei_delete *) rec;
+
+				appendStringInfo(buf, "latestRemovedXid: %u, ndeleted: %u",
+								 xlrec->latestRemovedXid, xlrec->ndeleted);
+				break;
+			}
 	}
 }
 
@@ -326,6 +372,8 @@ ei_identify(uint8 info)
 			return "VACUUM";
 		case XLOG_EI_META:
 			return "META";
+		case XLOG_EI_DELETE:
+			return "DELETE";
 	}
 	return NULL;
 }

@@ -32,6 +32,7 @@
 #define XLOG_EI_NEWROOT			0x30	/* new root above a split root */
 #define XLOG_EI_VACUUM			0x40	/* remove dead leaf items */
 #define XLOG_EI_META			0x50	/* rewrite the metapage */
+#define XLOG_EI_DELETE			0x60	/* remove dead leaf items before a split */
 
 /*
  * XLOG_EI_INSERT_LEAF / XLOG_EI_INSERT_INNER
@@ -108,6 +109,23 @@ typedef struct xl_ei_vacuum
 } xl_ei_vacuum;
 
 #define SizeOfEIVacuum	(offsetof(xl_ei_vacuum, ndeleted) + sizeof(uint16))
+
+/*
+ * XLOG_EI_DELETE
+ *
+ * Opportunistic removal of dead leaf items by an inserter that would
+ * otherwise split the page.  Block 0: the leaf; its data is an array of
+ * ndeleted OffsetNumbers, ascending.  latestRemovedXid is the newest xid
+ * that deleted one of the removed heap tuples: a hot standby cancels the
+ * queries whose snapshots could still see one of them before replaying.
+ */
+typedef struct xl_ei_delete
+{
+	TransactionId latestRemovedXid;
+	uint16		ndeleted;
+} xl_ei_delete;
+
+#define SizeOfEIDelete	(offsetof(xl_ei_delete, ndeleted) + sizeof(uint16))
 
 /* core/xlog.c */
 extern void ei_redo(XLogReaderState *record);
