@@ -37,6 +37,7 @@
 #include "storage/smgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
@@ -233,10 +234,10 @@ ei_build_sort_operator(Relation index, int attno)
 		get_opfamily_proc(btfamily, btintype, btintype, BTORDER_PROC) != ourcmp)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot build index \"%s\": the operator class of column %d does not sort like a btree operator class",
+				 errmsg("cannot build index \"%s\" because the operator class of column %d does not sort like a btree operator class",
 						RelationGetRelationName(index), attno + 1),
-				 errdetail("Operator %u and comparison function %u must also belong to a btree operator family, with the same comparison function.",
-						   sortop, ourcmp)));
+				 errdetail("Operator %s must also belong to a btree operator family whose comparison function is %s.",
+						   format_operator(sortop), format_procedure(ourcmp))));
 
 	return sortop;
 }
