@@ -20,6 +20,7 @@ OBJS = \
 	src/core/page.o \
 	src/core/search.o \
 	src/core/insert.o \
+	src/core/pagedel.o \
 	src/core/build.o \
 	src/core/scan.o \
 	src/core/vacuum.o \

@@ -18,6 +18,13 @@ PG_MODULE_MAGIC;
 /* true once our resource manager is registered (only when preloaded) */
 bool		ei_rmgr_registered = false;
 
+static const struct config_enum_entry ei_fault_options[] = {
+	{"none", EI_FAULT_NONE, false},
+	{"after_halfdead", EI_FAULT_AFTER_HALFDEAD, false},
+	{"after_unlink", EI_FAULT_AFTER_UNLINK, false},
+	{NULL, 0, false}
+};
+
 /*
  * Load-time initialization.
  *
@@ -36,6 +43,16 @@ _PG_init(void)
 	}
 
 	EIInitReloptions();
+
+	DefineCustomEnumVariable("elastic_index.debug_fault",
+							 "Stops page deletion with an error after the given step (crash tests only).",
+							 NULL,
+							 &ei_debug_fault,
+							 EI_FAULT_NONE,
+							 ei_fault_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("elastic_index");
 	MarkGUCPrefixReserved("elastic_btree");

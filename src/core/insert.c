@@ -33,7 +33,6 @@ static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  IndexTuple newitem, bool *newitemonleft);
 static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
 							 EIStack stack, bool isroot);
-static Buffer ei_get_stack_buf(Relation rel, EIStack stack, BlockNumber child);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static bool ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b);
@@ -757,7 +756,7 @@ ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 	downlink = CopyIndexTuple(EIReadTuple(lpage, EI_HIKEY));
 	EITupleSetDownlink(downlink, rblk);
 
-	pbuf = ei_get_stack_buf(rel, stack, lblk);
+	pbuf = EIGetParentBuf(rel, stack, lblk);
 	EIRelBuf(rel, rbuf);
 	if (!BufferIsValid(pbuf))
 		ereport(ERROR,
@@ -775,8 +774,8 @@ ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
  * the page and offset the stack remembers and moving right as the parent
  * may have split since.  Updates the stack entry; InvalidBuffer if not found.
  */
-static Buffer
-ei_get_stack_buf(Relation rel, EIStack stack, BlockNumber child)
+Buffer
+EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child)
 {
 	BlockNumber blkno = stack->blkno;
 	OffsetNumber start = stack->offset;

@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "access/relscan.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "eitree.h"
 #include "miscadmin.h"
@@ -126,16 +127,43 @@ EIRelBuf(Relation rel, Buffer buf)
 }
 
 /*
- * Get a new, exclusively locked page for the tree, extending the relation.
+ * Get a new, exclusively locked page for the tree: a recyclable page from
+ * the free space map if there is one, else a new page at the end.
  *
- * The caller initializes the page inside its critical section.  Recycling
- * pages through the free space map comes with page deletion.
+ * The caller initializes the page inside its critical section.  The free
+ * space map is only a hint (it is not WAL-logged and may be stale after a
+ * crash), so each candidate is checked under a conditional lock.  Reusing a
+ * deleted page is logged first so that a hot standby cancels queries that
+ * could still be on their way to it.
  */
 Buffer
 EINewBuf(Relation rel)
 {
 	Buffer		buf;
 	bool		needLock = !RELATION_IS_LOCAL(rel);
+
+	for (;;)
+	{
+		BlockNumber blkno = GetFreeIndexPage(rel);
+		Page		page;
+
+		if (!BlockNumberIsValid(blkno))
+			break;
+		buf = ReadBuffer(rel, blkno);
+		if (ConditionalLockBuffer(buf))
+		{
+			page = BufferGetPage(buf);
+			if (EIPageIsRecyclable(page))
+			{
+				if (!PageIsNew(page) && XLogStandbyInfoActive() &&
+					RelationNeedsWAL(rel))
+					EILogReusePage(rel, blkno, EIPageGetSafeXid(page));
+				return buf;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+	}
 
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);

@@ -5,10 +5,17 @@
  *	  (ambulkdelete) and reporting index statistics (amvacuumcleanup).
  *
  * Both walk the leaf level from left to right along the right links.  That
- * reaches every entry that existed when the walk started: pages are never
- * deleted, and a concurrent split only moves entries to a new page right of
- * the page being split, which is still ahead of us if we have not visited
- * that page, and holds only entries we have already seen if we have.
+ * reaches every entry that existed when the walk started: a concurrent split
+ * only moves entries to a new page right of the page being split, which is
+ * still ahead of us if we have not visited that page, and holds only entries
+ * we have already seen if we have.  Pages are deleted only by VACUUM, one at
+ * a time per index, so the walk itself is the only deleter.
+ *
+ * Bulk deletion deletes the leaves it empties (pagedel.c), and finishes
+ * leaves a crash left half-dead.  Cleanup then reads every block in physical
+ * order to put deleted pages that no scan can reach any more into the free
+ * space map, and gives trailing free pages back to the operating system when
+ * it can take an exclusive lock on the index without waiting.
  *
  * Bulk deletion takes a cleanup lock on each leaf.  A scan keeps its pin on
  * the leaf whose entries it is returning, so waiting for the cleanup lock
@@ -28,6 +35,9 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "catalog/storage.h"
 #include "utils/rel.h"
 
 static void ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
@@ -35,6 +45,8 @@ static void ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 						   void *callback_state);
 static void ei_vacuum_delete(Relation rel, Buffer buf,
 							 OffsetNumber *deletable, int ndeletable);
+static void ei_vacuum_recycle(IndexVacuumInfo *info,
+							  IndexBulkDeleteResult *stats);
 
 /*
  * Remove the entries whose heap TIDs the callback reports dead
@@ -73,15 +85,11 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		ei_vacuum_scan(info, stats, NULL, NULL);
 	}
 
-	/*
-	 * Our count is exact even when the heap's (info->num_heap_tuples) is an
-	 * estimate.  Pages are never deleted, so none are free for reuse.
-	 */
-	stats->num_pages = RelationGetNumberOfBlocks(info->index);
+	/* our count is exact even when the heap's is an estimate */
 	stats->estimated_count = false;
-	stats->pages_newly_deleted = 0;
-	stats->pages_deleted = 0;
-	stats->pages_free = 0;
+
+	ei_vacuum_recycle(info, stats);
+	stats->num_pages = RelationGetNumberOfBlocks(info->index);
 
 	return stats;
 }
@@ -111,7 +119,7 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	if (info->report_progress)
 		pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, num_pages);
 
-	/* the leftmost leaf never changes, since pages are never deleted */
+	/* only this walk deletes pages, so the leftmost leaf stays put */
 	buf = EIGetEndpoint(rel, 0, false);
 	blkno = BufferGetBlockNumber(buf);
 	EIRelBuf(rel, buf);
@@ -142,6 +150,18 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			elog(ERROR, "block %u of index \"%s\" is not a leaf, but is linked from the leaf level",
 				 blkno, RelationGetRelationName(rel));
 
+		if (callback != NULL && (opaque->ei_flags & EI_HALF_DEAD))
+		{
+			/* a crash interrupted this page's deletion: finish it */
+			BlockNumber halfdead = blkno;
+
+			blkno = opaque->ei_next;
+			UnlockReleaseBuffer(buf);
+			EIUnlinkHalfDead(rel, halfdead);
+			stats->pages_newly_deleted++;
+			continue;
+		}
+
 		if (!EI_IGNORE(opaque))
 		{
 			maxoff = PageGetMaxOffsetNumber(page);
@@ -161,6 +181,19 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				ei_vacuum_delete(rel, buf, deletable, ndeletable);
 				stats->tuples_removed += ndeletable;
 			}
+
+			/* an emptied leaf (not the rightmost) is deleted */
+			if (callback != NULL && !EI_RIGHTMOST(opaque) &&
+				PageGetMaxOffsetNumber(page) < EI_FIRST_DATA(opaque))
+			{
+				blkno = opaque->ei_next;
+				if (EIPageDelete(rel, buf))
+					stats->pages_newly_deleted++;
+				if (info->report_progress)
+					pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
+												 ++pages_done);
+				continue;
+			}
 		}
 
 		blkno = opaque->ei_next;
@@ -169,6 +202,79 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		if (info->report_progress)
 			pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE,
 										 ++pages_done);
+	}
+}
+
+/*
+ * Read every block in physical order: count deleted pages, put the
+ * recyclable ones into the free space map, and truncate trailing free
+ * pages if an exclusive lock on the index is available at once.
+ */
+static void
+ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
+{
+	Relation	rel = info->index;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber blkno;
+	BlockNumber last_used = EI_METAPAGE;
+	BlockNumber trailing_deleted = 0;	/* deleted pages after last_used */
+
+	stats->pages_deleted = 0;
+	stats->pages_free = 0;
+
+	for (blkno = EI_METAPAGE + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buf;
+		Page		page;
+		bool		isnew;
+		bool		deleted;
+
+		vacuum_delay_point();
+
+		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
+								 info->strategy);
+		LockBuffer(buf, EI_READ);
+		page = BufferGetPage(buf);
+		isnew = PageIsNew(page);
+		deleted = !isnew && (EIPageGetOpaque(page)->ei_flags & EI_DELETED);
+
+		if (deleted)
+			stats->pages_deleted++;
+		if ((isnew || deleted) && EIPageIsRecyclable(page))
+		{
+			RecordFreeIndexPage(rel, blkno);
+			stats->pages_free++;
+			if (deleted)
+				trailing_deleted++;
+		}
+		else
+		{
+			last_used = blkno;
+			trailing_deleted = 0;
+		}
+		UnlockReleaseBuffer(buf);
+	}
+
+	IndexFreeSpaceMapVacuum(rel);
+
+	/*
+	 * Give back trailing free pages.  AccessExclusiveLock waits for no one
+	 * here: if any backend uses the index, we simply leave the pages to the
+	 * free space map.  Under the lock nobody can have taken a page from the
+	 * map since we looked, and no scan holds a link to a block past the end.
+	 */
+	if (last_used + 1 < nblocks &&
+		ConditionalLockRelation(rel, AccessExclusiveLock))
+	{
+		BlockNumber newnblocks = last_used + 1;
+
+		if (RelationGetNumberOfBlocks(rel) == nblocks)
+		{
+			RelationTruncate(rel, newnblocks);
+			stats->pages_free -= nblocks - newnblocks;
+			stats->pages_deleted -= trailing_deleted;
+		}
+		UnlockRelation(rel, AccessExclusiveLock);
 	}
 }
 

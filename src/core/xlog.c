@@ -262,6 +262,93 @@ ei_redo_delete(XLogReaderState *record)
 }
 
 /*
+ * Replay XLOG_EI_MARK_HALFDEAD.
+ */
+static void
+ei_redo_mark_halfdead(XLogReaderState *record)
+{
+	xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		ppage = BufferGetPage(buf);
+
+		EIPageRemoveDownlink(ppage, xlrec->poffset, xlrec->rightblk);
+		PageSetLSN(ppage, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+
+		EIPageGetOpaque(page)->ei_flags |= EI_HALF_DEAD;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_UNLINK_PAGE: siblings left to right, as the primary locked.
+ */
+static void
+ei_redo_unlink_page(XLogReaderState *record)
+{
+	xl_ei_unlink_page *xlrec = (xl_ei_unlink_page *) XLogRecGetData(record);
+	Buffer		lbuf = InvalidBuffer;
+	Buffer		tbuf;
+	Buffer		rbuf;
+
+	if (XLogRecHasBlockRef(record, 0) &&
+		XLogReadBufferForRedo(record, 0, &lbuf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(lbuf);
+
+		EIPageGetOpaque(page)->ei_next = xlrec->rightblk;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(lbuf);
+	}
+
+	tbuf = XLogInitBufferForRedo(record, 1);
+	EIPageSetDeleted(BufferGetPage(tbuf), xlrec->leftblk, xlrec->rightblk,
+					 xlrec->level, xlrec->safexid);
+	PageSetLSN(BufferGetPage(tbuf), record->EndRecPtr);
+	MarkBufferDirty(tbuf);
+
+	if (XLogReadBufferForRedo(record, 2, &rbuf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(rbuf);
+
+		EIPageGetOpaque(page)->ei_prev = xlrec->leftblk;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(rbuf);
+	}
+
+	if (BufferIsValid(rbuf))
+		UnlockReleaseBuffer(rbuf);
+	UnlockReleaseBuffer(tbuf);
+	if (BufferIsValid(lbuf))
+		UnlockReleaseBuffer(lbuf);
+}
+
+/*
+ * Replay XLOG_EI_REUSE_PAGE: only a recovery conflict, no page change.
+ */
+static void
+ei_redo_reuse_page(XLogReaderState *record)
+{
+	xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) XLogRecGetData(record);
+
+	if (InHotStandby)
+		ResolveRecoveryConflictWithSnapshotFullXid(xlrec->safexid, xlrec->node);
+}
+
+/*
  * Redo one record of our resource manager.
  */
 void
@@ -298,6 +385,15 @@ ei_redo(XLogReaderState *record)
 			break;
 		case XLOG_EI_DELETE:
 			ei_redo_delete(record);
+			break;
+		case XLOG_EI_MARK_HALFDEAD:
+			ei_redo_mark_halfdead(record);
+			break;
+		case XLOG_EI_UNLINK_PAGE:
+			ei_redo_unlink_page(record);
+			break;
+		case XLOG_EI_REUSE_PAGE:
+			ei_redo_reuse_page(record);
 			break;
 		default:
 			elog(PANIC, "elastic_index redo: unknown op code %u", info);
@@ -349,6 +445,35 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 xlrec->latestRemovedXid, xlrec->ndeleted);
 				break;
 			}
+		case XLOG_EI_MARK_HALFDEAD:
+			{
+				xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *) rec;
+
+				appendStringInfo(buf, "poffset: %u, rightblk: %u",
+								 xlrec->poffset, xlrec->rightblk);
+				break;
+			}
+		case XLOG_EI_UNLINK_PAGE:
+			{
+				xl_ei_unlink_page *xlrec = (xl_ei_unlink_page *) rec;
+
+				appendStringInfo(buf, "leftblk: %u, rightblk: %u, level: %u, safexid: %u:%u",
+								 xlrec->leftblk, xlrec->rightblk, xlrec->level,
+								 EpochFromFullTransactionId(xlrec->safexid),
+								 XidFromFullTransactionId(xlrec->safexid));
+				break;
+			}
+		case XLOG_EI_REUSE_PAGE:
+			{
+				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
+
+				appendStringInfo(buf, "rel: %u/%u/%u, block: %u, safexid: %u:%u",
+								 xlrec->node.spcNode, xlrec->node.dbNode,
+								 xlrec->node.relNode, xlrec->block,
+								 EpochFromFullTransactionId(xlrec->safexid),
+								 XidFromFullTransactionId(xlrec->safexid));
+				break;
+			}
 	}
 }
 
@@ -374,6 +499,12 @@ ei_identify(uint8 info)
 			return "META";
 		case XLOG_EI_DELETE:
 			return "DELETE";
+		case XLOG_EI_MARK_HALFDEAD:
+			return "MARK_HALFDEAD";
+		case XLOG_EI_UNLINK_PAGE:
+			return "UNLINK_PAGE";
+		case XLOG_EI_REUSE_PAGE:
+			return "REUSE_PAGE";
 	}
 	return NULL;
 }

@@ -22,6 +22,7 @@
 #include "access/relscan.h"
 #include "access/sdir.h"
 #include "access/skey.h"
+#include "access/transam.h"
 #include "fmgr.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
@@ -345,6 +346,7 @@ extern void EIFreeStack(EIStack stack);
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
+extern Buffer EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child);
 extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 							  OffsetNumber newitemoff, IndexTuple newitem,
 							  bool newitemonleft, IndexTuple lefthikey,
@@ -366,6 +368,22 @@ extern void eirestrpos(IndexScanDesc scan);
 extern Size eiestimateparallelscan(void);
 extern void eiinitparallelscan(void *target);
 extern void eiparallelrescan(IndexScanDesc scan);
+
+/* core/pagedel.c: page deletion and recycling */
+extern bool EIPageDelete(Relation rel, Buffer leafbuf);
+extern void EIUnlinkHalfDead(Relation rel, BlockNumber target);
+extern bool EIPageIsRecyclable(Page page);
+extern void EIPageSetDeleted(Page page, BlockNumber prev, BlockNumber next,
+							 uint32 level, FullTransactionId safexid);
+extern FullTransactionId EIPageGetSafeXid(Page page);
+extern void EIPageRemoveDownlink(Page ppage, OffsetNumber poff, BlockNumber rightblk);
+extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
+
+/* elastic_index.debug_fault: stop page deletion after a step (tests only) */
+#define EI_FAULT_NONE			0
+#define EI_FAULT_AFTER_HALFDEAD	1
+#define EI_FAULT_AFTER_UNLINK	2
+extern int	ei_debug_fault;
 
 /* core/vacuum.c: VACUUM */
 extern IndexBulkDeleteResult *eibulkdelete(IndexVacuumInfo *info,

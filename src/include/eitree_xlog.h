@@ -13,9 +13,11 @@
 #ifndef EITREE_XLOG_H
 #define EITREE_XLOG_H
 
+#include "access/transam.h"
 #include "access/xlogreader.h"
 #include "lib/stringinfo.h"
 #include "storage/off.h"
+#include "storage/relfilenode.h"
 
 /*
  * Our fixed custom resource manager id.  128 is RM_EXPERIMENTAL_ID; we use
@@ -33,6 +35,9 @@
 #define XLOG_EI_VACUUM			0x40	/* remove dead leaf items */
 #define XLOG_EI_META			0x50	/* rewrite the metapage */
 #define XLOG_EI_DELETE			0x60	/* remove dead leaf items before a split */
+#define XLOG_EI_MARK_HALFDEAD	0x70	/* page deletion, step 1 */
+#define XLOG_EI_UNLINK_PAGE		0x80	/* page deletion, step 2 */
+#define XLOG_EI_REUSE_PAGE		0x90	/* a deleted page is about to be reused */
 
 /*
  * XLOG_EI_INSERT_LEAF / XLOG_EI_INSERT_INNER
@@ -126,6 +131,54 @@ typedef struct xl_ei_delete
 } xl_ei_delete;
 
 #define SizeOfEIDelete	(offsetof(xl_ei_delete, ndeleted) + sizeof(uint16))
+
+/*
+ * XLOG_EI_MARK_HALFDEAD
+ *
+ * Block 0: the empty leaf, which becomes EI_HALF_DEAD.  Block 1: its parent,
+ * where the downlink at poffset is redirected to the leaf's right sibling
+ * and the pivot after it (the right sibling's old downlink) is removed.
+ */
+typedef struct xl_ei_mark_halfdead
+{
+	OffsetNumber poffset;		/* the leaf's downlink in the parent */
+	BlockNumber rightblk;		/* the leaf's right sibling */
+} xl_ei_mark_halfdead;
+
+#define SizeOfEIMarkHalfdead	(offsetof(xl_ei_mark_halfdead, rightblk) + sizeof(BlockNumber))
+
+/*
+ * XLOG_EI_UNLINK_PAGE
+ *
+ * Block 0: left sibling (absent for the leftmost page), whose right link
+ * skips the target.  Block 1: the half-dead target, which becomes
+ * EI_DELETED with safexid stored in it (will-init).  Block 2: right
+ * sibling, whose left link skips the target.
+ */
+typedef struct xl_ei_unlink_page
+{
+	BlockNumber leftblk;		/* InvalidBlockNumber if none */
+	BlockNumber rightblk;
+	uint32		level;
+	FullTransactionId safexid;	/* page may be recycled once this is old */
+} xl_ei_unlink_page;
+
+#define SizeOfEIUnlinkPage	(offsetof(xl_ei_unlink_page, safexid) + sizeof(FullTransactionId))
+
+/*
+ * XLOG_EI_REUSE_PAGE
+ *
+ * No blocks.  Written before a deleted page is reused, so that a hot standby
+ * cancels queries that might still be on their way to the page.
+ */
+typedef struct xl_ei_reuse_page
+{
+	RelFileNode node;
+	BlockNumber block;
+	FullTransactionId safexid;
+} xl_ei_reuse_page;
+
+#define SizeOfEIReusePage	(sizeof(xl_ei_reuse_page))
 
 /* core/xlog.c */
 extern void ei_redo(XLogReaderState *record);

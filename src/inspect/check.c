@@ -431,6 +431,19 @@ ei_check_sibling_keys(EICheckState *state, BlockNumber leftblk, Page leftpage,
 }
 
 /*
+ * Is this page a leaf left half-dead by the first step of page deletion?
+ */
+static bool
+ei_is_halfdead_leaf(Page page)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+
+	return (opaque->ei_flags & EI_HALF_DEAD) && !(opaque->ei_flags & EI_DELETED) &&
+		EI_IS_LEAF(opaque) && opaque->ei_level == 0 &&
+		PageGetMaxOffsetNumber(page) < EI_FIRST_DATA(opaque);
+}
+
+/*
  * Check the fields of a child page reached from a parent at the given level.
  */
 static void
@@ -483,25 +496,57 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 							  childblk, child);
 		copaque = EIPageGetOpaque(child);
 
-		/* the child continues the chain of children on the level below */
+		/*
+		 * The child continues the chain of children on the level below.
+		 * Half-dead leaves have no downlink any more: their key space went
+		 * to their right sibling, which the chain reaches through them.
+		 */
 		if (!cursor->started)
 		{
-			if (!EI_LEFTMOST(copaque))
-				ei_corrupt(state, blkno, off,
-						   "first downlink of the level points to block %u, which has left sibling %u",
-						   childblk, copaque->ei_prev);
+			BlockNumber leftblk = copaque->ei_prev;
+
+			while (BlockNumberIsValid(leftblk))
+			{
+				Page		left = ei_read_page(state, leftblk);
+				bool		halfdead = ei_is_halfdead_leaf(left);
+				BlockNumber nextleft = EIPageGetOpaque(left)->ei_prev;
+
+				pfree(left);
+				if (!halfdead)
+					ei_corrupt(state, blkno, off,
+							   "first downlink of the level points to block %u, which has left sibling %u",
+							   childblk, leftblk);
+				leftblk = nextleft;
+			}
 		}
 		else
 		{
-			if (childblk != cursor->expected)
+			BlockNumber expected = cursor->expected;
+			BlockNumber prevlink = cursor->lastchild;
+
+			while (expected != childblk && BlockNumberIsValid(expected))
+			{
+				Page		skip = ei_read_page(state, expected);
+				bool		halfdead = ei_is_halfdead_leaf(skip) &&
+					EIPageGetOpaque(skip)->ei_prev == prevlink;
+				BlockNumber nextblk = EIPageGetOpaque(skip)->ei_next;
+
+				pfree(skip);
+				if (!halfdead)
+					break;
+				prevlink = expected;
+				expected = nextblk;
+			}
+
+			if (childblk != expected)
 				ei_corrupt(state, blkno, off,
 						   "downlink points to block %u, but the next page after block %u on level %u is %u",
 						   childblk, cursor->lastchild, copaque->ei_level,
 						   cursor->expected);
-			if (copaque->ei_prev != cursor->lastchild)
+			if (copaque->ei_prev != prevlink)
 				ei_corrupt(state, childblk, InvalidOffsetNumber,
 						   "left link points to block %u, expected %u",
-						   copaque->ei_prev, cursor->lastchild);
+						   copaque->ei_prev, prevlink);
 		}
 
 		/* lower bound: the pivot; minus infinity bounds nothing here */
@@ -665,7 +710,13 @@ ei_check_level(EICheckState *state, BlockNumber leftmost, uint32 level)
 		if (EI_IS_LEAF(opaque) != (level == 0))
 			ei_corrupt(state, blkno, InvalidOffsetNumber,
 					   "leaf flag does not match level %u", level);
-		if (EI_IGNORE(opaque))
+		/*
+		 * A half-dead leaf stays linked until the second step of its
+		 * deletion (a crash can leave it so until the next VACUUM); a
+		 * deleted page must be unlinked.
+		 */
+		if ((opaque->ei_flags & EI_DELETED) ||
+			((opaque->ei_flags & EI_HALF_DEAD) && !ei_is_halfdead_leaf(page)))
 			ei_corrupt(state, blkno, InvalidOffsetNumber,
 					   "deleted or half-dead page is linked into level %u",
 					   level);
