@@ -336,7 +336,11 @@ CREATE FUNCTION elastic_index_stats(index regclass,
 	OUT inner_entries int8,
 	OUT free_bytes int8,
 	OUT leaf_fill float8,
-	OUT avg_entry_bytes float8)
+	OUT avg_entry_bytes float8,
+	OUT half_dead_pages int8,
+	OUT deleted_pages int8,
+	OUT recyclable_pages int8,
+	OUT free_pages int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;

@@ -28,12 +28,14 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "storage/freespace.h"
+
 #include "eitree.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
 /* Number of output columns of elastic_index_stats(). */
-#define EI_STATS_NCOLUMNS	14
+#define EI_STATS_NCOLUMNS	18
 
 /* Counters gathered while reading the index. */
 typedef struct EIStatsCounts
@@ -48,6 +50,10 @@ typedef struct EIStatsCounts
 	int64		free_bytes;
 	int64		leaf_free_bytes;
 	int64		leaf_usable_bytes;
+	int64		half_dead_pages;	/* first step of deletion done */
+	int64		deleted_pages;	/* unlinked, stamped with safexid */
+	int64		recyclable_pages;	/* deleted or new, reusable now */
+	int64		free_pages;		/* recorded in the free space map */
 } EIStatsCounts;
 
 /*
@@ -176,8 +182,12 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 	 * total_pages.  The same goes for a page whose header or special space
 	 * is not ours, so that a damaged page cannot lead us astray.
 	 */
-	if (PageIsNew(page) ||
-		((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
+	if (PageIsNew(page))
+	{
+		counts->recyclable_pages++;
+		return;
+	}
+	if (((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
 		((PageHeader) page)->pd_upper > ((PageHeader) page)->pd_special ||
 		((PageHeader) page)->pd_special > BLCKSZ ||
 		PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)))
@@ -187,6 +197,19 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 	if (EI_IS_META(opaque))
 	{
 		counts->meta_pages++;
+		return;
+	}
+
+	if (opaque->ei_flags & EI_DELETED)
+	{
+		counts->deleted_pages++;
+		if (EIPageIsRecyclable(page))
+			counts->recyclable_pages++;
+		return;
+	}
+	if (opaque->ei_flags & EI_HALF_DEAD)
+	{
+		counts->half_dead_pages++;
 		return;
 	}
 
@@ -270,6 +293,8 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		ei_stats_count_page(BufferGetPage(buf), &counts);
 		UnlockReleaseBuffer(buf);
+		if (GetRecordedFreeSpace(rel, blkno) > 0)
+			counts.free_pages++;
 	}
 
 	FreeAccessStrategy(strategy);
@@ -315,6 +340,10 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 									(double) counts.entries);
 	else
 		nulls[13] = true;
+	values[14] = Int64GetDatum(counts.half_dead_pages);
+	values[15] = Int64GetDatum(counts.deleted_pages);
+	values[16] = Int64GetDatum(counts.recyclable_pages);
+	values[17] = Int64GetDatum(counts.free_pages);
 
 	tuple = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
