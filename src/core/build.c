@@ -39,7 +39,16 @@
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+
+/* An entry sorted in memory; the first key is cached, as tuplesort does. */
+typedef struct EIBuildEntry
+{
+	Datum		datum1;
+	bool		isnull1;
+	IndexTuple	itup;
+} EIBuildEntry;
 
 /* State of the table scan that feeds the sort. */
 typedef struct EIBuildState
@@ -52,6 +61,20 @@ typedef struct EIBuildState
 	TupleTableSlot *inslot;		/* virtual slot that feeds the sort */
 	MemoryContext tmpcxt;		/* reset after every heap tuple */
 	double		indtuples;		/* entries fed into the sort */
+
+	/*
+	 * Entries are first kept in memory as formed index tuples and sorted with
+	 * qsort; only if they outgrow maintenance_work_mem do they all go to the
+	 * tuplesort above, which can spill to disk.
+	 */
+	bool		spilled;		/* true once the tuplesort is in use */
+	MemoryContext memcxt;		/* holds the in-memory entries */
+	struct EIBuildEntry *memtuples;
+	int64		nmem;
+	int64		memcap;
+	Size		memused;
+	Size		memlimit;
+	SortSupport sortkeys;		/* one per key column, for qsort */
 } EIBuildState;
 
 /* One level of the tree while it is loaded. */
@@ -80,6 +103,9 @@ static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
 									   IndexInfo *indexInfo, uint32 am_kind);
 static Oid	ei_build_sort_operator(Relation index, int attno);
 static void ei_build_begin_sort(EIBuildState *bstate);
+static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
+static void ei_build_spill(EIBuildState *bstate);
+static int	ei_build_compare(const void *a, const void *b, void *arg);
 static void ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 							  bool *isnull, bool tupleIsAlive, void *state);
 static void ei_load_tree(EIBuildState *bstate, uint32 am_kind);
@@ -166,6 +192,13 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 										  "elastic_index build tuple",
 										  ALLOCSET_DEFAULT_SIZES);
 	ei_build_begin_sort(&bstate);
+	bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "elastic_index build entries",
+										  ALLOCSET_DEFAULT_SIZES);
+	bstate.memlimit = (Size) maintenance_work_mem * 1024;
+	bstate.memcap = 1024;
+	bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
+										  sizeof(EIBuildEntry) * bstate.memcap);
 
 	/* scan the table; the callback feeds the sort */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
@@ -185,7 +218,11 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 
 		pgstat_progress_update_multi_param(2, index_params, vals);
 	}
-	tuplesort_performsort(bstate.sort);
+	if (bstate.spilled)
+		tuplesort_performsort(bstate.sort);
+	else
+		qsort_arg(bstate.memtuples, bstate.nmem, sizeof(EIBuildEntry),
+				  ei_build_compare, &bstate);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 EI_BUILD_PHASE_LOAD);
@@ -194,6 +231,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	tuplesort_end(bstate.sort);
 	ExecDropSingleTupleTableSlot(bstate.inslot);
 	MemoryContextDelete(bstate.tmpcxt);
+	MemoryContextDelete(bstate.memcxt);
 
 	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
@@ -273,6 +311,19 @@ ei_build_begin_sort(EIBuildState *bstate)
 	collations[nkeys] = InvalidOid;
 	nullsfirst[nkeys] = false;
 
+	/* the same orderings, for sorting formed tuples in memory */
+	bstate->sortkeys = palloc0(sizeof(SortSupportData) * nkeys);
+	for (i = 0; i < nkeys; i++)
+	{
+		SortSupport ssup = &bstate->sortkeys[i];
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = collations[i];
+		ssup->ssup_nulls_first = nullsfirst[i];
+		ssup->ssup_attno = i + 1;
+		PrepareSortSupportFromOrderingOp(sortops[i], ssup);
+	}
+
 	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, ncols, attnums,
 										sortops, collations, nullsfirst,
 										maintenance_work_mem, NULL,
@@ -292,30 +343,120 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 				  bool *isnull, bool tupleIsAlive, void *state)
 {
 	EIBuildState *bstate = (EIBuildState *) state;
-	TupleTableSlot *slot = bstate->inslot;
 	MemoryContext oldcxt;
 	IndexTuple	itup;
 
-	oldcxt = MemoryContextSwitchTo(bstate->tmpcxt);
+	oldcxt = MemoryContextSwitchTo(bstate->spilled ? bstate->tmpcxt :
+								   bstate->memcxt);
 
 	itup = index_form_tuple(RelationGetDescr(index), values, isnull);
 	itup->t_tid = *tid;
 	EICheckItemSize(index, bstate->heap, itup);
+	bstate->indtuples += 1;
 
-	/* sort the stored (possibly compressed) form, as the tree compares it */
+	if (!bstate->spilled)
+	{
+		Size		size = GetMemoryChunkSpace(itup) + sizeof(EIBuildEntry);
+
+		if (bstate->memused + size <= bstate->memlimit)
+		{
+			EIBuildEntry *entry;
+
+			if (bstate->nmem == bstate->memcap)
+			{
+				bstate->memcap *= 2;
+				bstate->memtuples = repalloc_huge(bstate->memtuples,
+												  sizeof(EIBuildEntry) * bstate->memcap);
+			}
+			entry = &bstate->memtuples[bstate->nmem++];
+			entry->itup = itup;
+			entry->datum1 = index_getattr(itup, 1, RelationGetDescr(index),
+										  &entry->isnull1);
+			bstate->memused += size;
+			MemoryContextSwitchTo(oldcxt);
+			return;
+		}
+
+		/* itup lives in memcxt too: feed it before memcxt goes away */
+		ei_build_spill(bstate);
+		ei_build_put_sorted(bstate, itup);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(bstate->memcxt);
+		bstate->memtuples = NULL;
+		return;
+	}
+
+	ei_build_put_sorted(bstate, itup);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(bstate->tmpcxt);
+}
+
+/*
+ * Feed one formed entry to the tuplesort, as its key columns plus heap TID.
+ *
+ * The stored (possibly compressed) form is sorted, as the tree compares it.
+ */
+static void
+ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup)
+{
+	TupleTableSlot *slot = bstate->inslot;
+
 	ExecClearTuple(slot);
-	index_deform_tuple(itup, RelationGetDescr(index),
+	index_deform_tuple(itup, RelationGetDescr(bstate->index),
 					   slot->tts_values, slot->tts_isnull);
 	slot->tts_values[bstate->nkeys] = PointerGetDatum(&itup->t_tid);
 	slot->tts_isnull[bstate->nkeys] = false;
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(bstate->sort, slot);
 	ExecClearTuple(slot);
+}
 
-	bstate->indtuples += 1;
+/*
+ * The entries outgrew maintenance_work_mem: move them all to the tuplesort,
+ * which spills to disk, and use it from now on.  The caller frees memcxt.
+ */
+static void
+ei_build_spill(EIBuildState *bstate)
+{
+	int64		i;
 
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextReset(bstate->tmpcxt);
+	for (i = 0; i < bstate->nmem; i++)
+		ei_build_put_sorted(bstate, bstate->memtuples[i].itup);
+	bstate->spilled = true;
+	bstate->nmem = 0;
+}
+
+/*
+ * Order two formed entries as the tree does: key columns, then heap TID.
+ */
+static int
+ei_build_compare(const void *a, const void *b, void *arg)
+{
+	EIBuildState *bstate = (EIBuildState *) arg;
+	const EIBuildEntry *ea = (const EIBuildEntry *) a;
+	const EIBuildEntry *eb = (const EIBuildEntry *) b;
+	TupleDesc	itupdesc = RelationGetDescr(bstate->index);
+	int			cmp;
+	int			i;
+
+	cmp = ApplySortComparator(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1,
+							  &bstate->sortkeys[0]);
+	if (cmp != 0)
+		return cmp;
+
+	for (i = 1; i < bstate->nkeys; i++)
+	{
+		bool		nulla;
+		bool		nullb;
+		Datum		da = index_getattr(ea->itup, i + 1, itupdesc, &nulla);
+		Datum		db = index_getattr(eb->itup, i + 1, itupdesc, &nullb);
+
+		cmp = ApplySortComparator(da, nulla, db, nullb, &bstate->sortkeys[i]);
+		if (cmp != 0)
+			return cmp;
+	}
+	return ItemPointerCompare(&ea->itup->t_tid, &eb->itup->t_tid);
 }
 
 /*
@@ -345,15 +486,26 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	lstate.leaf = ei_load_new_level(&lstate, 0);
 
 	slot = MakeSingleTupleTableSlot(bstate->sortdesc, &TTSOpsMinimalTuple);
-	while (tuplesort_gettupleslot(bstate->sort, true, false, slot, NULL))
+	for (;;)
 	{
 		IndexTuple	itup;
 
 		CHECK_FOR_INTERRUPTS();
 
-		slot_getallattrs(slot);
-		itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
-		itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+		if (!bstate->spilled)
+		{
+			if (done >= bstate->nmem)
+				break;
+			itup = bstate->memtuples[done].itup;
+		}
+		else
+		{
+			if (!tuplesort_gettupleslot(bstate->sort, true, false, slot, NULL))
+				break;
+			slot_getallattrs(slot);
+			itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
+			itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+		}
 		ei_load_add(&lstate, lstate.leaf, itup);
 
 		if (++done % 1024 == 0)
