@@ -499,6 +499,13 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 							RelationGetRelationName(rel))));
 	}
 
+	/*
+	 * The left half replaces the original page in place: it keeps the
+	 * original's LSN, or XLogInsert would think the page was never logged
+	 * and attach a full image of it to every split.
+	 */
+	PageSetLSN(leftpage, PageGetLSN(origpage));
+
 	START_CRIT_SECTION();
 
 	memcpy(origpage, leftpage, BLCKSZ);
