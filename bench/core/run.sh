@@ -30,6 +30,10 @@
 #            [--types "int8 text"] [--out DIR] [--workdir DIR] [--keep]
 set -euo pipefail
 
+# The whole script is one brace group, so bash parses it completely before
+# running it: editing the file during a run cannot derail that run.
+{
+
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 
@@ -157,6 +161,7 @@ results="$work/results.csv"
 server_started=0
 
 # Stop the server and remove the cluster, whatever happened.
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	local rc=$?
 	trap - EXIT
@@ -287,6 +292,32 @@ server_started=1
 as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p "$port" \
 	-U "$dbuser" -d postgres -c "CREATE DATABASE bench"
 
+# Server CPU time is read from the postmaster's "children" counters
+# (cutime + cstime in /proc/PID/stat): a backend's user and system time is
+# added there when the postmaster reaps it.  Unlike elapsed time, it hardly
+# depends on what else the machine runs.
+pm_pid=$(head -n 1 "$data/postmaster.pid")
+clk_tck=$(getconf CLK_TCK)
+
+# Number of processes whose parent is the postmaster.
+pm_children() {
+	# cat, not awk, reads the files: a process may exit meanwhile
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v p="$pm_pid" '$4 == p { n++ } END { print n + 0 }'
+}
+
+# CPU seconds of all reaped backends so far, once every client backend
+# (beyond the auxiliary processes counted at start) has exited.
+backend_cpu() {
+	local i
+	for i in $(seq 1 100); do
+		[ "$(pm_children)" -le "$aux_children" ] && break
+		sleep 0.05
+	done
+	awk -v t="$clk_tck" '{ printf "%.2f", ($16 + $17) / t }' "/proc/$pm_pid/stat"
+}
+sleep 1
+aux_children=$(pm_children)
+
 pg_version=$(psql_b -c "SHOW server_version")
 psql_b -c "CREATE EXTENSION pg_prewarm"
 ext_version=""
@@ -367,11 +398,12 @@ for type in $types; do
 	record "$type" no_index heap_bytes "" "$heap_bytes" bytes
 
 	# -- 1. build ----------------------------------------------------------
-	declare -A build_times=()
+	declare -A build_times=() build_cpu=()
 	for rep in $(seq 1 "$reps"); do
 		for kind in $kinds; do
 			tbl=$(table_of "$type" "$kind")
 			psql_b -c "DROP INDEX IF EXISTS ${tbl}_k" -c "CHECKPOINT"
+			cpu0=$(backend_cpu)
 			res=$(psql_b <<EOF
 SELECT clock_timestamp() AS t0, pg_current_wal_insert_lsn() AS l0 \gset
 $(index_ddl "$type" "$kind");
@@ -380,9 +412,12 @@ SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric
        pg_relation_size('${tbl}_k');
 EOF
 			)
+			cpu1=$(backend_cpu)
 			IFS='|' read -r secs wal size <<<"$res"
 			build_times[$kind]+=" $secs"
-			step "$type: build $rep/$reps $(kind_label "$kind"): ${secs}s, $size bytes, WAL $wal bytes"
+			cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.2f", b - a }')
+			build_cpu[$kind]+=" $cpu"
+			step "$type: build $rep/$reps $(kind_label "$kind"): ${secs}s (CPU ${cpu}s), $size bytes, WAL $wal bytes"
 			if [ "$rep" -eq "$reps" ]; then
 				record "$type" "$(kind_label "$kind")" index_bytes "" "$size" bytes
 				record "$type" "$(kind_label "$kind")" bytes_per_entry "" \
@@ -396,8 +431,10 @@ EOF
 		record "$type" "$(kind_label "$kind")" build_s "" "$(median ${build_times[$kind]})" s
 		# shellcheck disable=SC2086
 		record "$type" "$(kind_label "$kind")" build_s_all "" "$(echo ${build_times[$kind]} | tr ' ' ';')" s
+		# shellcheck disable=SC2086
+		record "$type" "$(kind_label "$kind")" build_cpu_s "" "$(median ${build_cpu[$kind]})" s
 	done
-	unset build_times
+	unset build_times build_cpu
 
 	# -- 3. reads ----------------------------------------------------------
 	step "$type: VACUUM ANALYZE, prewarm"
@@ -463,15 +500,19 @@ EOF
 	for w in $workloads; do
 		for c in $clients; do
 			j=$((c < ncpu ? c : ncpu))
-			declare -A tps_runs=() lat_runs=()
+			declare -A tps_runs=() lat_runs=() cpu_runs=()
 			for round in $(seq 1 "$rounds"); do
 				for kind in $kinds; do
 					label=$(kind_label "$kind")
 					log="$work/pgbench.log"
+					cpu0=$(backend_cpu)
 					if as_pg env PGOPTIONS="$force_opts" "$PG_BINDIR/pgbench" -n -M prepared \
 						-T "$duration" -c "$c" -j "$j" -D nrows="$rows" \
 						-f "$work/scripts/${type}_${w}_$kind.sql" \
 						-h "$sock" -p "$port" -U "$dbuser" bench >"$log" 2>&1; then
+						cpu1=$(backend_cpu)
+						ntx=$(awk '/^number of transactions actually processed:/ { print $6; exit }' "$log")
+						cpu_tx=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$ntx" 'BEGIN { if (n > 0) printf "%.2f", (b - a) * 1e6 / n }')
 						tps=$(awk '/^tps = / { print $3; exit }' "$log")
 						lat=$(awk '/^latency average = / { print $4; exit }' "$log")
 						failed=$(awk -F'[:(]' '/^number of failed transactions/ { gsub(/ /, "", $2); print $2; exit }' "$log")
@@ -479,6 +520,7 @@ EOF
 						tps=""
 						lat=""
 						failed=""
+						cpu_tx=""
 						echo "run.sh: WARNING: pgbench $type $w $label c=$c failed:" >&2
 						tail -n 5 "$log" >&2
 					fi
@@ -486,10 +528,13 @@ EOF
 						tps_runs[$kind]+=" $tps"
 						lat_runs[$kind]+=" $lat"
 					fi
+					if [ -n "$cpu_tx" ]; then
+						cpu_runs[$kind]+=" $cpu_tx"
+					fi
 					if [ -n "$failed" ] && [ "$failed" != 0 ]; then
 						record "$type" "$label" "failed_tx_$w" "$c" "$failed" count
 					fi
-					step "$type: pgbench $w c=$c $label${round_tag:+ round $round/$rounds}: ${tps:-FAILED} tps, ${lat:-?} ms"
+					step "$type: pgbench $w c=$c $label${round_tag:+ round $round/$rounds}: ${tps:-FAILED} tps, ${lat:-?} ms, server CPU ${cpu_tx:-?} us/tx"
 				done
 			done
 			for kind in $kinds; do
@@ -499,6 +544,10 @@ EOF
 					record "$type" "$label" "tps_$w" "$c" "$(median ${tps_runs[$kind]})" tps
 					# shellcheck disable=SC2086
 					record "$type" "$label" "latency_ms_$w" "$c" "$(median ${lat_runs[$kind]})" ms
+					if [ -n "${cpu_runs[$kind]:-}" ]; then
+						# shellcheck disable=SC2086
+						record "$type" "$label" "cpu_us_per_tx_$w" "$c" "$(median ${cpu_runs[$kind]})" us
+					fi
 					if [ "$rounds" -gt 1 ]; then
 						# shellcheck disable=SC2086
 						record "$type" "$label" "tps_all_$w" "$c" "$(echo ${tps_runs[$kind]} | tr ' ' ';')" tps
@@ -507,13 +556,13 @@ EOF
 					record "$type" "$label" "tps_$w" "$c" NA tps
 				fi
 			done
-			unset tps_runs lat_runs
+			unset tps_runs lat_runs cpu_runs
 		done
 	done
 
 	# -- 2. bulk insert ----------------------------------------------------
 	psql_b -c "SELECT pg_prewarm('${type}_ins')" >/dev/null
-	declare -A ins_secs=() ins_wal=()
+	declare -A ins_secs=() ins_wal=() ins_cpu=()
 	for kind in no_index $kinds; do
 		tbl=$(table_of "$type" "$kind")
 		label=$(kind_label "$kind")
@@ -521,6 +570,7 @@ EOF
 		# WAL record and FPI counters are read in separate sessions: a
 		# backend flushes its statistics when it exits.
 		stats0=$(psql_b -c "SELECT wal_records || '|' || wal_fpi FROM pg_stat_wal")
+		cpu0=$(backend_cpu)
 		res=$(psql_b <<EOF
 SELECT clock_timestamp() AS t0, pg_current_wal_insert_lsn() AS l0 \gset
 INSERT INTO $tbl SELECT k, v FROM ${type}_ins;
@@ -528,12 +578,16 @@ SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)::numeric
        pg_current_wal_insert_lsn() - :'l0'::pg_lsn;
 EOF
 		)
+		cpu1=$(backend_cpu)
 		stats1=$(psql_b -c "SELECT wal_records || '|' || wal_fpi FROM pg_stat_wal")
 		IFS='|' read -r secs wal <<<"$res"
 		IFS='|' read -r r0 f0 <<<"$stats0"
 		IFS='|' read -r r1 f1 <<<"$stats1"
 		ins_secs[$kind]=$secs
 		ins_wal[$kind]=$wal
+		ins_cpu[$kind]=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.2f", b - a }')
+		record "$type" "$label" insert_cpu_us_per_row "" \
+			"$(awk -v n="$insert_rows" -v c="${ins_cpu[$kind]}" 'BEGIN { printf "%.3f", c * 1e6 / n }')" us
 		rps=$(awk -v n="$insert_rows" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')
 		walrow=$(awk -v n="$insert_rows" -v w="$wal" 'BEGIN { printf "%.2f", w / n }')
 		record "$type" "$label" insert_s "" "$secs" s
@@ -548,16 +602,18 @@ EOF
 				"$(awk -v n="$insert_rows" -v w="$wal" -v b="${ins_wal[no_index]}" 'BEGIN { printf "%.2f", (w - b) / n }')" bytes
 			record "$type" "$label" insert_index_us_per_row "" \
 				"$(awk -v n="$insert_rows" -v s="$secs" -v b="${ins_secs[no_index]}" 'BEGIN { printf "%.3f", (s - b) * 1e6 / n }')" us
+			record "$type" "$label" insert_index_cpu_us_per_row "" \
+				"$(awk -v n="$insert_rows" -v c="${ins_cpu[$kind]}" -v b="${ins_cpu[no_index]}" 'BEGIN { printf "%.3f", (c - b) * 1e6 / n }')" us
 			size=$(psql_b -c "SELECT pg_relation_size('${tbl}_k')")
 			record "$type" "$label" index_bytes_after_insert "" "$size" bytes
 			record "$type" "$label" bytes_per_entry_after_insert "" \
 				"$(awk -v s="$size" -v n="$((rows + insert_rows))" 'BEGIN { printf "%.2f", s / n }')" bytes
-			step "$type: insert $insert_rows rows $label: ${secs}s ($rps rows/s), WAL $walrow bytes/row, index $size bytes"
+			step "$type: insert $insert_rows rows $label: ${secs}s (CPU ${ins_cpu[$kind]}s, $rps rows/s), WAL $walrow bytes/row, index $size bytes"
 		else
-			step "$type: insert $insert_rows rows $label: ${secs}s ($rps rows/s), WAL $walrow bytes/row"
+			step "$type: insert $insert_rows rows $label: ${secs}s (CPU ${ins_cpu[$kind]}s, $rps rows/s), WAL $walrow bytes/row"
 		fi
 	done
-	unset ins_secs ins_wal
+	unset ins_secs ins_wal ins_cpu
 
 	step "$type: drop tables"
 	{
@@ -599,3 +655,5 @@ awk -F, \
 	-f "$here/report.awk" "$out/core-results.csv" >"$out/core.md"
 
 step "done in $(((end_epoch - start_epoch) / 60)) min $(((end_epoch - start_epoch) % 60)) s"
+exit 0
+}
