@@ -18,8 +18,11 @@
  * space map) only once safexid is older than every running transaction's
  * snapshot horizon: no scan that could have seen a link to the page is left.
  *
- * Only leaves are deleted, and only a leaf whose right sibling has the same
- * parent, so parents never lose their last downlink.  See src/README.md.
+ * A leaf that is its parent's only child is deleted together with the
+ * parent (and a single-child grandparent), as a chain: step 1 removes the
+ * chain top's downlink and flags every chain page half-dead; step 2 unlinks
+ * the chain top down, the leaf's high key remembering the next page to
+ * unlink.  See src/README.md.
  *
  *-------------------------------------------------------------------------
  */
@@ -109,16 +112,17 @@ EIPageRemoveDownlink(Page ppage, OffsetNumber poff, BlockNumber rightblk)
 	PageIndexTupleDelete(ppage, OffsetNumberNext(poff));
 }
 
+/* a chain is the leaf plus at most this many single-child ancestors */
+#define EI_MAX_CHAIN_PARENTS	2
+
 /*
- * Find the parent page holding the downlink to a leaf, by descending with
- * the leaf's high key to level 1; returns it write-locked, or InvalidBuffer.
+ * Find the page at `level` holding the downlink to `child`, by descending
+ * with the leaf's high key; returns it write-locked, or InvalidBuffer.
  */
 static Buffer
-ei_find_leaf_parent(Relation rel, Page leafpage, BlockNumber leafblk,
-					OffsetNumber *poff)
+ei_find_parent(Relation rel, EIScanInsert key, uint32 level,
+			   BlockNumber child, OffsetNumber *poff)
 {
-	IndexTuple	hikey = EIReadTuple(leafpage, EI_HIKEY);
-	EIScanInsert key = EIMakeScanKey(rel, hikey, false);
 	EIStackData stack;
 	Buffer		buf;
 	Buffer		pbuf;
@@ -133,15 +137,14 @@ ei_find_leaf_parent(Relation rel, Page leafpage, BlockNumber leafblk,
 		buf = EIMoveRight(rel, key, buf, false, NULL, EI_READ);
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
-		if (opaque->ei_level < 1)
+		if (opaque->ei_level < level)
 		{
-			/* the root is a leaf (a root split is still unfinished) */
+			/* the tree is not that tall (a root split is unfinished) */
 			EIRelBuf(rel, buf);
-			pfree(key);
 			return InvalidBuffer;
 		}
 		off = EIBinSearch(rel, key, page);
-		if (opaque->ei_level == 1)
+		if (opaque->ei_level == level)
 		{
 			stack.blkno = BufferGetBlockNumber(buf);
 			stack.offset = off;
@@ -152,16 +155,48 @@ ei_find_leaf_parent(Relation rel, Page leafpage, BlockNumber leafblk,
 		buf = EIRelAndGetBuf(rel, buf,
 							 EITupleGetDownlink(EIReadTuple(page, off)), EI_READ);
 	}
-	pfree(key);
 
-	pbuf = EIGetParentBuf(rel, &stack, leafblk);
+	pbuf = EIGetParentBuf(rel, &stack, child);
 	*poff = stack.offset;
 	return pbuf;
 }
 
 /*
+ * Set the chain-top link kept in a half-dead leaf's high key.
+ */
+static void
+ei_set_leaf_topparent(Page leafpage, BlockNumber topparent)
+{
+	EITupleSetDownlink(EIReadTuple(leafpage, EI_HIKEY), topparent);
+}
+
+/*
+ * Apply step 1 to the pages it changes (shared with redo): the chain top's
+ * parent hands the top's key space to its right sibling, the leaf and the
+ * chain's inner pages become half-dead, and the leaf remembers the top.
+ */
+void
+EIPageMarkHalfDead(Page leafpage, Page ppage, OffsetNumber poff,
+				   BlockNumber rightblk, BlockNumber topparent)
+{
+	if (ppage != NULL)
+		EIPageRemoveDownlink(ppage, poff, rightblk);
+	if (leafpage != NULL)
+	{
+		EIPageGetOpaque(leafpage)->ei_flags |= EI_HALF_DEAD;
+		ei_set_leaf_topparent(leafpage, topparent);
+	}
+}
+
+/*
  * Delete an empty leaf that VACUUM holds locked.  Always releases leafbuf.
  * Returns true if the page was deleted (or at least made half-dead).
+ *
+ * If the leaf is its parent's only child, the parent is deleted with it,
+ * and so on up (a chain of at most EI_MAX_CHAIN_PARENTS inner pages), so
+ * that inner pages never stay behind empty.  The chain's top must not be
+ * the last downlink of its own parent: its key space goes to its right
+ * sibling, whose downlink must follow it in that parent.
  */
 bool
 EIPageDelete(Relation rel, Buffer leafbuf)
@@ -169,10 +204,16 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 	Page		page = BufferGetPage(leafbuf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	BlockNumber leafblk = BufferGetBlockNumber(leafbuf);
-	BlockNumber rightblk = opaque->ei_next;
-	Buffer		pbuf;
-	Page		ppage;
-	OffsetNumber poff;
+	BlockNumber child = leafblk;
+	BlockNumber topright = opaque->ei_next;
+	Buffer		chain[EI_MAX_CHAIN_PARENTS];
+	int			nchain = 0;
+	Buffer		pbuf = InvalidBuffer;
+	OffsetNumber poff = InvalidOffsetNumber;
+	EIScanInsert key;
+	uint32		level;
+	int			i;
+	bool		ok = false;
 
 	/* never the rightmost leaf, the root, or a page with entries */
 	if (!EI_IS_LEAF(opaque) || EI_RIGHTMOST(opaque) || EI_IS_ROOT(opaque) ||
@@ -184,29 +225,63 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 	}
 
 	/*
-	 * Lock the parent while holding the leaf: locks go upward, as in
-	 * insertion.  The leaf must not be its parent's last downlink, and the
-	 * next downlink must be its right sibling, or we leave it alone.
+	 * Lock parents upward while holding the leaf, as insertion does.  A
+	 * single-child parent cannot change meanwhile: only a split of its one
+	 * child, our locked empty leaf or a chain page above it, could add to it.
 	 */
-	pbuf = ei_find_leaf_parent(rel, page, leafblk, &poff);
-	if (!BufferIsValid(pbuf))
+	key = EIMakeScanKey(rel, EIReadTuple(page, EI_HIKEY), false);
+	for (level = 1;; level++)
 	{
-		EIRelBuf(rel, leafbuf);
-		return false;
+		Page		ppage;
+		EIPageOpaque popaque;
+		OffsetNumber pmax;
+
+		pbuf = ei_find_parent(rel, key, level, child, &poff);
+		if (!BufferIsValid(pbuf))
+			break;
+		ppage = BufferGetPage(pbuf);
+		popaque = EIPageGetOpaque(ppage);
+		pmax = PageGetMaxOffsetNumber(ppage);
+
+		if (poff < pmax)
+		{
+			/* found the chain top's parent */
+			ok = (EITupleGetDownlink(EIReadTuple(ppage, OffsetNumberNext(poff))) ==
+				  topright);
+			break;
+		}
+
+		/* the child is the last downlink: go up only if it is the only one */
+		if (poff != EI_FIRST_DATA(popaque) || EI_IS_ROOT(popaque) ||
+			EI_RIGHTMOST(popaque) || EI_INCOMPLETE(popaque) ||
+			nchain == EI_MAX_CHAIN_PARENTS)
+			break;
+		chain[nchain++] = pbuf;
+		child = BufferGetBlockNumber(pbuf);
+		topright = popaque->ei_next;
+		pbuf = InvalidBuffer;
 	}
-	ppage = BufferGetPage(pbuf);
-	if (poff >= PageGetMaxOffsetNumber(ppage) ||
-		EITupleGetDownlink(EIReadTuple(ppage, OffsetNumberNext(poff))) != rightblk)
+	pfree(key);
+
+	if (!ok)
 	{
-		EIRelBuf(rel, pbuf);
+		if (BufferIsValid(pbuf))
+			EIRelBuf(rel, pbuf);
+		for (i = nchain - 1; i >= 0; i--)
+			EIRelBuf(rel, chain[i]);
 		EIRelBuf(rel, leafbuf);
 		return false;
 	}
 
 	START_CRIT_SECTION();
 
-	EIPageRemoveDownlink(ppage, poff, rightblk);
-	opaque->ei_flags |= EI_HALF_DEAD;
+	EIPageMarkHalfDead(page, BufferGetPage(pbuf), poff, topright,
+					   nchain > 0 ? child : InvalidBlockNumber);
+	for (i = 0; i < nchain; i++)
+	{
+		EIPageGetOpaque(BufferGetPage(chain[i]))->ei_flags |= EI_HALF_DEAD;
+		MarkBufferDirty(chain[i]);
+	}
 	MarkBufferDirty(pbuf);
 	MarkBufferDirty(leafbuf);
 
@@ -216,19 +291,26 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 		XLogRecPtr	recptr;
 
 		xlrec.poffset = poff;
-		xlrec.rightblk = rightblk;
+		xlrec.rightblk = topright;
+		xlrec.topparent = nchain > 0 ? child : InvalidBlockNumber;
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEIMarkHalfdead);
 		XLogRegisterBuffer(0, leafbuf, REGBUF_STANDARD);
 		XLogRegisterBuffer(1, pbuf, REGBUF_STANDARD);
+		for (i = 0; i < nchain; i++)
+			XLogRegisterBuffer(2 + i, chain[i], REGBUF_STANDARD);
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_MARK_HALFDEAD);
 		PageSetLSN(page, recptr);
-		PageSetLSN(ppage, recptr);
+		PageSetLSN(BufferGetPage(pbuf), recptr);
+		for (i = 0; i < nchain; i++)
+			PageSetLSN(BufferGetPage(chain[i]), recptr);
 	}
 
 	END_CRIT_SECTION();
 
 	EIRelBuf(rel, pbuf);
+	for (i = nchain - 1; i >= 0; i--)
+		EIRelBuf(rel, chain[i]);
 	EIRelBuf(rel, leafbuf);
 
 	ei_fault_point(EI_FAULT_AFTER_HALFDEAD);
@@ -238,51 +320,55 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 }
 
 /*
- * Unlink a half-dead leaf from its siblings and mark it deleted (step 2).
+ * Unlink one half-dead page from its siblings and mark it deleted.
  *
  * Locks go left to right: left sibling, target, right sibling.  The left
  * sibling may have split since the target was read, so we walk right from
- * the remembered one until we find the page that links to the target.
+ * the remembered one until we find the page that links to the target.  When
+ * the target is an inner page of a chain, lbuf is the half-dead leaf, held
+ * write-locked by the caller (a lower level, so locked first), whose
+ * chain-top link moves down to the target's child.
  */
-void
-EIUnlinkHalfDead(Relation rel, BlockNumber target)
+static void
+ei_unlink_page(Relation rel, BlockNumber target, Buffer lbuf)
 {
-	Buffer		lbuf = InvalidBuffer;
+	Buffer		sbuf = InvalidBuffer;
 	Buffer		tbuf;
 	Buffer		rbuf;
 	Page		tpage;
 	EIPageOpaque topaque;
 	BlockNumber leftblk;
 	BlockNumber rightblk;
+	BlockNumber nexttop = InvalidBlockNumber;
 	uint32		level;
 	FullTransactionId safexid;
 
 	tbuf = EIGetBuf(rel, target, EI_READ);
 	topaque = EIPageGetOpaque(BufferGetPage(tbuf));
-	if (!(topaque->ei_flags & EI_HALF_DEAD))
-	{
-		EIRelBuf(rel, tbuf);
-		return;
-	}
+	if (!(topaque->ei_flags & EI_HALF_DEAD) || (topaque->ei_flags & EI_DELETED))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("block %u to unlink is not half-dead in index \"%s\"",
+						target, RelationGetRelationName(rel))));
 	leftblk = topaque->ei_prev;
 	EIRelBuf(rel, tbuf);
 
 	if (BlockNumberIsValid(leftblk))
 	{
-		lbuf = EIGetBuf(rel, leftblk, EI_WRITE);
+		sbuf = EIGetBuf(rel, leftblk, EI_WRITE);
 		for (;;)
 		{
-			EIPageOpaque lopaque = EIPageGetOpaque(BufferGetPage(lbuf));
+			EIPageOpaque sopaque = EIPageGetOpaque(BufferGetPage(sbuf));
 
-			if (lopaque->ei_next == target)
+			if (sopaque->ei_next == target)
 				break;
-			if (EI_RIGHTMOST(lopaque))
+			if (EI_RIGHTMOST(sopaque))
 				ereport(ERROR,
 						(errcode(ERRCODE_INDEX_CORRUPTED),
 						 errmsg("left sibling of block %u not found in index \"%s\"",
 								target, RelationGetRelationName(rel))));
-			leftblk = lopaque->ei_next;
-			lbuf = EIRelAndGetBuf(rel, lbuf, leftblk, EI_WRITE);
+			leftblk = sopaque->ei_next;
+			sbuf = EIRelAndGetBuf(rel, sbuf, leftblk, EI_WRITE);
 		}
 	}
 
@@ -296,6 +382,13 @@ EIUnlinkHalfDead(Relation rel, BlockNumber target)
 						target, RelationGetRelationName(rel))));
 	rightblk = topaque->ei_next;
 	level = topaque->ei_level;
+	if (BufferIsValid(lbuf))
+	{
+		BlockNumber child = EITupleGetDownlink(EIReadTuple(tpage, EI_FIRST_DATA(topaque)));
+
+		if (child != BufferGetBlockNumber(lbuf))
+			nexttop = child;
+	}
 
 	rbuf = EIGetBuf(rel, rightblk, EI_WRITE);
 	if (EIPageGetOpaque(BufferGetPage(rbuf))->ei_prev != target)
@@ -311,15 +404,20 @@ EIUnlinkHalfDead(Relation rel, BlockNumber target)
 
 	START_CRIT_SECTION();
 
-	if (BufferIsValid(lbuf))
+	if (BufferIsValid(sbuf))
 	{
-		EIPageGetOpaque(BufferGetPage(lbuf))->ei_next = rightblk;
-		MarkBufferDirty(lbuf);
+		EIPageGetOpaque(BufferGetPage(sbuf))->ei_next = rightblk;
+		MarkBufferDirty(sbuf);
 	}
 	EIPageGetOpaque(BufferGetPage(rbuf))->ei_prev = leftblk;
 	MarkBufferDirty(rbuf);
 	EIPageSetDeleted(tpage, leftblk, rightblk, level, safexid);
 	MarkBufferDirty(tbuf);
+	if (BufferIsValid(lbuf))
+	{
+		ei_set_leaf_topparent(BufferGetPage(lbuf), nexttop);
+		MarkBufferDirty(lbuf);
+	}
 
 	if (RelationNeedsWAL(rel))
 	{
@@ -329,28 +427,72 @@ EIUnlinkHalfDead(Relation rel, BlockNumber target)
 		xlrec.leftblk = leftblk;
 		xlrec.rightblk = rightblk;
 		xlrec.level = level;
+		xlrec.leaftopparent = nexttop;
 		xlrec.safexid = safexid;
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEIUnlinkPage);
-		if (BufferIsValid(lbuf))
-			XLogRegisterBuffer(0, lbuf, REGBUF_STANDARD);
+		if (BufferIsValid(sbuf))
+			XLogRegisterBuffer(0, sbuf, REGBUF_STANDARD);
 		XLogRegisterBuffer(1, tbuf, REGBUF_WILL_INIT);
 		XLogRegisterBuffer(2, rbuf, REGBUF_STANDARD);
-		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_UNLINK_PAGE);
 		if (BufferIsValid(lbuf))
-			PageSetLSN(BufferGetPage(lbuf), recptr);
+			XLogRegisterBuffer(3, lbuf, REGBUF_STANDARD);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_UNLINK_PAGE);
+		if (BufferIsValid(sbuf))
+			PageSetLSN(BufferGetPage(sbuf), recptr);
 		PageSetLSN(tpage, recptr);
 		PageSetLSN(BufferGetPage(rbuf), recptr);
+		if (BufferIsValid(lbuf))
+			PageSetLSN(BufferGetPage(lbuf), recptr);
 	}
 
 	END_CRIT_SECTION();
 
 	EIRelBuf(rel, rbuf);
 	EIRelBuf(rel, tbuf);
-	if (BufferIsValid(lbuf))
-		EIRelBuf(rel, lbuf);
+	if (BufferIsValid(sbuf))
+		EIRelBuf(rel, sbuf);
+}
 
-	ei_fault_point(EI_FAULT_AFTER_UNLINK);
+/*
+ * Finish deleting a half-dead leaf (step 2): unlink its chain from the top
+ * down, then the leaf itself.
+ *
+ * Top-down order keeps every intermediate state valid: the pages still
+ * linked are the leaf and the chain below the recorded top, each reachable
+ * only through right links, and a crash anywhere leaves the leaf pointing at
+ * the next page to unlink.
+ */
+void
+EIUnlinkHalfDead(Relation rel, BlockNumber leafblk)
+{
+	for (;;)
+	{
+		Buffer		lbuf = EIGetBuf(rel, leafblk, EI_WRITE);
+		Page		lpage = BufferGetPage(lbuf);
+		EIPageOpaque lopaque = EIPageGetOpaque(lpage);
+		BlockNumber top;
+
+		if (!(lopaque->ei_flags & EI_HALF_DEAD) || (lopaque->ei_flags & EI_DELETED))
+		{
+			EIRelBuf(rel, lbuf);
+			return;
+		}
+		top = EITupleGetDownlink(EIReadTuple(lpage, EI_HIKEY));
+
+		if (!BlockNumberIsValid(top))
+		{
+			/* the leaf itself: its left sibling must be locked before it */
+			EIRelBuf(rel, lbuf);
+			ei_unlink_page(rel, leafblk, InvalidBuffer);
+			ei_fault_point(EI_FAULT_AFTER_UNLINK);
+			return;
+		}
+
+		ei_unlink_page(rel, top, lbuf);
+		EIRelBuf(rel, lbuf);
+		ei_fault_point(EI_FAULT_AFTER_UNLINK);
+	}
 }
 
 /*

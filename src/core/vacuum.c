@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
@@ -260,10 +261,12 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	/*
 	 * Give back trailing free pages.  AccessExclusiveLock waits for no one
 	 * here: if any backend uses the index, we simply leave the pages to the
-	 * free space map.  Under the lock nobody can have taken a page from the
+	 * free space map.  Taking it logs the lock for standbys, which needs a
+	 * transaction id, so a parallel VACUUM (which cannot assign one) leaves
+	 * truncation to a later, serial one.  Under the lock nobody can have taken a page from the
 	 * map since we looked, and no scan holds a link to a block past the end.
 	 */
-	if (last_used + 1 < nblocks &&
+	if (last_used + 1 < nblocks && !IsInParallelMode() &&
 		ConditionalLockRelation(rel, AccessExclusiveLock))
 	{
 		BlockNumber newnblocks = last_used + 1;

@@ -269,24 +269,44 @@ ei_redo_mark_halfdead(XLogReaderState *record)
 {
 	xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *) XLogRecGetData(record);
 	Buffer		buf;
+	uint8		block_id;
 
-	if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+	/* the leaf was locked first on the primary */
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
-		Page		ppage = BufferGetPage(buf);
+		Page		page = BufferGetPage(buf);
 
-		EIPageRemoveDownlink(ppage, xlrec->poffset, xlrec->rightblk);
-		PageSetLSN(ppage, record->EndRecPtr);
+		EIPageMarkHalfDead(page, NULL, InvalidOffsetNumber, InvalidBlockNumber,
+						   xlrec->topparent);
+		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
 	if (BufferIsValid(buf))
 		UnlockReleaseBuffer(buf);
 
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	for (block_id = 2; block_id <= 3; block_id++)
 	{
-		Page		page = BufferGetPage(buf);
+		if (!XLogRecHasBlockRef(record, block_id))
+			continue;
+		if (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO)
+		{
+			Page		page = BufferGetPage(buf);
 
-		EIPageGetOpaque(page)->ei_flags |= EI_HALF_DEAD;
-		PageSetLSN(page, record->EndRecPtr);
+			EIPageGetOpaque(page)->ei_flags |= EI_HALF_DEAD;
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(buf);
+		}
+		if (BufferIsValid(buf))
+			UnlockReleaseBuffer(buf);
+	}
+
+	if (XLogReadBufferForRedo(record, 1, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		ppage = BufferGetPage(buf);
+
+		EIPageMarkHalfDead(NULL, ppage, xlrec->poffset, xlrec->rightblk,
+						   InvalidBlockNumber);
+		PageSetLSN(ppage, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
 	if (BufferIsValid(buf))
@@ -327,6 +347,22 @@ ei_redo_unlink_page(XLogReaderState *record)
 		EIPageGetOpaque(page)->ei_prev = xlrec->leftblk;
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(rbuf);
+	}
+
+	if (XLogRecHasBlockRef(record, 3))
+	{
+		Buffer		leafbuf;
+
+		if (XLogReadBufferForRedo(record, 3, &leafbuf) == BLK_NEEDS_REDO)
+		{
+			Page		page = BufferGetPage(leafbuf);
+
+			EITupleSetDownlink(EIReadTuple(page, EI_HIKEY), xlrec->leaftopparent);
+			PageSetLSN(page, record->EndRecPtr);
+			MarkBufferDirty(leafbuf);
+		}
+		if (BufferIsValid(leafbuf))
+			UnlockReleaseBuffer(leafbuf);
 	}
 
 	if (BufferIsValid(rbuf))
@@ -449,16 +485,17 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			{
 				xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *) rec;
 
-				appendStringInfo(buf, "poffset: %u, rightblk: %u",
-								 xlrec->poffset, xlrec->rightblk);
+				appendStringInfo(buf, "poffset: %u, rightblk: %u, topparent: %u",
+								 xlrec->poffset, xlrec->rightblk, xlrec->topparent);
 				break;
 			}
 		case XLOG_EI_UNLINK_PAGE:
 			{
 				xl_ei_unlink_page *xlrec = (xl_ei_unlink_page *) rec;
 
-				appendStringInfo(buf, "leftblk: %u, rightblk: %u, level: %u, safexid: %u:%u",
+				appendStringInfo(buf, "leftblk: %u, rightblk: %u, level: %u, leaftopparent: %u, safexid: %u:%u",
 								 xlrec->leftblk, xlrec->rightblk, xlrec->level,
+								 xlrec->leaftopparent,
 								 EpochFromFullTransactionId(xlrec->safexid),
 								 XidFromFullTransactionId(xlrec->safexid));
 				break;

@@ -377,6 +377,8 @@ extern void EIPageSetDeleted(Page page, BlockNumber prev, BlockNumber next,
 							 uint32 level, FullTransactionId safexid);
 extern FullTransactionId EIPageGetSafeXid(Page page);
 extern void EIPageRemoveDownlink(Page ppage, OffsetNumber poff, BlockNumber rightblk);
+extern void EIPageMarkHalfDead(Page leafpage, Page ppage, OffsetNumber poff,
+							   BlockNumber rightblk, BlockNumber topparent);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 
 /* elastic_index.debug_fault: stop page deletion after a step (tests only) */

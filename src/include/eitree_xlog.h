@@ -135,17 +135,21 @@ typedef struct xl_ei_delete
 /*
  * XLOG_EI_MARK_HALFDEAD
  *
- * Block 0: the empty leaf, which becomes EI_HALF_DEAD.  Block 1: its parent,
- * where the downlink at poffset is redirected to the leaf's right sibling
- * and the pivot after it (the right sibling's old downlink) is removed.
+ * Block 0: the empty leaf, which becomes EI_HALF_DEAD; its high key's
+ * downlink field is set to topparent.  Block 1: the parent of the chain's
+ * top page, where the downlink at poffset is redirected to the top page's
+ * right sibling (rightblk) and the pivot after it is removed.  Blocks 2 and
+ * 3 (optional): single-child ancestors of the leaf deleted with it, which
+ * become EI_HALF_DEAD too.
  */
 typedef struct xl_ei_mark_halfdead
 {
-	OffsetNumber poffset;		/* the leaf's downlink in the parent */
-	BlockNumber rightblk;		/* the leaf's right sibling */
+	OffsetNumber poffset;		/* the chain top's downlink in its parent */
+	BlockNumber rightblk;		/* the chain top's right sibling */
+	BlockNumber topparent;		/* chain top if above the leaf, else invalid */
 } xl_ei_mark_halfdead;
 
-#define SizeOfEIMarkHalfdead	(offsetof(xl_ei_mark_halfdead, rightblk) + sizeof(BlockNumber))
+#define SizeOfEIMarkHalfdead	(offsetof(xl_ei_mark_halfdead, topparent) + sizeof(BlockNumber))
 
 /*
  * XLOG_EI_UNLINK_PAGE
@@ -153,13 +157,16 @@ typedef struct xl_ei_mark_halfdead
  * Block 0: left sibling (absent for the leftmost page), whose right link
  * skips the target.  Block 1: the half-dead target, which becomes
  * EI_DELETED with safexid stored in it (will-init).  Block 2: right
- * sibling, whose left link skips the target.
+ * sibling, whose left link skips the target.  Block 3 (when the target is
+ * an inner page of a chain): the half-dead leaf, whose high key's downlink
+ * moves down the chain to leaftopparent.
  */
 typedef struct xl_ei_unlink_page
 {
 	BlockNumber leftblk;		/* InvalidBlockNumber if none */
 	BlockNumber rightblk;
 	uint32		level;
+	BlockNumber leaftopparent;	/* next chain top, or invalid */
 	FullTransactionId safexid;	/* page may be recycled once this is old */
 } xl_ei_unlink_page;
 

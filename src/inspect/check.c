@@ -286,6 +286,8 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 	return page;
 }
 
+static bool ei_is_halfdead(Page page);
+
 /*
  * Check the kind of every item of a page: high key, minus infinity item,
  * pivots with heap TID and sane downlinks, leaf items with valid heap TIDs.
@@ -318,7 +320,9 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 		if (off < first)
 		{
 			/* the high key */
-			if (EITupleGetDownlink(itup) != InvalidBlockNumber ||
+			/* a half-dead leaf keeps its chain top in the downlink field */
+			if ((EITupleGetDownlink(itup) != InvalidBlockNumber &&
+				 !ei_is_halfdead(page)) ||
 				(EIPivotFlags(itup) & EI_PIVOT_HAS_TID) == 0 ||
 				EIPivotIsMinusInf(itup))
 				ei_corrupt(state, blkno, off,
@@ -431,16 +435,20 @@ ei_check_sibling_keys(EICheckState *state, BlockNumber leftblk, Page leftpage,
 }
 
 /*
- * Is this page a leaf left half-dead by the first step of page deletion?
+ * Is this page left half-dead by the first step of page deletion: a leaf
+ * with no entries, or an inner page of a deleted chain with its one downlink?
  */
 static bool
-ei_is_halfdead_leaf(Page page)
+ei_is_halfdead(Page page)
 {
 	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 
-	return (opaque->ei_flags & EI_HALF_DEAD) && !(opaque->ei_flags & EI_DELETED) &&
-		EI_IS_LEAF(opaque) && opaque->ei_level == 0 &&
-		PageGetMaxOffsetNumber(page) < EI_FIRST_DATA(opaque);
+	if (!(opaque->ei_flags & EI_HALF_DEAD) || (opaque->ei_flags & EI_DELETED))
+		return false;
+	if (EI_IS_LEAF(opaque))
+		return opaque->ei_level == 0 && maxoff < EI_FIRST_DATA(opaque);
+	return opaque->ei_level > 0 && maxoff == EI_FIRST_DATA(opaque);
 }
 
 /*
@@ -508,7 +516,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 			while (BlockNumberIsValid(leftblk))
 			{
 				Page		left = ei_read_page(state, leftblk);
-				bool		halfdead = ei_is_halfdead_leaf(left);
+				bool		halfdead = ei_is_halfdead(left);
 				BlockNumber nextleft = EIPageGetOpaque(left)->ei_prev;
 
 				pfree(left);
@@ -527,7 +535,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 			while (expected != childblk && BlockNumberIsValid(expected))
 			{
 				Page		skip = ei_read_page(state, expected);
-				bool		halfdead = ei_is_halfdead_leaf(skip) &&
+				bool		halfdead = ei_is_halfdead(skip) &&
 					EIPageGetOpaque(skip)->ei_prev == prevlink;
 				BlockNumber nextblk = EIPageGetOpaque(skip)->ei_next;
 
@@ -711,12 +719,12 @@ ei_check_level(EICheckState *state, BlockNumber leftmost, uint32 level)
 			ei_corrupt(state, blkno, InvalidOffsetNumber,
 					   "leaf flag does not match level %u", level);
 		/*
-		 * A half-dead leaf stays linked until the second step of its
-		 * deletion (a crash can leave it so until the next VACUUM); a
+		 * Half-dead pages stay linked until the second step of their
+		 * deletion (a crash can leave them so until the next VACUUM); a
 		 * deleted page must be unlinked.
 		 */
 		if ((opaque->ei_flags & EI_DELETED) ||
-			((opaque->ei_flags & EI_HALF_DEAD) && !ei_is_halfdead_leaf(page)))
+			((opaque->ei_flags & EI_HALF_DEAD) && !ei_is_halfdead(page)))
 			ei_corrupt(state, blkno, InvalidOffsetNumber,
 					   "deleted or half-dead page is linked into level %u",
 					   level);
@@ -759,7 +767,9 @@ ei_check_level(EICheckState *state, BlockNumber leftmost, uint32 level)
 		{
 			if (prevpage == NULL)
 				childleftmost = EITupleGetDownlink(ei_item(page, EI_FIRST_DATA(opaque)));
-			ei_check_downlinks(state, blkno, page, &cursor);
+			/* a half-dead chain page's one downlink leads to half-dead pages */
+			if (!ei_is_halfdead(page))
+				ei_check_downlinks(state, blkno, page, &cursor);
 		}
 		else if (state->heapallindexed)
 			ei_collect_leaf(state, blkno, page);
