@@ -53,7 +53,15 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
 
+	/*
+	 * Pivots are copies of the first item of their right page, so a page's
+	 * high key is an exclusive bound: an entry equal to a pivot (same key and
+	 * a heap TID that VACUUM freed and the heap reused) belongs to its right.
+	 * Entries are unique, so searching for the first item > key (nextkey)
+	 * finds the one place the entry can take.
+	 */
 	key = EIMakeScanKey(rel, itup, true);
+	key->nextkey = true;
 
 	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
 	if (!BufferIsValid(buf))
