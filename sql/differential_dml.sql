@@ -1,0 +1,495 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_dml CASCADE;
+CREATE SCHEMA ei_dml;
+SET search_path = ei_dml, public;
+RESET client_min_messages;
+--
+-- Differential test harness (the same text opens every differential_*.sql
+-- file, so that each file runs on its own).
+--
+-- Each data set BASE lives in three tables with identical rows:
+--   BASE_seq   no index; read with a sequential scan (the reference)
+--   BASE_bt    PostgreSQL's btree indexes
+--   BASE_ei    the same indexes with USING elastic_btree
+-- ei_diff(BASE, QUERY, ORDERED, MODES) expands QUERY, a format() template in
+-- which %I (or %1$I) stands for the table, for each table, runs it under
+-- every planner mode in MODES and raises an error unless every result equals
+-- the reference: row for row when ORDERED, as multisets otherwise.  Before
+-- running a query on BASE_ei it also checks with EXPLAIN (FORMAT JSON) that
+-- the plan reads one of BASE_ei's elastic_btree indexes the way MODES asks
+-- and, for ORDERED queries outside bitmap mode, that no Sort node provides
+-- the order, so a test cannot pass by silently not using the index.  It
+-- returns 'ok rows=N' with N the number of rows of the reference (and the
+-- row itself when there is just one).
+--
+-- Modes: index (plain index scan), indexonly (index-only scan), bitmap
+-- (bitmap index scan), parallel (parallel-aware index or index-only scan).
+--
+-- Ordered queries must order by every output column they print, or print
+-- values that are equal only when their text is equal: ties may come back
+-- in any order, and -0 vs 0 (float), 1.0 vs 1.00 (numeric) or '1 day' vs
+-- '24 hours' (interval) are equal but print differently, so such queries
+-- print normalized values (x + 0, trim_scale(x), justify_interval(x)).
+--
+SET client_min_messages = warning;
+SET timezone = 'UTC';
+SET datestyle = 'ISO, MDY';
+SET intervalstyle = 'postgres';
+SET extra_float_digits = 1;
+SET max_parallel_workers_per_gather = 0;
+
+-- The join and sort switches a test may have turned off.
+CREATE OR REPLACE FUNCTION ei_get_knobs() RETURNS text[]
+LANGUAGE sql AS $fn$
+	SELECT array_agg(current_setting(k) ORDER BY n)
+	FROM unnest(ARRAY['enable_hashjoin', 'enable_mergejoin', 'enable_nestloop',
+					  'enable_sort', 'enable_material']) WITH ORDINALITY AS x(k, n)
+$fn$;
+
+-- Set the planner switches of one mode, for the current transaction.  The
+-- join and sort switches are turned on for the reference (mode seq), so
+-- that it gets a plain plan, and put back to SAVED (from ei_get_knobs) for
+-- the other modes.
+CREATE OR REPLACE FUNCTION ei_set_mode(mode text, saved text[] DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	knobs		text[] := ARRAY['enable_hashjoin', 'enable_mergejoin', 'enable_nestloop',
+								'enable_sort', 'enable_material'];
+	i			int;
+BEGIN
+	IF mode NOT IN ('seq', 'index', 'indexonly', 'bitmap', 'parallel') THEN
+		RAISE EXCEPTION 'unknown mode "%"', mode;
+	END IF;
+	IF saved IS NOT NULL THEN
+		FOR i IN 1 .. cardinality(knobs) LOOP
+			PERFORM set_config(knobs[i],
+							   CASE WHEN mode = 'seq' THEN 'on' ELSE saved[i] END, true);
+		END LOOP;
+	END IF;
+	PERFORM set_config('enable_seqscan',
+					   CASE WHEN mode = 'seq' THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_indexscan',
+					   CASE WHEN mode IN ('index', 'indexonly', 'parallel')
+					   THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_indexonlyscan',
+					   CASE WHEN mode IN ('indexonly', 'parallel')
+					   THEN 'on' ELSE 'off' END, true);
+	PERFORM set_config('enable_bitmapscan',
+					   CASE WHEN mode = 'bitmap' THEN 'on' ELSE 'off' END, true);
+	IF mode = 'parallel' THEN
+		PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+		PERFORM set_config('parallel_setup_cost', '0', true);
+		PERFORM set_config('parallel_tuple_cost', '0', true);
+		PERFORM set_config('min_parallel_table_scan_size', '0', true);
+		PERFORM set_config('min_parallel_index_scan_size', '0', true);
+		PERFORM set_config('parallel_leader_participation', 'off', true);
+		-- make CPU work dominate, so that sharing it among workers wins
+		PERFORM set_config('random_page_cost', '1', true);
+		PERFORM set_config('cpu_tuple_cost', '1', true);
+		PERFORM set_config('cpu_index_tuple_cost', '1', true);
+	ELSE
+		PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+	END IF;
+END
+$fn$;
+
+-- Does an EXPLAIN (FORMAT JSON) plan read an elastic_btree index of TBL
+-- with the scan kind MODE asks for?
+CREATE OR REPLACE FUNCTION ei_plan_uses(plan jsonb, tbl text, mode text) RETURNS bool
+LANGUAGE sql AS $fn$
+	SELECT EXISTS (
+		SELECT 1
+		FROM jsonb_path_query(plan, 'strict $.**') AS n(node)
+		WHERE jsonb_typeof(node) = 'object'
+		  AND node ->> 'Index Name' IN (
+				SELECT ci.relname
+				FROM pg_index i
+				JOIN pg_class ci ON ci.oid = i.indexrelid
+				JOIN pg_am am ON am.oid = ci.relam
+				WHERE i.indrelid = tbl::regclass
+				  AND am.amname = 'elastic_btree')
+		  AND CASE mode
+				WHEN 'index' THEN node ->> 'Node Type' = 'Index Scan'
+				WHEN 'indexonly' THEN node ->> 'Node Type' = 'Index Only Scan'
+				WHEN 'bitmap' THEN node ->> 'Node Type' = 'Bitmap Index Scan'
+				WHEN 'parallel' THEN node ->> 'Node Type' IN ('Index Scan', 'Index Only Scan')
+									 AND (node -> 'Parallel Aware')::bool
+				ELSE false
+			  END)
+$fn$;
+
+-- Sort an array of row texts (multiset comparison).
+CREATE OR REPLACE FUNCTION ei_sorted(a text[]) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $fn$
+	SELECT coalesce(array_agg(e ORDER BY e COLLATE "C"), '{}')
+	FROM unnest(a) AS e
+$fn$;
+
+-- Run QUERY on BASE_seq, BASE_bt and BASE_ei under each mode and compare.
+CREATE OR REPLACE FUNCTION ei_diff(base text, query text, ordered bool DEFAULT false,
+						modes text[] DEFAULT '{index,indexonly,bitmap}')
+RETURNS text
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	wrap constant text := 'SELECT coalesce(array_agg(x::text), ''{}'') FROM (%s) x';
+	ref			text[];
+	res			text[];
+	plan		jsonb;
+	mode		text;
+	tbl			text;
+	q			text;
+	i			int;
+	saved		text[] := ei_get_knobs();
+BEGIN
+	PERFORM ei_set_mode('seq', saved);
+	EXECUTE format(wrap, format(query, base || '_seq')) INTO ref;
+	IF NOT ordered THEN
+		ref := ei_sorted(ref);
+	END IF;
+
+	FOREACH mode IN ARRAY modes LOOP
+		PERFORM ei_set_mode(mode, saved);
+		FOREACH tbl IN ARRAY ARRAY[base || '_bt', base || '_ei'] LOOP
+			q := format(wrap, format(query, tbl));
+			IF tbl = base || '_ei' THEN
+				EXECUTE 'EXPLAIN (COSTS OFF, FORMAT JSON) ' || q INTO plan;
+				IF NOT ei_plan_uses(plan, tbl, mode) THEN
+					RAISE EXCEPTION 'mode %: plan does not use an elastic_btree index as expected: %',
+						mode, format(query, tbl)
+						USING DETAIL = jsonb_pretty(plan);
+				END IF;
+				-- an ordered query read through the index must get its order
+				-- from the index, not from a Sort node
+				IF ordered AND mode <> 'bitmap'
+				   AND jsonb_path_exists(plan, 'strict $.** ? (@."Node Type" like_regex "Sort")') THEN
+					RAISE EXCEPTION 'mode %: plan sorts instead of reading the index in order: %',
+						mode, format(query, tbl)
+						USING DETAIL = jsonb_pretty(plan);
+				END IF;
+			END IF;
+			EXECUTE q INTO res;
+			IF NOT ordered THEN
+				res := ei_sorted(res);
+			END IF;
+			IF res IS DISTINCT FROM ref THEN
+				i := 1;
+				WHILE i <= greatest(cardinality(res), cardinality(ref))
+					  AND res[i] IS NOT DISTINCT FROM ref[i] LOOP
+					i := i + 1;
+				END LOOP;
+				RAISE EXCEPTION 'mode %: % returned % rows, reference % rows; first difference at row %: % vs reference %',
+					mode, format(query, tbl), cardinality(res), cardinality(ref),
+					i, left(res[i], 200), left(ref[i], 200);
+			END IF;
+		END LOOP;
+	END LOOP;
+	IF cardinality(ref) = 1 THEN
+		RETURN format('ok rows=1: %s', left(ref[1], 80));
+	END IF;
+	RETURN format('ok rows=%s', cardinality(ref));
+END
+$fn$;
+
+-- The standard battery of queries on one column COL of BASE: every
+-- comparison operator against LO (<, <=, =) and HI (>=, >), BETWEEN,
+-- IS [NOT] NULL, ORDER BY ASC and DESC (with and without a range qual and
+-- LIMIT), and MIN/MAX unless MINMAX is false.  NORM is a format()
+-- template that normalizes an output value for ordered comparisons (see
+-- above).  FWD and BWD are the ORDER BY clauses (format() templates) that
+-- read the index forward and backward.  PROJ is what the unordered queries
+-- print of the column (a format() template).
+CREATE OR REPLACE FUNCTION ei_diff_col(base text, col text, lo text, hi text,
+							norm text DEFAULT '%s', minmax bool DEFAULT true,
+							fwd text DEFAULT '%s', bwd text DEFAULT '%s DESC',
+							proj text DEFAULT '%s')
+RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	op			text;
+	v			text;
+	n			text := format(norm, col);
+	p			text := format(proj, col);
+BEGIN
+	FOREACH op IN ARRAY ARRAY['<', '<=', '=', '>=', '>'] LOOP
+		v := CASE WHEN op IN ('<', '<=', '=') THEN lo ELSE hi END;
+		query := format('SELECT id, %s FROM %%I WHERE %s %s %s', p, col, op, v);
+		result := ei_diff(base, query, false, '{index,bitmap}');
+		RETURN NEXT;
+		query := format('SELECT %s FROM %%I WHERE %s %s %s', p, col, op, v);
+		result := ei_diff(base, query, false, '{indexonly}');
+		RETURN NEXT;
+	END LOOP;
+
+	query := format('SELECT %s FROM %%I WHERE %s BETWEEN %s AND %s', p, col, lo, hi);
+	result := ei_diff(base, query);
+	RETURN NEXT;
+	query := format('SELECT id FROM %%I WHERE %s IS NULL', col);
+	result := ei_diff(base, query, false, '{index,bitmap}');
+	RETURN NEXT;
+	query := format('SELECT count(*) FROM %%I WHERE %s IS NOT NULL', col);
+	result := ei_diff(base, query, false, '{indexonly,bitmap}');
+	RETURN NEXT;
+
+	query := format('SELECT %s FROM %%I ORDER BY %s', n, format(fwd, col));
+	result := ei_diff(base, query, true, '{index,indexonly}');
+	RETURN NEXT;
+	query := format('SELECT %s FROM %%I ORDER BY %s', n, format(bwd, col));
+	result := ei_diff(base, query, true, '{index,indexonly}');
+	RETURN NEXT;
+	query := format('SELECT %s FROM %%I WHERE %s >= %s ORDER BY %s LIMIT 50', n, col, lo, format(fwd, col));
+	result := ei_diff(base, query, true, '{index,indexonly,bitmap}');
+	RETURN NEXT;
+	query := format('SELECT %s FROM %%I WHERE %s <= %s ORDER BY %s LIMIT 50', n, col, hi, format(bwd, col));
+	result := ei_diff(base, query, true, '{index,indexonly,bitmap}');
+	RETURN NEXT;
+	query := format('SELECT %s FROM %%I WHERE %s > %s AND %s < %s ORDER BY %s', n, col, lo, col, hi, format(bwd, col));
+	result := ei_diff(base, query, true);
+	RETURN NEXT;
+	IF minmax THEN
+		query := format('SELECT %s, %s FROM %%I', format(norm, 'min(' || col || ')'),
+						format(norm, 'max(' || col || ')'));
+		result := ei_diff(base, query, true, '{index,indexonly}');
+		RETURN NEXT;
+	END IF;
+END
+$fn$;
+
+-- Create BASE_seq, BASE_bt and BASE_ei with the columns of table SRC, and
+-- load the rows of SRC with id <= SPLIT into each (the rest is inserted
+-- after the indexes are built).
+CREATE OR REPLACE FUNCTION ei_setup(base text, src text, split int) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	s			text;
+BEGIN
+	FOREACH s IN ARRAY ARRAY['_seq', '_bt', '_ei'] LOOP
+		EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING ALL) WITH (autovacuum_enabled = off)',
+					   base || s, src);
+		EXECUTE format('INSERT INTO %I SELECT * FROM %I WHERE id <= %s ORDER BY id',
+					   base || s, src, split);
+	END LOOP;
+END
+$fn$;
+
+-- Create index NAME (DEF is what follows the access method in CREATE INDEX,
+-- e.g. '(a, b DESC) WHERE a > 0') on BASE_bt with btree and on BASE_ei
+-- with elastic_btree.
+CREATE OR REPLACE FUNCTION ei_index(base text, name text, def text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+	EXECUTE format('CREATE INDEX %I ON %I USING btree %s', base || '_bt_' || name, base || '_bt', def);
+	EXECUTE format('CREATE INDEX %I ON %I USING elastic_btree %s', base || '_ei_' || name, base || '_ei', def);
+END
+$fn$;
+
+-- Run SQL (a format() template with %I for the table) on all three tables.
+CREATE OR REPLACE FUNCTION ei_exec(base text, sql text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	s			text;
+BEGIN
+	FOREACH s IN ARRAY ARRAY['_seq', '_bt', '_ei'] LOOP
+		EXECUTE format(sql, base || s);
+	END LOOP;
+END
+$fn$;
+
+-- Verify every elastic_btree index of BASE_ei with elastic_index_check(idx,
+-- true), and check that the three tables hold the same number of rows.
+CREATE OR REPLACE FUNCTION ei_check_all(base text) RETURNS text
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	idx			regclass;
+	nidx		int := 0;
+	counts		bigint[];
+	c			bigint;
+	s			text;
+BEGIN
+	FOR idx IN
+		SELECT i.indexrelid::regclass
+		FROM pg_index i
+		JOIN pg_class ci ON ci.oid = i.indexrelid
+		JOIN pg_am am ON am.oid = ci.relam
+		WHERE i.indrelid = (base || '_ei')::regclass
+		  AND am.amname = 'elastic_btree'
+		ORDER BY ci.relname
+	LOOP
+		PERFORM elastic_index_check(idx, true);
+		nidx := nidx + 1;
+	END LOOP;
+	FOREACH s IN ARRAY ARRAY['_seq', '_bt', '_ei'] LOOP
+		EXECUTE format('SELECT count(*) FROM %I', base || s) INTO c;
+		counts := counts || c;
+	END LOOP;
+	IF counts[1] <> counts[2] OR counts[1] <> counts[3] THEN
+		RAISE EXCEPTION 'tables of % differ in size: %', base, counts;
+	END IF;
+	RETURN format('%s indexes ok, %s rows', nidx, counts[1]);
+END
+$fn$;
+
+RESET client_min_messages;
+--
+-- Data changes after the build: deletes (with and without VACUUM), HOT and
+-- non-HOT updates, aborted inserts, emptying the table, TRUNCATE, CLUSTER
+-- through an elastic_btree index, VACUUM FULL.  After each phase the three
+-- tables must still answer alike and every index must pass
+-- elastic_index_check(idx, true).
+--
+SELECT setseed(0.6);
+CREATE TABLE dm_src AS
+WITH r AS MATERIALIZED (
+	SELECT g AS id, random() AS r0, random() AS r1, random() AS r2, random() AS r3
+	FROM generate_series(1, 20000) AS g)
+SELECT id,
+	CASE WHEN r0 < 0.02 THEN NULL ELSE floor(r1 * 20000)::int4 END AS k,
+	md5(floor(r2 * 5000)::text) || repeat('-', floor(r3 * 60)::int) AS t,
+	round(r3 * 1000)::float8 AS f,
+	'pad' AS pad
+FROM r;
+SELECT ei_setup('dm', 'dm_src', 10000);
+SELECT ei_index('dm', 'k', '(k)');
+SELECT ei_index('dm', 't', '(t)');
+SELECT ei_index('dm', 'fk', '(f DESC, k)');
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT * FROM dm_src WHERE id > 10000 ORDER BY id');
+VACUUM ANALYZE dm_seq, dm_bt, dm_ei;
+SELECT ei_check_all('dm');
+
+-- the queries run after every phase
+-- (without index-only scans when the visibility map is not set)
+CREATE OR REPLACE FUNCTION dm_queries(vacuumed bool DEFAULT true)
+RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text;
+	o			bool;
+	m			text[];
+BEGIN
+	FOR q, o, m IN VALUES
+		('SELECT id, k FROM %I WHERE k < 1000', false, '{index,bitmap}'::text[]),
+		('SELECT k FROM %I WHERE k >= 19000 ORDER BY k DESC', true, '{index,indexonly,bitmap}'),
+		('SELECT k FROM %I ORDER BY k', true, '{index,indexonly}'),
+		('SELECT count(*) FROM %I WHERE k IS NULL', false, '{indexonly,bitmap}'),
+		('SELECT id, t FROM %I WHERE t > ''f'' AND t < ''f1''', false, '{index,bitmap}'),
+		('SELECT t FROM %I ORDER BY t DESC', true, '{index,indexonly}'),
+		('SELECT f, k FROM %I WHERE f = 500 ORDER BY f DESC, k', true, '{index,indexonly,bitmap}'),
+		('SELECT f, k FROM %I WHERE f > 990 ORDER BY f, k DESC', true, '{index,indexonly,bitmap}'),
+		('SELECT min(k), max(k), min(t), max(t) FROM %I', true, '{index,indexonly}')
+	LOOP
+		IF NOT vacuumed THEN
+			m := array_remove(m, 'indexonly');
+		END IF;
+		query := q;
+		result := ei_diff('dm', q, o, m);
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+SELECT * FROM dm_queries();
+
+-- where the rows deleted below live now
+CREATE TABLE dm_tids AS SELECT id, ctid AS old_tid FROM dm_ei WHERE id % 3 = 0;
+
+-- 1. delete a third of the rows; scans before VACUUM see dead tuples (and
+-- may mark their entries LP_DEAD), then VACUUM removes the entries
+SELECT ei_exec('dm', 'DELETE FROM %I WHERE id %% 3 = 0');
+SELECT * FROM dm_queries(false);
+SELECT ei_check_all('dm');
+VACUUM dm_seq, dm_bt, dm_ei;
+SELECT entries = (SELECT count(*) FROM dm_ei) AS entries_match, dead_entries = 0 AS no_dead
+FROM elastic_index_stats('dm_ei_k');
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 2. re-insert the deleted rows in their original order: VACUUM freed
+-- their heap line pointers, so most get their old heap TIDs back, with the
+-- same keys; an entry may then equal the high key copied from it by an
+-- earlier split, and must still go to the right of that high key
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT * FROM dm_src WHERE id %% 3 = 0 ORDER BY id');
+SELECT count(*) FILTER (WHERE e.ctid = t.old_tid) > 100 AS tids_reused
+FROM dm_ei AS e JOIN dm_tids AS t USING (id);
+SELECT ei_check_all('dm');
+SELECT * FROM dm_queries(false);
+
+-- 3. update keys (new entries), update other columns (HOT), and abort an
+-- insert
+SELECT ei_exec('dm', 'DELETE FROM %I WHERE id %% 3 = 0 AND id %% 2 = 1');
+SELECT ei_exec('dm', 'UPDATE %I SET k = k + 1 WHERE id %% 5 = 0');
+SELECT ei_exec('dm', 'UPDATE %I SET pad = ''hot'' WHERE id %% 7 = 0');
+BEGIN;
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT id + 100000, k, t, f, pad FROM dm_src WHERE id %% 4 = 0');
+ROLLBACK;
+SELECT * FROM dm_queries(false);
+SELECT ei_check_all('dm');
+VACUUM dm_seq, dm_bt, dm_ei;
+SELECT entries = (SELECT count(*) FROM dm_ei) AS entries_match, dead_entries = 0 AS no_dead
+FROM elastic_index_stats('dm_ei_k');
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 4. empty a whole key range (entire leaves), VACUUM, then fill it again
+SELECT ei_exec('dm', 'DELETE FROM %I WHERE k BETWEEN 5000 AND 12000');
+VACUUM dm_seq, dm_bt, dm_ei;
+SELECT ei_diff('dm', 'SELECT k FROM %I WHERE k BETWEEN 4900 AND 12100 ORDER BY k', true);
+SELECT ei_diff('dm', 'SELECT k FROM %I WHERE k BETWEEN 4900 AND 12100 ORDER BY k DESC', true);
+SELECT ei_check_all('dm');
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT id + 200000, k, t, f, pad FROM dm_src WHERE k BETWEEN 5000 AND 12000');
+VACUUM ANALYZE dm_seq, dm_bt, dm_ei;
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 5. delete every row: no entries are left
+SELECT ei_exec('dm', 'DELETE FROM %I');
+VACUUM dm_seq, dm_bt, dm_ei;
+SELECT entries, dead_entries FROM elastic_index_stats('dm_ei_k');
+SELECT * FROM dm_queries(false);
+SELECT ei_check_all('dm');
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT * FROM dm_src');
+VACUUM ANALYZE dm_seq, dm_bt, dm_ei;
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 6. TRUNCATE gives fresh, empty indexes
+SELECT ei_exec('dm', 'TRUNCATE %I');
+SELECT height, entries, leaf_pages FROM elastic_index_stats('dm_ei_k');
+SELECT ei_check_all('dm');
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT * FROM dm_src WHERE id <= 14000');
+VACUUM ANALYZE dm_seq, dm_bt, dm_ei;
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 7. CLUSTER reads the table through an elastic_btree index
+CLUSTER dm_ei USING dm_ei_k;
+SELECT bool_and(k >= prev) AS heap_in_index_order
+FROM (SELECT k, lag(k) OVER (ORDER BY ctid) AS prev FROM dm_ei) AS s
+WHERE k IS NOT NULL AND prev IS NOT NULL;
+SELECT indisclustered FROM pg_index WHERE indexrelid = 'dm_ei_k'::regclass;
+VACUUM ANALYZE dm_ei;
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- 8. VACUUM FULL and REINDEX TABLE rebuild every index
+VACUUM FULL dm_ei;
+VACUUM ANALYZE dm_ei;
+SELECT ei_check_all('dm');
+REINDEX TABLE dm_ei;
+SELECT ei_check_all('dm');
+SELECT * FROM dm_queries();
+
+-- 9. more changes after the rebuild
+SELECT ei_exec('dm', 'UPDATE %I SET t = t || ''x'' WHERE id %% 11 = 0');
+SELECT ei_exec('dm', 'DELETE FROM %I WHERE id %% 13 = 0');
+SELECT ei_exec('dm', 'INSERT INTO %I SELECT * FROM dm_src WHERE id > 14000 AND id %% 2 = 1');
+VACUUM ANALYZE dm_seq, dm_bt, dm_ei;
+SELECT * FROM dm_queries();
+SELECT ei_check_all('dm');
+
+-- clean up
+SET client_min_messages = warning;
+DROP SCHEMA ei_dml CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;

@@ -1,0 +1,177 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+--
+-- Bad input must fail with a clear ERROR and the right SQLSTATE.  After
+-- each failing statement, \echo :LAST_ERROR_SQLSTATE prints the code.
+--
+SET client_min_messages = warning;
+SET timezone = 'UTC';
+
+CREATE TABLE e1 (id int4, p point, a int4[], j jsonb, t text, b bytea);
+INSERT INTO e1 SELECT g, point(g, g), ARRAY[g], '{}', g::text, '\x00'
+FROM generate_series(1, 10) AS g;
+
+-- types without an operator class
+CREATE INDEX e1_p ON e1 USING elastic_btree (p);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_a ON e1 USING elastic_btree (a);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_j ON e1 USING elastic_btree (j);
+\echo :LAST_ERROR_SQLSTATE
+-- an operator class of another type, or of btree only
+CREATE INDEX e1_t ON e1 USING elastic_btree (t int4_ops);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_t ON e1 USING elastic_btree (t text_pattern_ops);
+\echo :LAST_ERROR_SQLSTATE
+
+-- reloptions
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (fillfactor = 5);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (fillfactor = 101);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (fillfactor = 'high');
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (foo = 1);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (deduplicate_items = on);
+\echo :LAST_ERROR_SQLSTATE
+-- the limits themselves are accepted
+CREATE INDEX e1_id10 ON e1 USING elastic_btree (id) WITH (fillfactor = 10);
+CREATE INDEX e1_id100 ON e1 USING elastic_btree (id) WITH (fillfactor = 100);
+SELECT relname, reloptions FROM pg_class WHERE relname LIKE 'e1_id%' ORDER BY relname;
+ALTER INDEX e1_id10 SET (fillfactor = 9);
+\echo :LAST_ERROR_SQLSTATE
+ALTER INDEX e1_id10 SET (fillfactor = 75);
+ALTER INDEX e1_id10 SET (bar = 1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT relname, reloptions FROM pg_class WHERE relname = 'e1_id10';
+ALTER INDEX e1_id10 RESET (fillfactor);
+SELECT relname, reloptions FROM pg_class WHERE relname = 'e1_id10';
+
+-- what the access method does not support
+CREATE UNIQUE INDEX e1_u ON e1 USING elastic_btree (id);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_inc ON e1 USING elastic_btree (id) INCLUDE (t);
+\echo :LAST_ERROR_SQLSTATE
+ALTER TABLE e1 ADD CONSTRAINT e1_excl EXCLUDE USING elastic_btree (id WITH <);
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_ok ON e1 USING elastic_btree (id);
+
+-- keys too large for a page: over the access method's limit of 2704 bytes
+-- (after compression), and over the 8 kB limit of any index tuple
+SELECT setseed(0.7);
+CREATE TABLE e2 (id int4, t text);
+CREATE INDEX e2_t ON e2 USING elastic_btree (t);
+-- random CJK characters (3 bytes each in UTF-8) do not compress
+CREATE FUNCTION e_incompressible(nbytes int) RETURNS text
+LANGUAGE sql VOLATILE AS $fn$
+	SELECT string_agg(chr(19968 + floor(random() * 20000)::int), '')
+		   || repeat('x', nbytes % 3)
+	FROM generate_series(1, nbytes / 3)
+$fn$;
+-- exactly at the limit: a 12-byte tuple header and 2692 bytes of text
+INSERT INTO e2 VALUES (1, e_incompressible(2692));
+SELECT octet_length(t), pg_column_size(t) FROM e2;
+-- one byte more
+INSERT INTO e2 VALUES (2, e_incompressible(2693));
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO e2 VALUES (3, e_incompressible(10240));
+\echo :LAST_ERROR_SQLSTATE
+-- long but compressible values are fine
+INSERT INTO e2 VALUES (4, repeat('abc', 5000));
+SELECT id, octet_length(t) FROM e2 ORDER BY id;
+SELECT elastic_index_check('e2_t', true);
+-- the same limit during CREATE INDEX
+CREATE TABLE e3 (id int4, t text);
+INSERT INTO e3 VALUES (1, 'short'), (2, e_incompressible(3000)), (3, 'short too');
+CREATE INDEX e3_t ON e3 USING elastic_btree (t);
+\echo :LAST_ERROR_SQLSTATE
+DELETE FROM e3 WHERE id = 2;
+INSERT INTO e3 VALUES (4, e_incompressible(10240));
+CREATE INDEX e3_t ON e3 USING elastic_btree (t);
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM pg_class WHERE relname = 'e3_t';
+DELETE FROM e3 WHERE id = 4;
+CREATE INDEX e3_t ON e3 USING elastic_btree (t);
+SELECT elastic_index_check('e3_t', true);
+
+-- inspection functions on something that is not one of our indexes
+CREATE INDEX e1_bt ON e1 USING btree (id);
+SELECT * FROM elastic_index_stats('e1_bt');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM elastic_index_stats('e1');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM elastic_index_stats('no_such_index');
+\echo :LAST_ERROR_SQLSTATE
+SELECT elastic_index_check('e1_bt');
+\echo :LAST_ERROR_SQLSTATE
+SELECT elastic_index_check('e1', true);
+\echo :LAST_ERROR_SQLSTATE
+SELECT elastic_index_check('no_such_index');
+\echo :LAST_ERROR_SQLSTATE
+CREATE SEQUENCE e_seq;
+SELECT * FROM elastic_index_stats('e_seq');
+\echo :LAST_ERROR_SQLSTATE
+-- a partitioned index has no storage of its own
+CREATE TABLE e4 (k int4) PARTITION BY RANGE (k);
+CREATE TABLE e4_1 PARTITION OF e4 FOR VALUES FROM (0) TO (100);
+CREATE INDEX e4_k ON e4 USING elastic_btree (k);
+SELECT * FROM elastic_index_stats('e4_k');
+\echo :LAST_ERROR_SQLSTATE
+SELECT elastic_index_check('e4_k');
+\echo :LAST_ERROR_SQLSTATE
+-- NULL arguments (the functions are strict)
+SELECT * FROM elastic_index_stats(NULL);
+SELECT elastic_index_check(NULL) IS NULL AS is_null;
+
+-- an index left invalid by a failed CREATE INDEX CONCURRENTLY
+CREATE TABLE e5 (a int4);
+INSERT INTO e5 VALUES (1), (5), (10);
+CREATE INDEX CONCURRENTLY e5_inv ON e5 USING elastic_btree ((10 / (a - 5)));
+\echo :LAST_ERROR_SQLSTATE
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'e5_inv'::regclass;
+SELECT elastic_index_check('e5_inv');
+\echo :LAST_ERROR_SQLSTATE
+DROP INDEX e5_inv;
+
+-- privileges: the checker is for superusers and roles they grant it to;
+-- statistics for the owner and members of pg_stat_scan_tables
+CREATE ROLE regress_ei_user;
+GRANT SELECT ON e1 TO regress_ei_user;
+SET ROLE regress_ei_user;
+SELECT elastic_index_check('e1_ok');
+\echo :LAST_ERROR_SQLSTATE
+SELECT entries FROM elastic_index_stats('e1_ok');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+GRANT pg_stat_scan_tables TO regress_ei_user;
+GRANT EXECUTE ON FUNCTION elastic_index_check(regclass, bool) TO regress_ei_user;
+SET ROLE regress_ei_user;
+SELECT entries FROM elastic_index_stats('e1_ok');
+SELECT elastic_index_check('e1_ok');
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION elastic_index_check(regclass, bool) FROM regress_ei_user;
+REVOKE SELECT ON e1 FROM regress_ei_user;
+REVOKE pg_stat_scan_tables FROM regress_ei_user;
+DROP ROLE regress_ei_user;
+
+-- every operator class of the access method passes its validator
+SELECT opc.opcname, amvalidate(opc.oid)
+FROM pg_opclass AS opc
+JOIN pg_am AS am ON am.oid = opc.opcmethod
+WHERE am.amname = 'elastic_btree'
+ORDER BY opc.opcname;
+-- a broken operator family is reported, not accepted silently
+CREATE OPERATOR FAMILY e_broken_ops USING elastic_btree;
+CREATE OPERATOR CLASS e_broken_int4_ops FOR TYPE int4 USING elastic_btree
+FAMILY e_broken_ops AS
+	OPERATOR 1 < ,
+	OPERATOR 3 = ,
+	FUNCTION 1 btint4cmp(int4, int4);
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'e_broken_int4_ops';
+DROP OPERATOR FAMILY e_broken_ops USING elastic_btree;
+
+DROP TABLE e1, e2, e3, e4, e5;
+DROP SEQUENCE e_seq;
+DROP FUNCTION e_incompressible(int);
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;

@@ -1,0 +1,201 @@
+# Streaming replication: indexes built and changed on a primary (inserts
+# that split every level and add new roots, deletes, VACUUM with page
+# deletion) are replayed on a hot standby, which answers the same queries,
+# forced through the indexes, with the same results, also while replay is
+# going on.  After promotion the standby's indexes pass elastic_index_check
+# and take new inserts.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'elastic_index'
+autovacuum = off
+});
+$primary->start;
+$primary->safe_psql('postgres', 'CREATE EXTENSION elastic_index');
+
+$primary->backup('bkp');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+# the library must be preloaded on the standby too (the configuration
+# comes with the backup, but say so explicitly)
+$standby->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'elastic_index'
+hot_standby = on
+max_standby_streaming_delay = -1
+});
+$standby->start;
+
+# an index built by CREATE INDEX, and indexes that start empty and grow
+# by inserts: ~400-byte keys make a tree several levels high quickly
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE t (id int4, k int4, w text);
+INSERT INTO t SELECT g, g % 1000, lpad(g::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(1, 5000) AS g;
+CREATE INDEX t_k ON t USING elastic_btree (k);
+CREATE INDEX t_w ON t USING elastic_btree (w);
+CREATE INDEX t_kid ON t USING elastic_btree (k DESC, id);
+CREATE UNLOGGED TABLE u (k int4);
+CREATE INDEX u_k ON u USING elastic_btree (k);
+INSERT INTO u SELECT g FROM generate_series(1, 1000) AS g;
+});
+
+# queries forced through the indexes; each prints one line
+my $force = q{
+SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;
+SET max_parallel_workers_per_gather = 0;
+};
+my @queries = (
+	q{SELECT count(*), sum(k), md5(string_agg(id::text, ',')) FROM (SELECT k, id FROM t ORDER BY k DESC, id) AS s},
+	q{SELECT count(*), md5(string_agg(left(w, 8), ',')) FROM (SELECT w FROM t ORDER BY w) AS s},
+	q{SELECT count(*), md5(string_agg(left(w, 8), ',')) FROM (SELECT w FROM t ORDER BY w DESC) AS s},
+	q{SELECT count(*), md5(string_agg(left(w, 8), ',')) FROM (SELECT w FROM t WHERE w > '0001' AND w < '0003' ORDER BY w) AS s},
+	q{SELECT count(*), sum(id) FROM t WHERE k = 7},
+	q{SELECT count(*), sum(id) FROM t WHERE k BETWEEN 100 AND 120},
+	q{SELECT min(w) = (SELECT min(w) FROM t), max(k) FROM t},
+);
+
+# compare every query on both nodes (and with a sequential scan on the
+# primary for the first ones)
+sub compare_nodes
+{
+	my ($label) = @_;
+	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+	foreach my $q (@queries)
+	{
+		my $p = $primary->safe_psql('postgres', $force . $q);
+		my $s = $standby->safe_psql('postgres', $force . $q);
+		is($s, $p, "$label: standby matches primary: $q");
+	}
+	my $noindex = q{
+SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;
+};
+	is( $primary->safe_psql('postgres', $noindex . $queries[1]),
+		$primary->safe_psql('postgres', $force . $queries[1]),
+		"$label: index order matches a sort");
+	return;
+}
+
+compare_nodes('after the build');
+
+# grow the tree: random and ascending keys, several levels, new roots
+$primary->safe_psql(
+	'postgres', q{
+INSERT INTO t SELECT g, (g * 7919) % 1000, lpad(((g * 7919) % 100000)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(5001, 25000) AS g;
+});
+my $height = $primary->safe_psql('postgres',
+	"SELECT height FROM elastic_index_stats('t_w')");
+cmp_ok($height, '>=', 3, "t_w is $height levels high");
+compare_nodes('after inserts');
+
+# standby queries while the primary inserts: run a batch on the primary in
+# the background and keep querying the standby meanwhile
+my $bg = $primary->background_psql('postgres');
+$bg->query_until(qr/started/, q{
+\echo started
+INSERT INTO t SELECT g, g % 1000, lpad((100000 + g)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(25001, 45000) AS g;
+});
+my $errors = 0;
+for (my $i = 0; $i < 30; $i++)
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		$force . 'SELECT count(*) FROM (SELECT w FROM t ORDER BY w DESC) AS s');
+	$errors++ if $ret != 0;
+	diag($err) if $ret != 0;
+}
+is($errors, 0, 'standby scans during replay of splits succeed');
+$bg->quit;
+compare_nodes('after concurrent inserts');
+
+# deletes and VACUUM: emptied leaves are deleted
+$primary->safe_psql(
+	'postgres', q{
+DELETE FROM t WHERE id % 3 = 0;
+DELETE FROM t WHERE id BETWEEN 10000 AND 20000;
+VACUUM t;
+});
+my $deleted = $primary->safe_psql('postgres',
+	"SELECT deleted_pages + half_dead_pages FROM elastic_index_stats('t_w')");
+cmp_ok($deleted, '>', 0, "VACUUM deleted $deleted pages of t_w");
+compare_nodes('after VACUUM');
+
+# refill the freed key range (pages are recycled) and VACUUM again
+$primary->safe_psql(
+	'postgres', q{
+INSERT INTO t SELECT g, g % 1000, lpad(g::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(10000, 20000) AS g;
+DELETE FROM t WHERE id % 5 = 0;
+VACUUM t;
+INSERT INTO t SELECT g, g % 1000, lpad(g::text, 8, '0') || repeat(md5(g::text), 11)
+FROM generate_series(1, 3000) AS g;
+});
+compare_nodes('after refill');
+
+# statistics and structure seen on the standby are the primary's
+is( $standby->safe_psql(
+		'postgres',
+		"SELECT height, leaf_pages, inner_pages, entries FROM elastic_index_stats('t_w')"),
+	$primary->safe_psql(
+		'postgres',
+		"SELECT height, leaf_pages, inner_pages, entries FROM elastic_index_stats('t_w')"),
+	'elastic_index_stats agrees on both nodes');
+
+foreach my $idx (qw(t_k t_w t_kid))
+{
+	my ($ret, $out, $err) = $primary->psql('postgres',
+		"SELECT elastic_index_check('$idx', true)");
+	is($ret, 0, "elastic_index_check($idx, true) passes on the primary")
+	  or diag($err);
+}
+
+# promote and check there
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+  or die 'standby did not leave recovery';
+foreach my $idx (qw(t_k t_w t_kid))
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT elastic_index_check('$idx', true)");
+	is($ret, 0, "elastic_index_check($idx, true) passes on the promoted standby")
+	  or diag($err);
+}
+
+# the unlogged table comes back empty, with a usable index
+is($standby->safe_psql('postgres', $force . 'SELECT count(*) FROM u WHERE k > 0'),
+	'0', 'unlogged table is empty after promotion');
+$standby->safe_psql('postgres',
+	'INSERT INTO u SELECT g FROM generate_series(1, 5000) AS g');
+is($standby->safe_psql('postgres', $force . 'SELECT count(*) FROM u WHERE k > 0'),
+	'5000', 'its index takes inserts');
+
+# the promoted node writes WAL of its own for the indexes
+$standby->safe_psql(
+	'postgres', q{
+INSERT INTO t SELECT g, g % 1000, md5(g::text) FROM generate_series(50001, 60000) AS g;
+DELETE FROM t WHERE k < 100;
+VACUUM t;
+});
+foreach my $idx (qw(t_k t_w t_kid u_k))
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT elastic_index_check('$idx', true)");
+	is($ret, 0, "elastic_index_check($idx, true) passes after writes on the promoted node")
+	  or diag($err);
+}
+
+$standby->stop;
+$primary->stop;
+done_testing();

@@ -1,0 +1,154 @@
+# wal_consistency_checking for our resource manager: the primary attaches a
+# full-page image to every elastic_index record, and the standby compares
+# the page its redo produced with that image (after ei_mask) and stops with
+# FATAL "inconsistent page found" at the first difference.  The workload
+# writes every kind of record: leaf and inner inserts, splits on every
+# level, new roots, VACUUM (with page deletion and page reuse), the
+# opportunistic deletion of dead entries before a split, and index builds.
+# Then the same once more with wal_consistency_checking = 'all'.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'elastic_index'
+wal_consistency_checking = 'elastic_index'
+autovacuum = off
+# keep the WAL of the first round for pg_walinspect
+wal_keep_size = '1GB'
+max_wal_size = '2GB'
+});
+$primary->start;
+
+$primary->backup('bkp');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+$standby->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'elastic_index'");
+$standby->start;
+
+is($primary->safe_psql('postgres', 'SHOW wal_consistency_checking'),
+	'elastic_index', 'wal_consistency_checking accepts our resource manager');
+
+my $start_lsn = $primary->lsn('insert');
+
+# the workload, run once per setting
+my $workload = q{
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+DROP TABLE IF EXISTS t, s;
+-- indexes that grow from an empty root: leaf inserts, splits on every
+-- level, inner inserts, new roots; ~400-byte keys make four levels
+CREATE TABLE t (id int4, k int4, w text);
+CREATE INDEX t_w ON t USING elastic_btree (w);
+CREATE INDEX t_k ON t USING elastic_btree (k DESC);
+INSERT INTO t SELECT g, (g * 7919) % 5000, lpad(((g * 7919) % 100000)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(1, 15000) AS g;
+-- ascending keys: rightmost splits
+INSERT INTO t SELECT g, g, lpad(g::text, 8, '0') || repeat('x', 300)
+FROM generate_series(100000, 103000) AS g;
+-- a build of an existing table, and one of an unlogged table
+CREATE TABLE s (k int4);
+INSERT INTO s SELECT g FROM generate_series(1, 20000) AS g;
+CREATE INDEX s_k ON s USING elastic_btree (k);
+CREATE UNLOGGED TABLE IF NOT EXISTS u (k int4);
+CREATE INDEX IF NOT EXISTS u_k ON u USING elastic_btree (k);
+-- VACUUM: removes entries, empties and deletes leaves
+DELETE FROM t WHERE id % 2 = 0;
+DELETE FROM t WHERE w >= '00020000' AND w < '00060000';
+DELETE FROM t WHERE k BETWEEN 1000 AND 3000;
+VACUUM t;
+-- once transaction ids have moved past the pages' safexid, the next
+-- VACUUM finds the deleted pages recyclable
+SELECT txid_current();
+SELECT txid_current();
+VACUUM t;
+-- refill: recycled pages are reused
+INSERT INTO t SELECT g, g % 5000, lpad((20000 + g * 3)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(1, 8000) AS g;
+-- dead entries marked by scans are removed before a split
+DELETE FROM s WHERE k % 4 <> 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM s WHERE k > 0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+INSERT INTO s SELECT g FROM generate_series(1, 20000) AS g WHERE g % 4 = 1;
+VACUUM s;
+INSERT INTO s SELECT g FROM generate_series(1, 20000) AS g;
+VACUUM t;
+};
+
+sub run_and_check
+{
+	my ($label) = @_;
+	$primary->safe_psql('postgres', $workload);
+	$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+
+	my $log = PostgreSQL::Test::Utils::slurp_file($standby->logfile);
+	unlike($log, qr/inconsistent page found/, "$label: no inconsistent page on the standby");
+	unlike($log, qr/FATAL|PANIC/, "$label: no FATAL or PANIC on the standby");
+
+	# the standby is alive and answers through the indexes
+	my $force = q{SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;};
+	foreach my $q (
+		q{SELECT count(*), md5(string_agg(left(w, 8), ',')) FROM (SELECT w FROM t ORDER BY w) AS x},
+		q{SELECT count(*), sum(k) FROM (SELECT k FROM t ORDER BY k DESC) AS x},
+		q{SELECT count(*), sum(k) FROM s WHERE k > 100})
+	{
+		is($standby->safe_psql('postgres', "$force $q"),
+			$primary->safe_psql('postgres', "$force $q"),
+			"$label: standby answers like the primary: $q");
+	}
+	return;
+}
+
+run_and_check('elastic_index');
+
+# every kind of record was written (pg_walinspect runs in the server,
+# where our resource manager is registered)
+$primary->safe_psql('postgres', 'CREATE EXTENSION pg_walinspect');
+my $types = $primary->safe_psql(
+	'postgres', qq{
+SELECT string_agg(DISTINCT record_type, ',' ORDER BY record_type)
+FROM pg_get_wal_records_info('$start_lsn', pg_current_wal_flush_lsn())
+WHERE resource_manager = 'elastic_index'});
+note "record types written: $types";
+note 'WAL written: '
+  . $primary->safe_psql('postgres',
+	"SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '$start_lsn'))");
+foreach my $type (
+	qw(INSERT_LEAF INSERT_INNER SPLIT NEWROOT VACUUM DELETE MARK_HALFDEAD UNLINK_PAGE REUSE_PAGE)
+  )
+{
+	like($types, qr/\b$type\b/, "the workload wrote $type records");
+}
+my $height = $primary->safe_psql('postgres',
+	"SELECT max(height) FROM elastic_index_stats('t_w')");
+cmp_ok($height, '>=', 3, "t_w reached $height levels");
+
+# the same with every resource manager checked
+$primary->append_conf('postgresql.conf', "wal_consistency_checking = 'all'");
+$primary->reload;
+$primary->poll_query_until('postgres',
+	"SELECT current_setting('wal_consistency_checking') = 'all'")
+  or die 'reload did not take effect';
+run_and_check('all');
+
+foreach my $idx (qw(t_w t_k s_k))
+{
+	my ($ret, $out, $err) = $primary->psql('postgres',
+		"SELECT elastic_index_check('$idx', true)");
+	is($ret, 0, "elastic_index_check($idx, true) passes on the primary")
+	  or diag($err);
+}
+
+$standby->stop;
+$primary->stop;
+done_testing();
