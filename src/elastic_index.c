@@ -22,6 +22,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"none", EI_FAULT_NONE, false},
 	{"after_halfdead", EI_FAULT_AFTER_HALFDEAD, false},
 	{"after_unlink", EI_FAULT_AFTER_UNLINK, false},
+	{"after_split", EI_FAULT_AFTER_SPLIT, false},
 	{NULL, 0, false}
 };
 
@@ -45,7 +46,7 @@ _PG_init(void)
 	EIInitReloptions();
 
 	DefineCustomEnumVariable("elastic_index.debug_fault",
-							 "Stops page deletion with an error after the given step (crash tests only).",
+							 "Stops a split or a page deletion with an error after the given WAL-logged step (crash tests only).",
 							 NULL,
 							 &ei_debug_fault,
 							 EI_FAULT_NONE,

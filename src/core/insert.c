@@ -286,6 +286,13 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 		Buffer		rbuf;
 
 		rbuf = ei_split(rel, buf, cbuf, newitemoff, itup);
+		if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
+		{
+			/* leave the split incomplete, as a crash here would */
+			EIRelBuf(rel, rbuf);
+			EIRelBuf(rel, buf);
+			EIFaultPoint(EI_FAULT_AFTER_SPLIT);
+		}
 		ei_insert_parent(rel, buf, rbuf, stack, isroot);
 		return;
 	}

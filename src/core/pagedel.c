@@ -39,17 +39,16 @@
 int			ei_debug_fault = EI_FAULT_NONE;
 
 /*
- * Raise an error at a named step of page deletion when asked to by the
- * superuser-only debug GUC, so that tests can stop between WAL records.
+ * Raise an error at a named step when asked to by the superuser-only debug
+ * GUC, so that tests can stop between two WAL records of one operation.
  */
-static void
-ei_fault_point(int point)
+void
+EIFaultPoint(int point)
 {
 	if (ei_debug_fault == point)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("elastic_index: fault injected at step %d of page deletion",
-						point)));
+				 errmsg("elastic_index: fault injected at step %d", point)));
 }
 
 /*
@@ -313,7 +312,7 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 		EIRelBuf(rel, chain[i]);
 	EIRelBuf(rel, leafbuf);
 
-	ei_fault_point(EI_FAULT_AFTER_HALFDEAD);
+	EIFaultPoint(EI_FAULT_AFTER_HALFDEAD);
 
 	EIUnlinkHalfDead(rel, leafblk);
 	return true;
@@ -485,13 +484,13 @@ EIUnlinkHalfDead(Relation rel, BlockNumber leafblk)
 			/* the leaf itself: its left sibling must be locked before it */
 			EIRelBuf(rel, lbuf);
 			ei_unlink_page(rel, leafblk, InvalidBuffer);
-			ei_fault_point(EI_FAULT_AFTER_UNLINK);
+			EIFaultPoint(EI_FAULT_AFTER_UNLINK);
 			return;
 		}
 
 		ei_unlink_page(rel, top, lbuf);
 		EIRelBuf(rel, lbuf);
-		ei_fault_point(EI_FAULT_AFTER_UNLINK);
+		EIFaultPoint(EI_FAULT_AFTER_UNLINK);
 	}
 }
 

@@ -381,11 +381,13 @@ extern void EIPageMarkHalfDead(Page leafpage, Page ppage, OffsetNumber poff,
 							   BlockNumber rightblk, BlockNumber topparent);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 
-/* elastic_index.debug_fault: stop page deletion after a step (tests only) */
+/* elastic_index.debug_fault: stop after a WAL-logged step (crash tests only) */
 #define EI_FAULT_NONE			0
 #define EI_FAULT_AFTER_HALFDEAD	1
 #define EI_FAULT_AFTER_UNLINK	2
+#define EI_FAULT_AFTER_SPLIT	3	/* split done, downlink not yet inserted */
 extern int	ei_debug_fault;
+extern void EIFaultPoint(int point);
 
 /* core/vacuum.c: VACUUM */
 extern IndexBulkDeleteResult *eibulkdelete(IndexVacuumInfo *info,
