@@ -5,6 +5,8 @@
 #   make installcheck    regression tests (sql/) and isolation tests
 #                        (test/specs/), each in its own temporary instance
 #   make unittest        compile and run the pure C unit tests in test/unit/
+#   make fuzz            run the SeqTree libFuzzer target for FUZZ_SECONDS
+#                        seconds (default 30; needs clang)
 #
 # TAP tests (test/t/*.pl) are run by scripts/test.sh with prove, because
 # PGXS in Debian's packages has them disabled.
@@ -27,7 +29,9 @@ OBJS = \
 	src/core/cost.o \
 	src/core/xlog.o \
 	src/inspect/stats.o \
-	src/inspect/check.o
+	src/inspect/check.o \
+	src/lib/keynorm.o \
+	src/lib/seqtree.o
 
 PGFILEDESC = "elastic_index - elastic B+-tree index access methods"
 
@@ -56,7 +60,7 @@ ISOLATION_OPTS = \
 	--encoding=UTF8 --no-locale \
 	--inputdir=test
 
-EXTRA_CLEAN = tmp_unit/ results/ regression.diffs regression.out \
+EXTRA_CLEAN = tmp_unit/ tmp_fuzz/ results/ regression.diffs regression.out \
 	tmp_check/ tmp_check_iso/ output_iso/ log/
 
 PG_CONFIG ?= pg_config
@@ -64,15 +68,17 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # Pure C unit tests: each test/unit/NAME.c is a stand-alone program (with
-# its own main) that may include headers from src/include and the server's
-# include directory, but links against nothing from the server.  It exits
-# 0 on success.
+# its own main) that may include headers from src/include, src/lib and the
+# server's include directory, and is linked with every src/lib/*.c (the
+# pure C library: those files use nothing but the C library, never the
+# server).  It exits 0 on success.
 UNIT_TESTS := $(sort $(basename $(notdir $(wildcard test/unit/*.c))))
+UNIT_LIB_SRCS := $(sort $(wildcard $(srcdir)/src/lib/*.c))
 UNIT_CC ?= cc
 UNIT_CFLAGS ?= -std=gnu99 -O1 -g -Wall -Wextra -Wno-unused-parameter \
 	-Wno-sign-compare -Wno-missing-field-initializers
-UNIT_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/test/unit \
-	-I$(includedir_server)
+UNIT_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/src/lib \
+	-I$(srcdir)/test/unit -I$(includedir_server)
 
 .PHONY: unittest
 unittest:
@@ -83,7 +89,8 @@ else
 	@pass=0; fail=0; \
 	for t in $(UNIT_TESTS); do \
 		if $(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_CPPFLAGS) -o tmp_unit/$$t \
-			$(srcdir)/test/unit/$$t.c -lm >tmp_unit/$$t.build.log 2>&1; then \
+			$(srcdir)/test/unit/$$t.c $(UNIT_LIB_SRCS) -lm \
+			>tmp_unit/$$t.build.log 2>&1; then \
 			if ./tmp_unit/$$t >tmp_unit/$$t.log 2>&1; then \
 				echo "unit $$t ... ok"; pass=$$((pass + 1)); \
 			else \
@@ -98,3 +105,23 @@ else
 	echo "unit tests: $$pass passed, $$fail failed"; \
 	test $$fail -eq 0
 endif
+
+# libFuzzer target for the SeqTree (src/lib/seqtree.c): builds
+# test/fuzz/seqtree_fuzz.c with clang and runs it for FUZZ_SECONDS seconds,
+# starting from the seed corpus in test/fuzz/corpus/.  New inputs go to
+# tmp_fuzz/corpus/, a crashing input to tmp_fuzz/crash-*; the target fails
+# if one is found.
+FUZZ_CC ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
+FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS ?= -std=gnu99 -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -Wall -Wextra -Wno-unused-parameter \
+	-Wno-sign-compare
+
+.PHONY: fuzz
+fuzz:
+	@mkdir -p tmp_fuzz/corpus
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(srcdir)/src/lib -o tmp_fuzz/seqtree_fuzz \
+		$(srcdir)/test/fuzz/seqtree_fuzz.c $(UNIT_LIB_SRCS)
+	./tmp_fuzz/seqtree_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-max_len=4096 -print_final_stats=1 -artifact_prefix=tmp_fuzz/ \
+		tmp_fuzz/corpus $(srcdir)/test/fuzz/corpus

@@ -15,6 +15,7 @@ PACKAGES=(
 	"postgresql-server-dev-${PG_MAJOR}"
 	clang-14
 	llvm-14
+	libclang-rt-14-dev
 	libipc-run-perl
 	perl
 	make

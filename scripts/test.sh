@@ -3,6 +3,7 @@
 # suite as the postgres OS user in a scratch copy of the repository:
 #
 #   unit        test/unit/*.c            make unittest
+#   fuzz        test/fuzz/*_fuzz.c       make fuzz (FUZZ_SECONDS, default 30)
 #   regress     sql/*.sql                make installcheck (temporary instance)
 #   isolation   test/specs/*.spec        make installcheck (temporary instance)
 #   tap         test/t/*.pl              prove, one file at a time
@@ -106,6 +107,7 @@ show_file() {
 
 shopt -s nullglob
 unit_files=("$work"/test/unit/*.c)
+fuzz_files=("$work"/test/fuzz/*_fuzz.c)
 regress_files=("$work"/sql/*.sql)
 spec_files=("$work"/test/specs/*.spec)
 tap_files=("$work"/test/t/*.pl)
@@ -129,6 +131,22 @@ if [ ${#unit_files[@]} -gt 0 ]; then
 	tally unit "$logs/unit.log" ${#unit_files[@]}
 else
 	echo "no unit tests"
+fi
+
+# 1b. Fuzzing: the libFuzzer targets run for FUZZ_SECONDS each (a crash or a
+# failed check fails the test)
+echo "== fuzz targets (${#fuzz_files[@]})"
+if [ ${#fuzz_files[@]} -gt 0 ]; then
+	if run_make fuzz fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >/dev/null; then
+		echo "test fuzz/seqtree_fuzz ... ok" >"$logs/fuzz_result.log"
+	else
+		tail -n 80 "$logs/fuzz.log"
+		echo "test fuzz/seqtree_fuzz ... FAILED" >"$logs/fuzz_result.log"
+	fi
+	cat "$logs/fuzz_result.log"
+	tally fuzz "$logs/fuzz_result.log" ${#fuzz_files[@]}
+else
+	echo "no fuzz targets"
 fi
 
 # 2. Regression tests (isolation suite disabled for this run)

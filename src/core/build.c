@@ -105,7 +105,7 @@ static Oid	ei_build_sort_operator(Relation index, int attno);
 static void ei_build_begin_sort(EIBuildState *bstate);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
-static int	ei_build_compare(const void *a, const void *b, void *arg);
+static void ei_build_sort_memory(EIBuildState *bstate);
 static void ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 							  bool *isnull, bool tupleIsAlive, void *state);
 static void ei_load_tree(EIBuildState *bstate, uint32 am_kind);
@@ -221,8 +221,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	if (bstate.spilled)
 		tuplesort_performsort(bstate.sort);
 	else
-		qsort_arg(bstate.memtuples, bstate.nmem, sizeof(EIBuildEntry),
-				  ei_build_compare, &bstate);
+		ei_build_sort_memory(&bstate);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 EI_BUILD_PHASE_LOAD);
@@ -428,22 +427,15 @@ ei_build_spill(EIBuildState *bstate)
 }
 
 /*
- * Order two formed entries as the tree does: key columns, then heap TID.
+ * Order two formed entries by their key columns after the first, then by
+ * heap TID: the tie-break once the cached first keys compare equal.
  */
 static int
-ei_build_compare(const void *a, const void *b, void *arg)
+ei_build_compare_rest(const EIBuildEntry *ea, const EIBuildEntry *eb,
+					  EIBuildState *bstate)
 {
-	EIBuildState *bstate = (EIBuildState *) arg;
-	const EIBuildEntry *ea = (const EIBuildEntry *) a;
-	const EIBuildEntry *eb = (const EIBuildEntry *) b;
 	TupleDesc	itupdesc = RelationGetDescr(bstate->index);
-	int			cmp;
 	int			i;
-
-	cmp = ApplySortComparator(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1,
-							  &bstate->sortkeys[0]);
-	if (cmp != 0)
-		return cmp;
 
 	for (i = 1; i < bstate->nkeys; i++)
 	{
@@ -451,12 +443,109 @@ ei_build_compare(const void *a, const void *b, void *arg)
 		bool		nullb;
 		Datum		da = index_getattr(ea->itup, i + 1, itupdesc, &nulla);
 		Datum		db = index_getattr(eb->itup, i + 1, itupdesc, &nullb);
+		int			cmp;
 
 		cmp = ApplySortComparator(da, nulla, db, nullb, &bstate->sortkeys[i]);
 		if (cmp != 0)
 			return cmp;
 	}
 	return ItemPointerCompare(&ea->itup->t_tid, &eb->itup->t_tid);
+}
+
+/*
+ * Order two formed entries as the tree does: key columns, then heap TID.
+ */
+static inline int
+ei_build_compare(const EIBuildEntry *ea, const EIBuildEntry *eb,
+				 EIBuildState *bstate)
+{
+	int			cmp;
+
+	cmp = ApplySortComparator(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1,
+							  &bstate->sortkeys[0]);
+	if (cmp != 0)
+		return cmp;
+	return ei_build_compare_rest(ea, eb, bstate);
+}
+
+/*
+ * The same order when the first key is an integer-like Datum compared as a
+ * signed 64-bit value (int8, timestamp, ...): the comparison inlines, as in
+ * tuplesort's specialized sorts.
+ */
+static inline int
+ei_build_compare_signed(const EIBuildEntry *ea, const EIBuildEntry *eb,
+						EIBuildState *bstate)
+{
+	int			cmp;
+
+	cmp = ApplySignedSortComparator(ea->datum1, ea->isnull1,
+									eb->datum1, eb->isnull1,
+									&bstate->sortkeys[0]);
+	if (cmp != 0)
+		return cmp;
+	return ei_build_compare_rest(ea, eb, bstate);
+}
+
+/*
+ * The same order when the first key is a 32-bit integer (int4, date, ...).
+ */
+static inline int
+ei_build_compare_int32(const EIBuildEntry *ea, const EIBuildEntry *eb,
+					   EIBuildState *bstate)
+{
+	int			cmp;
+
+	cmp = ApplyInt32SortComparator(ea->datum1, ea->isnull1,
+								   eb->datum1, eb->isnull1,
+								   &bstate->sortkeys[0]);
+	if (cmp != 0)
+		return cmp;
+	return ei_build_compare_rest(ea, eb, bstate);
+}
+
+#define ST_SORT ei_sort_entries
+#define ST_ELEMENT_TYPE EIBuildEntry
+#define ST_COMPARE(a, b, state) ei_build_compare(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIBuildState
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT ei_sort_entries_signed
+#define ST_ELEMENT_TYPE EIBuildEntry
+#define ST_COMPARE(a, b, state) ei_build_compare_signed(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIBuildState
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT ei_sort_entries_int32
+#define ST_ELEMENT_TYPE EIBuildEntry
+#define ST_COMPARE(a, b, state) ei_build_compare_int32(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIBuildState
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
+ * Sort the in-memory entries, with a comparison specialized for the first
+ * key's sort support where one applies.
+ */
+static void
+ei_build_sort_memory(EIBuildState *bstate)
+{
+	SortSupport first = &bstate->sortkeys[0];
+
+	if (first->comparator == ssup_datum_signed_cmp)
+		ei_sort_entries_signed(bstate->memtuples, bstate->nmem, bstate);
+	else if (first->comparator == ssup_datum_int32_cmp)
+		ei_sort_entries_int32(bstate->memtuples, bstate->nmem, bstate);
+	else
+		ei_sort_entries(bstate->memtuples, bstate->nmem, bstate);
 }
 
 /*
