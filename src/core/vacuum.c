@@ -120,9 +120,27 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	if (info->report_progress)
 		pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, num_pages);
 
-	/* only this walk deletes pages, so the leftmost leaf stays put */
+	/*
+	 * Start at the leftmost leaf.  Only this walk deletes pages, so it stays
+	 * put, but half-dead leaves left of the leftmost downlinked one (a crash
+	 * in the middle of deleting the leftmost leaf) are reached only by
+	 * stepping left from it.
+	 */
 	buf = EIGetEndpoint(rel, 0, false);
 	blkno = BufferGetBlockNumber(buf);
+	for (;;)
+	{
+		BlockNumber leftblk = EIPageGetOpaque(BufferGetPage(buf))->ei_prev;
+		EIPageOpaque lopaque;
+
+		if (!BlockNumberIsValid(leftblk))
+			break;
+		buf = EIRelAndGetBuf(rel, buf, leftblk, EI_READ);
+		lopaque = EIPageGetOpaque(BufferGetPage(buf));
+		if (!(lopaque->ei_flags & EI_HALF_DEAD) || lopaque->ei_next != blkno)
+			break;
+		blkno = leftblk;
+	}
 	EIRelBuf(rel, buf);
 
 	while (BlockNumberIsValid(blkno))
@@ -151,7 +169,7 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			elog(ERROR, "block %u of index \"%s\" is not a leaf, but is linked from the leaf level",
 				 blkno, RelationGetRelationName(rel));
 
-		if (callback != NULL && (opaque->ei_flags & EI_HALF_DEAD))
+		if ((opaque->ei_flags & EI_HALF_DEAD) && !(opaque->ei_flags & EI_DELETED))
 		{
 			/* a crash interrupted this page's deletion: finish it */
 			BlockNumber halfdead = blkno;

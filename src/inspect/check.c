@@ -675,6 +675,32 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 }
 
 /*
+ * The leftmost page of a level: the page the leftmost downlink names, or a
+ * half-dead page left of it (a crash while deleting the leftmost page).
+ */
+static BlockNumber
+ei_leftmost_with_half_dead(EICheckState *state, BlockNumber blkno)
+{
+	for (;;)
+	{
+		Page		page = ei_read_page(state, blkno);
+		BlockNumber leftblk = EIPageGetOpaque(page)->ei_prev;
+		Page		left;
+		bool		halfdead;
+
+		pfree(page);
+		if (!BlockNumberIsValid(leftblk) || leftblk >= state->nblocks)
+			return blkno;
+		left = ei_read_page(state, leftblk);
+		halfdead = ei_is_halfdead(left) && EIPageGetOpaque(left)->ei_next == blkno;
+		pfree(left);
+		if (!halfdead)
+			return blkno;
+		blkno = leftblk;
+	}
+}
+
+/*
  * Walk one level from its leftmost page to the right, checking each page
  * and, above the leaves, its downlinks.  Returns the leftmost page of the
  * level below (InvalidBlockNumber for the leaf level).
@@ -1134,7 +1160,10 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	level = state.meta.level;
 	for (;;)
 	{
-		BlockNumber childleftmost = ei_check_level(&state, leftmost, level);
+		BlockNumber childleftmost;
+
+		leftmost = ei_leftmost_with_half_dead(&state, leftmost);
+		childleftmost = ei_check_level(&state, leftmost, level);
 
 		if (level == 0)
 			break;
