@@ -320,6 +320,8 @@ ei_build_begin_sort(EIBuildState *bstate)
 		ssup->ssup_collation = collations[i];
 		ssup->ssup_nulls_first = nullsfirst[i];
 		ssup->ssup_attno = i + 1;
+		/* the first key is cached per entry, abbreviated where possible */
+		ssup->abbreviate = (i == 0);
 		PrepareSortSupportFromOrderingOp(sortops[i], ssup);
 	}
 
@@ -371,6 +373,9 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 			entry->itup = itup;
 			entry->datum1 = index_getattr(itup, 1, RelationGetDescr(index),
 										  &entry->isnull1);
+			if (bstate->sortkeys[0].abbrev_converter != NULL && !entry->isnull1)
+				entry->datum1 = bstate->sortkeys[0].abbrev_converter(entry->datum1,
+																	 &bstate->sortkeys[0]);
 			bstate->memused += size;
 			MemoryContextSwitchTo(oldcxt);
 			return;
@@ -427,8 +432,9 @@ ei_build_spill(EIBuildState *bstate)
 }
 
 /*
- * Order two formed entries by their key columns after the first, then by
- * heap TID: the tie-break once the cached first keys compare equal.
+ * Order two formed entries whose cached first keys compare equal: by the
+ * first key in full if the cached one is abbreviated, then by the other key
+ * columns, then by heap TID.
  */
 static int
 ei_build_compare_rest(const EIBuildEntry *ea, const EIBuildEntry *eb,
@@ -436,6 +442,21 @@ ei_build_compare_rest(const EIBuildEntry *ea, const EIBuildEntry *eb,
 {
 	TupleDesc	itupdesc = RelationGetDescr(bstate->index);
 	int			i;
+
+	/* equal abbreviations say nothing: compare the first key in full */
+	if (bstate->sortkeys[0].abbrev_converter != NULL)
+	{
+		bool		nulla;
+		bool		nullb;
+		Datum		da = index_getattr(ea->itup, 1, itupdesc, &nulla);
+		Datum		db = index_getattr(eb->itup, 1, itupdesc, &nullb);
+		int			cmp;
+
+		cmp = ApplySortAbbrevFullComparator(da, nulla, db, nullb,
+											&bstate->sortkeys[0]);
+		if (cmp != 0)
+			return cmp;
+	}
 
 	for (i = 1; i < bstate->nkeys; i++)
 	{
@@ -504,6 +525,33 @@ ei_build_compare_int32(const EIBuildEntry *ea, const EIBuildEntry *eb,
 	return ei_build_compare_rest(ea, eb, bstate);
 }
 
+/*
+ * The same order when the cached first keys compare as unsigned Datums (the
+ * abbreviated keys of text, bytea, uuid, ...).
+ */
+static inline int
+ei_build_compare_unsigned(const EIBuildEntry *ea, const EIBuildEntry *eb,
+						  EIBuildState *bstate)
+{
+	int			cmp;
+
+	cmp = ApplyUnsignedSortComparator(ea->datum1, ea->isnull1,
+									  eb->datum1, eb->isnull1,
+									  &bstate->sortkeys[0]);
+	if (cmp != 0)
+		return cmp;
+	return ei_build_compare_rest(ea, eb, bstate);
+}
+
+#define ST_SORT ei_sort_entries_unsigned
+#define ST_ELEMENT_TYPE EIBuildEntry
+#define ST_COMPARE(a, b, state) ei_build_compare_unsigned(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIBuildState
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 #define ST_SORT ei_sort_entries
 #define ST_ELEMENT_TYPE EIBuildEntry
 #define ST_COMPARE(a, b, state) ei_build_compare(a, b, state)
@@ -540,7 +588,9 @@ ei_build_sort_memory(EIBuildState *bstate)
 {
 	SortSupport first = &bstate->sortkeys[0];
 
-	if (first->comparator == ssup_datum_signed_cmp)
+	if (first->comparator == ssup_datum_unsigned_cmp)
+		ei_sort_entries_unsigned(bstate->memtuples, bstate->nmem, bstate);
+	else if (first->comparator == ssup_datum_signed_cmp)
 		ei_sort_entries_signed(bstate->memtuples, bstate->nmem, bstate);
 	else if (first->comparator == ssup_datum_int32_cmp)
 		ei_sort_entries_int32(bstate->memtuples, bstate->nmem, bstate);
