@@ -135,7 +135,7 @@ ei_offset_cmp(const void *a, const void *b)
  *
  * Candidates are the items scans marked LP_DEAD, plus every other item that
  * points into the same heap blocks: the table AM reads those blocks anyway,
- * and finds entries whose heap tuples were pruned to LP_DEAD stubs or whose
+ * and finds entries whose heap tuples were pruned to LP_DEAD line pointers or whose
  * whole HOT chain is dead to everyone.  The table AM confirms each candidate
  * and returns the conflict horizon the WAL record carries for standbys.  A
  * page without LP_DEAD hints costs nothing here.  Returns true if anything
