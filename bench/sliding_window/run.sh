@@ -85,29 +85,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-start_epoch=$(date +%s)
-load_start=$(cut -d' ' -f1 /proc/loadavg)
-
-# One progress line: elapsed time and the message.
-step() {
-	local t=$(($(date +%s) - start_epoch))
-	printf '[%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*"
-}
-
-# Run a command as the OS user that owns the cluster (initdb refuses root).
-as_pg() {
-	if [ "$(id -u)" -eq 0 ]; then
-		runuser -u postgres -- "$@"
-	else
-		"$@"
-	fi
-}
-
-if [ "$(id -u)" -eq 0 ]; then
-	dbuser=postgres
-else
-	dbuser=$(id -un)
-fi
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 
 work=$(mktemp -d "$workbase/elastic_window.XXXXXX")
 data="$work/data"

@@ -474,74 +474,29 @@ ei_build_compare_rest(const EIBuildEntry *ea, const EIBuildEntry *eb,
 }
 
 /*
- * Order two formed entries as the tree does: key columns, then heap TID.
+ * Define an order of two formed entries as the tree orders them: the cached
+ * first keys compared with APPLY (one of sortsupport.h's Apply*Comparator
+ * functions), then the rest.  Each instance inlines its comparison into a
+ * sort made from sort_template.h, as tuplesort specializes its own sorts.
  */
-static inline int
-ei_build_compare(const EIBuildEntry *ea, const EIBuildEntry *eb,
-				 EIBuildState *bstate)
-{
-	int			cmp;
-
-	cmp = ApplySortComparator(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1,
-							  &bstate->sortkeys[0]);
-	if (cmp != 0)
-		return cmp;
-	return ei_build_compare_rest(ea, eb, bstate);
+#define EI_BUILD_COMPARE(NAME, APPLY) \
+static inline int \
+NAME(const EIBuildEntry *ea, const EIBuildEntry *eb, EIBuildState *bstate) \
+{ \
+	int			cmp = APPLY(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1, \
+							&bstate->sortkeys[0]); \
+\
+	return cmp != 0 ? cmp : ei_build_compare_rest(ea, eb, bstate); \
 }
 
-/*
- * The same order when the first key is an integer-like Datum compared as a
- * signed 64-bit value (int8, timestamp, ...): the comparison inlines, as in
- * tuplesort's specialized sorts.
- */
-static inline int
-ei_build_compare_signed(const EIBuildEntry *ea, const EIBuildEntry *eb,
-						EIBuildState *bstate)
-{
-	int			cmp;
-
-	cmp = ApplySignedSortComparator(ea->datum1, ea->isnull1,
-									eb->datum1, eb->isnull1,
-									&bstate->sortkeys[0]);
-	if (cmp != 0)
-		return cmp;
-	return ei_build_compare_rest(ea, eb, bstate);
-}
-
-/*
- * The same order when the first key is a 32-bit integer (int4, date, ...).
- */
-static inline int
-ei_build_compare_int32(const EIBuildEntry *ea, const EIBuildEntry *eb,
-					   EIBuildState *bstate)
-{
-	int			cmp;
-
-	cmp = ApplyInt32SortComparator(ea->datum1, ea->isnull1,
-								   eb->datum1, eb->isnull1,
-								   &bstate->sortkeys[0]);
-	if (cmp != 0)
-		return cmp;
-	return ei_build_compare_rest(ea, eb, bstate);
-}
-
-/*
- * The same order when the cached first keys compare as unsigned Datums (the
- * abbreviated keys of text, bytea, uuid, ...).
- */
-static inline int
-ei_build_compare_unsigned(const EIBuildEntry *ea, const EIBuildEntry *eb,
-						  EIBuildState *bstate)
-{
-	int			cmp;
-
-	cmp = ApplyUnsignedSortComparator(ea->datum1, ea->isnull1,
-									  eb->datum1, eb->isnull1,
-									  &bstate->sortkeys[0]);
-	if (cmp != 0)
-		return cmp;
-	return ei_build_compare_rest(ea, eb, bstate);
-}
+/* any first key, through its comparator function */
+EI_BUILD_COMPARE(ei_build_compare, ApplySortComparator)
+/* first keys compared as signed 64-bit values (int8, timestamp, ...) */
+EI_BUILD_COMPARE(ei_build_compare_signed, ApplySignedSortComparator)
+/* first keys compared as 32-bit integers (int4, date, ...) */
+EI_BUILD_COMPARE(ei_build_compare_int32, ApplyInt32SortComparator)
+/* first keys compared as unsigned Datums (abbreviated text, uuid, ...) */
+EI_BUILD_COMPARE(ei_build_compare_unsigned, ApplyUnsignedSortComparator)
 
 #define ST_SORT ei_sort_entries_unsigned
 #define ST_ELEMENT_TYPE EIBuildEntry

@@ -202,24 +202,27 @@ ei_redo_newroot(XLogReaderState *record)
 }
 
 /*
- * Replay XLOG_EI_VACUUM, under a cleanup lock like VACUUM itself.
+ * Remove the leaf items whose offsets block 0 carries (VACUUM and DELETE).
+ *
+ * VACUUM's removal takes a cleanup lock, as VACUUM itself did, so that no
+ * standby scan paused on the page loses entries it has yet to return.
  */
 static void
-ei_redo_vacuum(XLogReaderState *record)
+ei_redo_remove_items(XLogReaderState *record, uint16 ndeleted,
+					 bool cleanup_lock)
 {
-	xl_ei_vacuum *xlrec = (xl_ei_vacuum *) XLogRecGetData(record);
 	Buffer		buf;
 
-	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true, &buf) ==
-		BLK_NEEDS_REDO)
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup_lock,
+									  &buf) == BLK_NEEDS_REDO)
 	{
 		Page		page = BufferGetPage(buf);
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
 		OffsetNumber *offs = (OffsetNumber *) ei_copy_data(data, len);
 
-		Assert(len == xlrec->ndeleted * sizeof(OffsetNumber));
-		EIDeleteItems(page, offs, xlrec->ndeleted);
+		Assert(len == ndeleted * sizeof(OffsetNumber));
+		EIDeleteItems(page, offs, ndeleted);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
@@ -235,7 +238,6 @@ static void
 ei_redo_delete(XLogReaderState *record)
 {
 	xl_ei_delete *xlrec = (xl_ei_delete *) XLogRecGetData(record);
-	Buffer		buf;
 
 	if (InHotStandby)
 	{
@@ -244,21 +246,7 @@ ei_redo_delete(XLogReaderState *record)
 		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
 		ResolveRecoveryConflictWithSnapshot(xlrec->latestRemovedXid, rnode);
 	}
-
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buf);
-		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		OffsetNumber *offs = (OffsetNumber *) ei_copy_data(data, len);
-
-		Assert(len == xlrec->ndeleted * sizeof(OffsetNumber));
-		EIDeleteItems(page, offs, xlrec->ndeleted);
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
+	ei_redo_remove_items(record, xlrec->ndeleted, false);
 }
 
 /*
@@ -414,7 +402,9 @@ ei_redo(XLogReaderState *record)
 			ei_redo_newroot(record);
 			break;
 		case XLOG_EI_VACUUM:
-			ei_redo_vacuum(record);
+			ei_redo_remove_items(record,
+								 ((xl_ei_vacuum *) XLogRecGetData(record))->ndeleted,
+								 true);
 			break;
 		case XLOG_EI_META:
 			ei_redo_metapage(record, 0);
