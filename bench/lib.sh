@@ -1,5 +1,20 @@
 # Helpers shared by the benchmark runners (bench/*/run.sh); sourced, not run.
-# Defines start_epoch, load_start and dbuser, and the functions step and as_pg.
+# Defines start_epoch, load_start and dbuser, and the functions usage,
+# need_int, step and as_pg.
+
+# Print the usage block at the top of the running script and exit with $1.
+usage() {
+	sed -n '/^# Usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit "$1"
+}
+
+# Fail unless $2 (the value of option $1) is a positive integer.
+need_int() {
+	if ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
+		echo "run.sh: $1 needs a positive integer, got '$2'" >&2
+		exit 2
+	fi
+}
 
 start_epoch=$(date +%s)
 load_start=$(cut -d' ' -f1 /proc/loadavg)

@@ -35,6 +35,8 @@ set -euo pipefail
 {
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 repo=$(cd "$here/../.." && pwd)
 
 command_line="bench/core/run.sh"
@@ -57,20 +59,6 @@ types="int8 text"
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
 keep=0
-
-# Print the usage block at the top of this file and exit with status $1.
-usage() {
-	sed -n '/^# Usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-	exit "$1"
-}
-
-# Fail unless $2 (the value of option $1) is a positive integer.
-need_int() {
-	if ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
-		echo "run.sh: $1 needs a positive integer, got '$2'" >&2
-		exit 2
-	fi
-}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -130,8 +118,6 @@ fi
 workloads="point range ios"
 
 ncpu=$(nproc)
-# shellcheck source=bench/lib.sh
-. "$here/../lib.sh"
 
 work=$(mktemp -d "$workbase/elastic_bench.XXXXXX")
 data="$work/data"

@@ -37,6 +37,8 @@ set -euo pipefail
 {
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 repo=$(cd "$here/../.." && pwd)
 
 command_line="bench/sliding_window/run.sh"
@@ -55,20 +57,6 @@ out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
 keep=0
 
-# Print the usage block at the top of this file and exit with status $1.
-usage() {
-	sed -n '/^# Usage:/,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
-	exit "$1"
-}
-
-# Fail unless $2 (the value of option $1) is a positive integer.
-need_int() {
-	if ! [[ $2 =~ ^[1-9][0-9]*$ ]]; then
-		echo "run.sh: $1 needs a positive integer, got '$2'" >&2
-		exit 2
-	fi
-}
-
 while [ $# -gt 0 ]; do
 	case $1 in
 	--day) need_int "$1" "${2-}"; day=$2; shift 2 ;;
@@ -84,9 +72,6 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
-
-# shellcheck source=bench/lib.sh
-. "$here/../lib.sh"
 
 work=$(mktemp -d "$workbase/elastic_window.XXXXXX")
 data="$work/data"
