@@ -906,21 +906,16 @@ ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf)
 	if (RelationNeedsWAL(rel))
 	{
 		xl_ei_newroot xlrec;
-		xl_ei_metadata md;
 		XLogRecPtr	recptr;
 
 		xlrec.level = level;
-		md.am_kind = meta->am_kind;
-		md.root = rootblk;
-		md.level = level;
-		md.fillfactor = meta->fillfactor;
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEINewroot);
 		XLogRegisterBuffer(0, rootbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
 		XLogRegisterBuffer(1, lbuf, REGBUF_STANDARD);
 		XLogRegisterBuffer(2, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
-		XLogRegisterBufData(2, (char *) &md, sizeof(xl_ei_metadata));
+		XLogRegisterBufData(2, (char *) meta, sizeof(xl_ei_metadata));
 
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_NEWROOT);
 		PageSetLSN(BufferGetPage(rootbuf), recptr);

@@ -141,6 +141,7 @@ EINewBuf(Relation rel)
 {
 	Buffer		buf;
 	bool		needLock = !RELATION_IS_LOCAL(rel);
+	bool		refreshed = false;
 
 	for (;;)
 	{
@@ -149,11 +150,25 @@ EINewBuf(Relation rel)
 
 		if (!BlockNumberIsValid(blkno))
 			break;
+
+		/*
+		 * VACUUM put the page into the map because it was recyclable by the
+		 * recycle fence it had just moved, which our cached metapage may
+		 * predate: read the fence afresh once per call, before locking the
+		 * candidate.
+		 */
+		if (!refreshed)
+		{
+			(void) EIGetMetaCached(rel, true);
+			refreshed = true;
+		}
+
 		buf = ReadBuffer(rel, blkno);
 		if (ConditionalLockBuffer(buf))
 		{
 			page = BufferGetPage(buf);
-			if (EIPageIsRecyclable(page))
+			if (EIPageIsRecyclable(page,
+								   EIGetMetaCached(rel, false)->recycle_fence))
 			{
 				if (!PageIsNew(page) && XLogStandbyInfoActive() &&
 					RelationNeedsWAL(rel))

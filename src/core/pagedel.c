@@ -33,6 +33,9 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "access/xlog.h"
 #include "utils/snapmgr.h"
 
 /* debug fault injection for crash tests (elastic_index.debug_fault) */
@@ -85,16 +88,117 @@ EIPageGetSafeXid(Page page)
 
 /*
  * May this page be handed out again?  New (all-zero) pages always; deleted
- * pages once no snapshot can still lead a scan to them.
+ * pages once no scan can still reach them.
+ *
+ * Two proofs are accepted.  The first is nbtree's: every snapshot that
+ * exists now is younger than the page's safexid, so every scan that could
+ * have read a link to the page before it was unlinked has ended.  The
+ * second is the metapage's recycle fence: VACUUM found, at a WAL position
+ * at or after the page's unlink record, that no other backend held a
+ * snapshot old enough to have been taken before the unlink
+ * (EIAdvanceRecycleFence).  Pass InvalidXLogRecPtr to use the first only.
  */
 bool
-EIPageIsRecyclable(Page page)
+EIPageIsRecyclable(Page page, XLogRecPtr recycle_fence)
 {
 	if (PageIsNew(page))
 		return true;
 	if (!(EIPageGetOpaque(page)->ei_flags & EI_DELETED))
 		return false;
+	if (!XLogRecPtrIsInvalid(recycle_fence) &&
+		!XLogRecPtrIsInvalid(PageGetLSN(page)) &&
+		PageGetLSN(page) <= recycle_fence)
+		return true;
 	return GlobalVisCheckRemovableFullXid(NULL, EIPageGetSafeXid(page));
+}
+
+/*
+ * Does any backend other than ours hold a snapshot whose xmin is at or
+ * before limit?  Such a snapshot may have been taken before a page was
+ * unlinked, so a scan under it may still hold a link to the page.  Backends
+ * of every database count (a standby's feedback xmin is held by its
+ * walsender), and so do other VACUUMs: the test errs towards "yes".
+ */
+static bool
+ei_old_snapshot_exists(TransactionId limit)
+{
+	bool		found = false;
+
+	LWLockAcquire(ProcArrayLock, LW_SHARED);
+	for (uint32 i = 0; i < ProcGlobal->allProcCount && !found; i++)
+	{
+		PGPROC	   *proc = &ProcGlobal->allProcs[i];
+		TransactionId xmin = *((volatile TransactionId *) &proc->xmin);
+
+		if (proc != MyProc && TransactionIdIsValid(xmin) &&
+			TransactionIdPrecedesOrEquals(xmin, limit))
+			found = true;
+	}
+	LWLockRelease(ProcArrayLock);
+
+	return found;
+}
+
+/*
+ * Move the metapage's recycle fence to the current end of WAL if no other
+ * backend holds a snapshot that could predate it; return the fence in
+ * force afterwards.
+ *
+ * A scan can reach a deleted page only through a link it read before the
+ * page was unlinked, and it holds a snapshot (and so an xmin) for as long
+ * as it runs.  Read the WAL insert position first, then the next xid: a
+ * scan that began before any record up to that position has an xmin at or
+ * before that xid.  If no such backend exists, every page whose unlink
+ * record ends at or before the position is unreachable now and for good.
+ * VACUUM calls this after deleting pages, so that the next inserts can
+ * reuse them instead of waiting until the xid horizon passes their safexid,
+ * which for a table written in large transactions is one VACUUM cycle
+ * later.  Our own backend is exempt: VACUUM holds no links into the index.
+ */
+XLogRecPtr
+EIAdvanceRecycleFence(Relation rel)
+{
+	Buffer		metabuf;
+	EIMetaPage	meta;
+	XLogRecPtr	fence;
+	XLogRecPtr	result;
+	TransactionId limit;
+
+	if (!RelationNeedsWAL(rel))
+		return InvalidXLogRecPtr;
+
+	fence = GetXLogInsertRecPtr();
+	limit = XidFromFullTransactionId(ReadNextFullTransactionId());
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	result = meta->recycle_fence;
+
+	if (fence > result && !ei_old_snapshot_exists(limit))
+	{
+		START_CRIT_SECTION();
+
+		meta->recycle_fence = fence;
+		MarkBufferDirty(metabuf);
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
+			PageSetLSN(BufferGetPage(metabuf), recptr);
+		}
+
+		END_CRIT_SECTION();
+
+		result = fence;
+		if (rel->rd_amcache != NULL)
+			memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	}
+	EIRelBuf(rel, metabuf);
+
+	return result;
 }
 
 /*

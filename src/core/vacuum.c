@@ -225,9 +225,39 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 }
 
 /*
+ * Is the block a deleted or never-initialized page that may be reused now?
+ * Sets *isdeleted to whether it is a deleted page.
+ */
+static bool
+ei_vacuum_check_free(IndexVacuumInfo *info, BlockNumber blkno,
+					 XLogRecPtr fence, bool *isdeleted)
+{
+	Buffer		buf;
+	Page		page;
+	bool		free;
+
+	buf = ReadBufferExtended(info->index, MAIN_FORKNUM, blkno, RBM_NORMAL,
+							 info->strategy);
+	LockBuffer(buf, EI_READ);
+	page = BufferGetPage(buf);
+	*isdeleted = !PageIsNew(page) &&
+		(EIPageGetOpaque(page)->ei_flags & EI_DELETED) != 0;
+	free = (PageIsNew(page) || *isdeleted) && EIPageIsRecyclable(page, fence);
+	UnlockReleaseBuffer(buf);
+
+	return free;
+}
+
+/*
  * Read every block in physical order: count deleted pages, put the
  * recyclable ones into the free space map, and truncate trailing free
  * pages if an exclusive lock on the index is available at once.
+ *
+ * If this VACUUM deleted pages, first try to move the recycle fence past
+ * them (EIAdvanceRecycleFence), so that they are reusable as soon as this
+ * VACUUM ends rather than one cycle later.  Deleted pages that neither the
+ * fence nor the xid horizon frees are remembered and checked once more
+ * after a second attempt at the end of the pass.
  */
 static void
 ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
@@ -237,29 +267,26 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	BlockNumber blkno;
 	BlockNumber last_used = EI_METAPAGE;
 	BlockNumber trailing_deleted = 0;	/* deleted pages after last_used */
+	XLogRecPtr	fence;
+	BlockNumber *pending = NULL;
+	int			npending = 0;
+	int			maxpending = 0;
 
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
 
+	if (stats->pages_newly_deleted > 0)
+		fence = EIAdvanceRecycleFence(rel);
+	else
+		fence = EIGetMetaCached(rel, true)->recycle_fence;
+
 	for (blkno = EI_METAPAGE + 1; blkno < nblocks; blkno++)
 	{
-		Buffer		buf;
-		Page		page;
-		bool		isnew;
 		bool		deleted;
 
 		vacuum_delay_point();
 
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								 info->strategy);
-		LockBuffer(buf, EI_READ);
-		page = BufferGetPage(buf);
-		isnew = PageIsNew(page);
-		deleted = !isnew && (EIPageGetOpaque(page)->ei_flags & EI_DELETED);
-
-		if (deleted)
-			stats->pages_deleted++;
-		if ((isnew || deleted) && EIPageIsRecyclable(page))
+		if (ei_vacuum_check_free(info, blkno, fence, &deleted))
 		{
 			RecordFreeIndexPage(rel, blkno);
 			stats->pages_free++;
@@ -268,10 +295,40 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		}
 		else
 		{
+			if (deleted)
+			{
+				if (npending == maxpending)
+				{
+					maxpending = Max(64, maxpending * 2);
+					pending = pending == NULL ?
+						palloc(maxpending * sizeof(BlockNumber)) :
+						repalloc(pending, maxpending * sizeof(BlockNumber));
+				}
+				pending[npending++] = blkno;
+			}
 			last_used = blkno;
 			trailing_deleted = 0;
 		}
-		UnlockReleaseBuffer(buf);
+		if (deleted)
+			stats->pages_deleted++;
+	}
+
+	/* a second chance for deleted pages that were not free yet */
+	if (npending > 0)
+	{
+		XLogRecPtr	newfence = EIAdvanceRecycleFence(rel);
+
+		for (int i = 0; i < npending && newfence > fence; i++)
+		{
+			bool		deleted;
+
+			if (ei_vacuum_check_free(info, pending[i], newfence, &deleted))
+			{
+				RecordFreeIndexPage(rel, pending[i]);
+				stats->pages_free++;
+			}
+		}
+		pfree(pending);
 	}
 
 	IndexFreeSpaceMapVacuum(rel);
@@ -281,8 +338,9 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	 * here: if any backend uses the index, we simply leave the pages to the
 	 * free space map.  Taking it logs the lock for standbys, which needs a
 	 * transaction id, so a parallel VACUUM (which cannot assign one) leaves
-	 * truncation to a later, serial one.  Under the lock nobody can have taken a page from the
-	 * map since we looked, and no scan holds a link to a block past the end.
+	 * truncation to a later, serial one.  Under the lock nobody can have
+	 * taken a page from the map since we looked, and no scan holds a link to
+	 * a block past the end.
 	 */
 	if (last_used + 1 < nblocks && !IsInParallelMode() &&
 		ConditionalLockRelation(rel, AccessExclusiveLock))

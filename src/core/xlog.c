@@ -180,6 +180,7 @@ ei_redo_metapage(XLogReaderState *record, uint8 block_id)
 	Assert(len == sizeof(xl_ei_metadata));
 	memcpy(&md, data, sizeof(xl_ei_metadata));
 	EIInitMetaPage(metapage, md.am_kind, md.root, md.level, md.fillfactor);
+	memcpy(EIPageGetMeta(metapage), &md, sizeof(xl_ei_metadata));
 	PageSetLSN(metapage, record->EndRecPtr);
 	MarkBufferDirty(metabuf);
 	UnlockReleaseBuffer(metabuf);
@@ -462,7 +463,21 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfo(buf, "ndeleted: %u", ((xl_ei_vacuum *) rec)->ndeleted);
 			break;
 		case XLOG_EI_META:
-			break;
+			{
+				Size		len;
+				char	   *data = XLogRecGetBlockData(record, 0, &len);
+
+				if (data != NULL && len == sizeof(xl_ei_metadata))
+				{
+					xl_ei_metadata md;
+
+					memcpy(&md, data, sizeof(xl_ei_metadata));
+					appendStringInfo(buf, "root: %u, level: %u, recycle_fence: %X/%X",
+									 md.root, md.level,
+									 LSN_FORMAT_ARGS(md.recycle_fence));
+				}
+				break;
+			}
 		case XLOG_EI_DELETE:
 			{
 				xl_ei_delete *xlrec = (xl_ei_delete *) rec;

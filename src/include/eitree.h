@@ -154,7 +154,9 @@ typedef struct EIMetaPageData
 	BlockNumber root;			/* current root, or InvalidBlockNumber */
 	uint32		level;			/* level of the root (0 = root is a leaf) */
 	uint32		fillfactor;		/* leaf fill factor used by splits and build */
-	uint64		reserved[4];	/* room for later fields without a format bump */
+	XLogRecPtr	recycle_fence;	/* deleted pages with LSN <= this are
+								 * unreachable (see EIPageIsRecyclable) */
+	uint64		reserved[3];	/* room for later fields without a format bump */
 } EIMetaPageData;
 
 typedef EIMetaPageData *EIMetaPage;
@@ -372,7 +374,8 @@ extern void eiparallelrescan(IndexScanDesc scan);
 /* core/pagedel.c: page deletion and recycling */
 extern bool EIPageDelete(Relation rel, Buffer leafbuf);
 extern void EIUnlinkHalfDead(Relation rel, BlockNumber target);
-extern bool EIPageIsRecyclable(Page page);
+extern bool EIPageIsRecyclable(Page page, XLogRecPtr recycle_fence);
+extern XLogRecPtr EIAdvanceRecycleFence(Relation rel);
 extern void EIPageSetDeleted(Page page, BlockNumber prev, BlockNumber next,
 							 uint32 level, FullTransactionId safexid);
 extern FullTransactionId EIPageGetSafeXid(Page page);

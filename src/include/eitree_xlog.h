@@ -15,6 +15,7 @@
 
 #include "access/transam.h"
 #include "access/xlogreader.h"
+#include "eitree.h"
 #include "lib/stringinfo.h"
 #include "storage/off.h"
 #include "storage/relfilenode.h"
@@ -38,6 +39,13 @@
 #define XLOG_EI_MARK_HALFDEAD	0x70	/* page deletion, step 1 */
 #define XLOG_EI_UNLINK_PAGE		0x80	/* page deletion, step 2 */
 #define XLOG_EI_REUSE_PAGE		0x90	/* a deleted page is about to be reused */
+
+/*
+ * XLOG_EI_META
+ *
+ * Block 0: the metapage, registered with REGBUF_WILL_INIT; its data is an
+ * xl_ei_metadata.  VACUUM logs it when it advances recycle_fence.
+ */
 
 /*
  * XLOG_EI_INSERT_LEAF / XLOG_EI_INSERT_INNER
@@ -83,7 +91,8 @@ typedef struct xl_ei_split
  * Block 0: the new root, as a full-page image.
  * Block 1: the old root, now its left child, whose incomplete-split flag
  * is cleared.
- * Block 2: the metapage; its data is an xl_ei_metadata.
+ * Block 2: the metapage; its data is an xl_ei_metadata (the whole
+ * EIMetaPageData).
  */
 typedef struct xl_ei_newroot
 {
@@ -92,14 +101,11 @@ typedef struct xl_ei_newroot
 
 #define SizeOfEINewroot	(offsetof(xl_ei_newroot, level) + sizeof(uint32))
 
-/* The metapage contents carried by NEWROOT and META records. */
-typedef struct xl_ei_metadata
-{
-	uint32		am_kind;
-	BlockNumber root;
-	uint32		level;
-	uint32		fillfactor;
-} xl_ei_metadata;
+/*
+ * The metapage contents carried by NEWROOT and META records: the whole
+ * EIMetaPageData, so that redo reproduces every field, present and future.
+ */
+typedef EIMetaPageData xl_ei_metadata;
 
 /*
  * XLOG_EI_VACUUM

@@ -54,6 +54,7 @@ typedef struct EIStatsCounts
 	int64		deleted_pages;	/* unlinked, stamped with safexid */
 	int64		recyclable_pages;	/* deleted or new, reusable now */
 	int64		free_pages;		/* recorded in the free space map */
+	XLogRecPtr	recycle_fence;	/* the metapage's, for recyclable_pages */
 } EIStatsCounts;
 
 /*
@@ -203,7 +204,7 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 	if (opaque->ei_flags & EI_DELETED)
 	{
 		counts->deleted_pages++;
-		if (EIPageIsRecyclable(page))
+		if (EIPageIsRecyclable(page, counts->recycle_fence))
 			counts->recyclable_pages++;
 		return;
 	}
@@ -281,6 +282,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	memset(&counts, 0, sizeof(counts));
 	nblocks = RelationGetNumberOfBlocks(rel);
 	counts.total_pages = nblocks;
+	counts.recycle_fence = meta.recycle_fence;
 
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
