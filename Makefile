@@ -19,6 +19,7 @@ OBJS = \
 	src/am/elastic_btree.o \
 	src/am/options.o \
 	src/am/validate.o \
+	src/am/normalize.o \
 	src/core/page.o \
 	src/core/search.o \
 	src/core/insert.o \
@@ -27,9 +28,11 @@ OBJS = \
 	src/core/scan.o \
 	src/core/vacuum.o \
 	src/core/cost.o \
+	src/core/normkey.o \
 	src/core/xlog.o \
 	src/inspect/stats.o \
 	src/inspect/check.o \
+	src/inspect/keys.o \
 	src/lib/keynorm.o \
 	src/lib/seqtree.o
 
@@ -38,7 +41,11 @@ PGFILEDESC = "elastic_index - elastic B+-tree index access methods"
 EXTENSION = elastic_index
 DATA = $(wildcard sql/install/*.sql)
 
-PG_CPPFLAGS = -I$(srcdir)/src/include
+PG_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/src/lib
+
+# Text keys under ICU collations are normalized with ICU sort keys
+# (src/am/normalize.c); PGXS defines ICU_LIBS when the server has ICU.
+SHLIB_LINK += $(ICU_LIBS)
 
 # Every sql/NAME.sql is a regression test with expected output in
 # expected/NAME.out; every test/specs/NAME.spec is an isolation test with

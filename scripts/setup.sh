@@ -16,6 +16,7 @@ PACKAGES=(
 	clang-14
 	llvm-14
 	libclang-rt-14-dev
+	libicu-dev
 	libipc-run-perl
 	perl
 	make

@@ -26,6 +26,51 @@ COMMENT ON ACCESS METHOD elastic_btree IS
 -- only (ALTER OPERATOR FAMILY), exactly as in btree.
 --------------------------------------------------------------------------
 
+-- Support function 3 of the operator classes: a value's binary-comparable
+-- encoding (src/am/normalize.c).  Compact leaves compare keys only in this
+-- form; operator classes without one (numeric, interval) keep standard
+-- leaves.
+CREATE FUNCTION elastic_btree_normalize(int2) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int2'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(int4) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int4'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(int8) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(float4) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_float4'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(float8) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_float8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(date) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int4'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(timestamp) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(timestamptz) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(uuid) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_uuid'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(text) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_text'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(bytea) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bytea'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(bool) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bool'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(oid) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_oid'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+
 -- integer_ops: int2, int4, int8
 
 CREATE OPERATOR FAMILY integer_ops USING elastic_btree;
@@ -38,7 +83,8 @@ DEFAULT FOR TYPE int2 USING elastic_btree FAMILY integer_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btint2cmp(int2, int2),
-	FUNCTION 2 btint2sortsupport(internal);
+	FUNCTION 2 btint2sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(int2);
 
 CREATE OPERATOR CLASS int4_ops
 DEFAULT FOR TYPE int4 USING elastic_btree FAMILY integer_ops AS
@@ -48,7 +94,8 @@ DEFAULT FOR TYPE int4 USING elastic_btree FAMILY integer_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btint4cmp(int4, int4),
-	FUNCTION 2 btint4sortsupport(internal);
+	FUNCTION 2 btint4sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(int4);
 
 CREATE OPERATOR CLASS int8_ops
 DEFAULT FOR TYPE int8 USING elastic_btree FAMILY integer_ops AS
@@ -58,7 +105,8 @@ DEFAULT FOR TYPE int8 USING elastic_btree FAMILY integer_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btint8cmp(int8, int8),
-	FUNCTION 2 btint8sortsupport(internal);
+	FUNCTION 2 btint8sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(int8);
 
 ALTER OPERATOR FAMILY integer_ops USING elastic_btree ADD
 	-- int2 vs int4
@@ -116,7 +164,8 @@ DEFAULT FOR TYPE float4 USING elastic_btree FAMILY float_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btfloat4cmp(float4, float4),
-	FUNCTION 2 btfloat4sortsupport(internal);
+	FUNCTION 2 btfloat4sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(float4);
 
 CREATE OPERATOR CLASS float8_ops
 DEFAULT FOR TYPE float8 USING elastic_btree FAMILY float_ops AS
@@ -126,7 +175,8 @@ DEFAULT FOR TYPE float8 USING elastic_btree FAMILY float_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btfloat8cmp(float8, float8),
-	FUNCTION 2 btfloat8sortsupport(internal);
+	FUNCTION 2 btfloat8sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(float8);
 
 ALTER OPERATOR FAMILY float_ops USING elastic_btree ADD
 	-- float4 vs float8
@@ -156,7 +206,8 @@ DEFAULT FOR TYPE date USING elastic_btree FAMILY datetime_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 date_cmp(date, date),
-	FUNCTION 2 date_sortsupport(internal);
+	FUNCTION 2 date_sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(date);
 
 CREATE OPERATOR CLASS timestamp_ops
 DEFAULT FOR TYPE timestamp USING elastic_btree FAMILY datetime_ops AS
@@ -166,7 +217,8 @@ DEFAULT FOR TYPE timestamp USING elastic_btree FAMILY datetime_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 timestamp_cmp(timestamp, timestamp),
-	FUNCTION 2 timestamp_sortsupport(internal);
+	FUNCTION 2 timestamp_sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(timestamp);
 
 CREATE OPERATOR CLASS timestamptz_ops
 DEFAULT FOR TYPE timestamptz USING elastic_btree FAMILY datetime_ops AS
@@ -176,7 +228,8 @@ DEFAULT FOR TYPE timestamptz USING elastic_btree FAMILY datetime_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 timestamptz_cmp(timestamptz, timestamptz),
-	FUNCTION 2 timestamp_sortsupport(internal);
+	FUNCTION 2 timestamp_sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(timestamptz);
 
 ALTER OPERATOR FAMILY datetime_ops USING elastic_btree ADD
 	-- date vs timestamp
@@ -261,7 +314,8 @@ DEFAULT FOR TYPE uuid USING elastic_btree FAMILY uuid_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 uuid_cmp(uuid, uuid),
-	FUNCTION 2 uuid_sortsupport(internal);
+	FUNCTION 2 uuid_sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(uuid);
 
 -- text_ops (varchar columns use it through binary coercion)
 
@@ -275,7 +329,8 @@ DEFAULT FOR TYPE text USING elastic_btree FAMILY text_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 bttextcmp(text, text),
-	FUNCTION 2 bttextsortsupport(internal);
+	FUNCTION 2 bttextsortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(text);
 
 -- bytea_ops
 
@@ -289,7 +344,8 @@ DEFAULT FOR TYPE bytea USING elastic_btree FAMILY bytea_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 byteacmp(bytea, bytea),
-	FUNCTION 2 bytea_sortsupport(internal);
+	FUNCTION 2 bytea_sortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(bytea);
 
 -- bool_ops (btree has no sort support function for boolean)
 
@@ -302,7 +358,8 @@ DEFAULT FOR TYPE bool USING elastic_btree FAMILY bool_ops AS
 	OPERATOR 3 = ,
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
-	FUNCTION 1 btboolcmp(bool, bool);
+	FUNCTION 1 btboolcmp(bool, bool),
+	FUNCTION 3 elastic_btree_normalize(bool);
 
 -- oid_ops
 
@@ -316,7 +373,8 @@ DEFAULT FOR TYPE oid USING elastic_btree FAMILY oid_ops AS
 	OPERATOR 4 >= ,
 	OPERATOR 5 > ,
 	FUNCTION 1 btoidcmp(oid, oid),
-	FUNCTION 2 btoidsortsupport(internal);
+	FUNCTION 2 btoidsortsupport(internal),
+	FUNCTION 3 elastic_btree_normalize(oid);
 
 --------------------------------------------------------------------------
 -- Inspection functions
@@ -359,3 +417,15 @@ COMMENT ON FUNCTION elastic_index_check(regclass, bool) IS
 
 -- Like amcheck: only superusers, or roles they grant it to, may run checks.
 REVOKE EXECUTE ON FUNCTION elastic_index_check(regclass, bool) FROM PUBLIC;
+
+-- The normalized key (key columns, then heap TID) an index gives an entry;
+-- NULL tid: the search key without the TID.  Not STRICT: NULL values are
+-- part of keys.
+CREATE FUNCTION elastic_index_normalized_key(index regclass, tid tid,
+	VARIADIC "any")
+RETURNS bytea
+AS 'MODULE_PATHNAME'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION elastic_index_normalized_key(regclass, tid, "any") IS
+'the binary-comparable normalized key of an entry of an elastic_btree index';

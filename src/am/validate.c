@@ -6,6 +6,8 @@
  * Our operator classes must look like btree's: strategies 1-5 are the
  * boolean <, <=, =, >=, > operators, support function 1 is a 3-way int4
  * comparison and the optional support function 2 a sort-support function.
+ * The optional support function 3 is ours: it maps a value to bytes whose
+ * memcmp order is the operator class's order (see src/core/normkey.c).
  * The planner relies on btree strategy numbers to use our indexes for
  * ordering, so a mismatch here would give wrong plans, not just slow ones.
  *
@@ -102,6 +104,11 @@ eivalidate(Oid opclassoid)
 			case EI_SORTSUPPORT_PROC:
 				ok = check_amproc_signature(procform->amproc, VOIDOID, true,
 											1, 1, INTERNALOID);
+				break;
+			case EI_NORMALIZE_PROC:
+				ok = procform->amproclefttype == procform->amprocrighttype &&
+					check_amproc_signature(procform->amproc, BYTEAOID, true,
+										   1, 1, procform->amproclefttype);
 				break;
 			default:
 				ei_validate_report(opfamilyname,

@@ -122,10 +122,24 @@ static void ei_load_finish(EILoadState *lstate);
 
 /*
  * Build a new elastic_btree index from the rows of its table (ambuild).
+ *
+ * An index whose entries have no normalized keys can never convert leaves
+ * to the compact form; say so once, here, rather than when it reaches a
+ * size bound.
  */
 IndexBuildResult *
 eibuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
+	EINormKeyInfo *norm = EIGetNormKeyInfo(index);
+
+	if (!norm->ok)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" will always keep standard leaves",
+						RelationGetRelationName(index)),
+				 errdetail("Compact leaves need normalized keys, but %s.",
+						   norm->reason)));
+	pfree(norm);
+
 	return ei_build_tree(heap, index, indexInfo, EI_AM_ELASTIC_BTREE);
 }
 

@@ -24,6 +24,7 @@
 #include "access/skey.h"
 #include "access/transam.h"
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
@@ -49,7 +50,9 @@
 /* Support function numbers of our operator classes. */
 #define EI_CMP_PROC			1	/* int4 cmp(a, b), like btree's BTORDER_PROC */
 #define EI_SORTSUPPORT_PROC	2	/* optional sort support */
-#define EI_NPROCS			2
+#define EI_NORMALIZE_PROC	3	/* optional: bytea normalize(value), the
+								 * value's binary-comparable encoding */
+#define EI_NPROCS			3
 
 /* Strategy numbers: exactly btree's, so the planner can order by them. */
 #define EI_NSTRATEGIES		5
@@ -334,6 +337,27 @@ extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);
 extern IndexTuple EIReadTuple(Page page, OffsetNumber off);
 extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
+
+/*
+ * What it takes to compute an index's normalized keys (core/normkey.c):
+ * when ok, the support function 3 of every key column with its collation
+ * and keynorm flags (DESC, NULLS FIRST); otherwise why not.
+ */
+typedef struct EINormKeyInfo
+{
+	bool		ok;
+	const char *reason;			/* when !ok: a phrase for messages */
+	int			nkeyatts;
+	FmgrInfo	procs[INDEX_MAX_KEYS];
+	Oid			collations[INDEX_MAX_KEYS];
+	int			flags[INDEX_MAX_KEYS];
+} EINormKeyInfo;
+
+/* core/normkey.c and am/normalize.c: normalized keys */
+extern EINormKeyInfo *EIGetNormKeyInfo(Relation index);
+extern void EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
+						   ItemPointer tid, StringInfo out);
+extern bool EINormKeyCollationOK(Oid collation);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);

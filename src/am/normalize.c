@@ -1,0 +1,237 @@
+/*-------------------------------------------------------------------------
+ *
+ * normalize.c
+ *	  Operator class support function 3: a value's normalized encoding.
+ *
+ * Each function returns, as bytea, bytes whose memcmp order is the order of
+ * the operator class it belongs to (the encodings are described in
+ * src/lib/keynorm.h).  The tree core (src/core/normkey.c) adds the column
+ * markers for NULLs, inverts DESC columns and appends the heap TID; the
+ * support function only encodes one non-NULL value.
+ *
+ * Types whose order has no such encoding (numeric, interval) have no
+ * support function 3; text has one only under the C (POSIX) collation and
+ * deterministic ICU collations, which EINormKeyCollationOK decides.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_collation.h"
+#include "eitree.h"
+#include "fmgr.h"
+#include "keynorm.h"
+#include "utils/builtins.h"
+#include "utils/pg_locale.h"
+#include "utils/uuid.h"
+
+#ifdef USE_ICU
+#include <unicode/ucol.h>
+#endif
+
+PG_FUNCTION_INFO_V1(elastic_btree_norm_int2);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_int4);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_int8);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_float4);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_float8);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_bool);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_oid);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_uuid);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_bytea);
+PG_FUNCTION_INFO_V1(elastic_btree_norm_text);
+
+/*
+ * Wrap len bytes of an encoding into a new bytea.
+ */
+static bytea *
+ei_norm_result(const uint8 *data, size_t len)
+{
+	bytea	   *result = (bytea *) palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(result, VARHDRSZ + len);
+	memcpy(VARDATA(result), data, len);
+	return result;
+}
+
+/*
+ * int2: sign bit flipped, big-endian.
+ */
+Datum
+elastic_btree_norm_int2(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_INT16_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int16(PG_GETARG_INT16(0), buf)));
+}
+
+/*
+ * int4 and date (whose infinities are the extreme int4 values).
+ */
+Datum
+elastic_btree_norm_int4(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_INT32_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int32(PG_GETARG_INT32(0), buf)));
+}
+
+/*
+ * int8, timestamp and timestamptz (int64 microseconds, infinities extreme).
+ */
+Datum
+elastic_btree_norm_int8(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_INT64_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int64(PG_GETARG_INT64(0), buf)));
+}
+
+/*
+ * float4: -0 equals +0, every NaN equal and largest.
+ */
+Datum
+elastic_btree_norm_float4(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_FLOAT4_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_float4(PG_GETARG_FLOAT4(0), buf)));
+}
+
+/*
+ * float8: -0 equals +0, every NaN equal and largest.
+ */
+Datum
+elastic_btree_norm_float8(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_FLOAT8_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_float8(PG_GETARG_FLOAT8(0), buf)));
+}
+
+/*
+ * bool: one byte.
+ */
+Datum
+elastic_btree_norm_bool(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_BOOL_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_bool(PG_GETARG_BOOL(0), buf)));
+}
+
+/*
+ * oid: unsigned, big-endian.
+ */
+Datum
+elastic_btree_norm_oid(PG_FUNCTION_ARGS)
+{
+	uint8		buf[KEYNORM_OID_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_oid(PG_GETARG_OID(0), buf)));
+}
+
+/*
+ * uuid: its 16 bytes (PostgreSQL compares uuids with memcmp).
+ */
+Datum
+elastic_btree_norm_uuid(PG_FUNCTION_ARGS)
+{
+	pg_uuid_t  *uuid = PG_GETARG_UUID_P(0);
+	uint8		buf[KEYNORM_UUID_SIZE];
+
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_uuid(uuid->data, buf)));
+}
+
+/*
+ * bytea: zero bytes escaped, a two-byte terminator (prefix-free).
+ */
+Datum
+elastic_btree_norm_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *value = PG_GETARG_BYTEA_PP(0);
+	const char *data = VARDATA_ANY(value);
+	size_t		len = VARSIZE_ANY_EXHDR(value);
+	bytea	   *result;
+
+	result = (bytea *) palloc(VARHDRSZ + keynorm_bytes_size(data, len));
+	SET_VARSIZE(result, VARHDRSZ + keynorm_bytes(data, len,
+												 (uint8 *) VARDATA(result)));
+	PG_RETURN_BYTEA_P(result);
+}
+
+/*
+ * Can text under this collation be normalized?  Under C and POSIX the
+ * order is the bytes' order.  A deterministic ICU collation orders by ICU
+ * sort key and breaks ties by the bytes, as varstr_cmp does; both parts
+ * are memcmp-comparable.  A libc collation's strxfrm is not trusted
+ * (PostgreSQL itself disables abbreviated keys for it), and a
+ * nondeterministic collation calls strings equal that differ in bytes.
+ */
+bool
+EINormKeyCollationOK(Oid collation)
+{
+	pg_locale_t locale;
+
+	if (!OidIsValid(collation))
+		return false;
+	if (lc_collate_is_c(collation))
+		return true;
+	locale = pg_newlocale_from_collation(collation);
+#ifdef USE_ICU
+	if (locale != NULL && locale->provider == COLLPROVIDER_ICU &&
+		locale->deterministic)
+		return true;
+#endif
+	return false;
+}
+
+/*
+ * text: under C, the bytes (escaped like bytea); under a deterministic ICU
+ * collation, the ICU sort key (which contains no zero byte but its final
+ * terminator, so it is prefix-free) followed by the escaped bytes for the
+ * tie-break.
+ */
+Datum
+elastic_btree_norm_text(PG_FUNCTION_ARGS)
+{
+	text	   *value = PG_GETARG_TEXT_PP(0);
+	Oid			collation = PG_GET_COLLATION();
+	const char *data = VARDATA_ANY(value);
+	size_t		len = VARSIZE_ANY_EXHDR(value);
+	size_t		tail = keynorm_bytes_size(data, len);
+	bytea	   *result;
+
+	if (!EINormKeyCollationOK(collation))
+		elog(ERROR, "collation %u has no normalized text encoding", collation);
+
+	if (lc_collate_is_c(collation))
+	{
+		result = (bytea *) palloc(VARHDRSZ + tail);
+		SET_VARSIZE(result, VARHDRSZ + keynorm_text(data, len,
+													(uint8 *) VARDATA(result)));
+		PG_RETURN_BYTEA_P(result);
+	}
+#ifdef USE_ICU
+	{
+		pg_locale_t locale = pg_newlocale_from_collation(collation);
+		UChar	   *uchars;
+		int32_t		nuchars = icu_to_uchar(&uchars, data, len);
+		int32_t		keylen;
+		uint8	   *dst;
+
+		keylen = ucol_getSortKey(locale->info.icu.ucol, uchars, nuchars,
+								 NULL, 0);
+		result = (bytea *) palloc(VARHDRSZ + keylen + tail);
+		dst = (uint8 *) VARDATA(result);
+		if (ucol_getSortKey(locale->info.icu.ucol, uchars, nuchars,
+							dst, keylen) != keylen)
+			elog(ERROR, "ICU sort key changed length");
+		SET_VARSIZE(result, VARHDRSZ + keylen +
+					keynorm_text(data, len, dst + keylen));
+		pfree(uchars);
+		PG_RETURN_BYTEA_P(result);
+	}
+#else
+	pg_unreachable();
+#endif
+}

@@ -1,0 +1,123 @@
+/*-------------------------------------------------------------------------
+ *
+ * normkey.c
+ *	  Normalized keys of index entries: bytes whose memcmp order is the
+ *	  index's order of (key columns, heap TID).
+ *
+ * Compact leaves compare keys only in this form.  An index can have them
+ * when every key column is a plain column (not an expression) whose
+ * operator class has support function 3 (src/am/normalize.c) and, for a
+ * collatable type, a collation that function supports.  The layout of a
+ * key is keynorm's (src/lib/keynorm.h): per column a marker byte (NULLS
+ * FIRST, not NULL, NULLS LAST) and, for a non-NULL value, the support
+ * function's bytes, inverted for a DESC column; then the heap TID.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "eitree.h"
+#include "keynorm.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+/*
+ * Decide whether an index's entries have normalized keys, and gather what
+ * EINormalizeKey needs.  The result is palloc'd in the current memory
+ * context; when info->ok is false, info->reason says why in a phrase that
+ * fits "... keeps standard leaves: <reason>".
+ */
+EINormKeyInfo *
+EIGetNormKeyInfo(Relation index)
+{
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(index);
+	EINormKeyInfo *info = palloc0(sizeof(EINormKeyInfo));
+
+	info->nkeyatts = nkeyatts;
+	info->ok = true;
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		Oid			typid = TupleDescAttr(RelationGetDescr(index), i)->atttypid;
+		Oid			procid;
+
+		if (index->rd_index->indkey.values[i] == 0)
+		{
+			info->ok = false;
+			info->reason = psprintf("column %d is an expression, which compact leaves cannot re-evaluate", i + 1);
+			return info;
+		}
+
+		procid = index_getprocid(index, i + 1, EI_NORMALIZE_PROC);
+		if (!OidIsValid(procid))
+		{
+			info->ok = false;
+			info->reason = psprintf("type %s has no binary-comparable encoding",
+									format_type_be(typid));
+			return info;
+		}
+		if (type_is_collatable(typid) &&
+			!EINormKeyCollationOK(index->rd_indcollation[i]))
+		{
+			info->ok = false;
+			info->reason = psprintf("collation \"%s\" of column %d is neither C nor a deterministic ICU collation",
+									get_collation_name(index->rd_indcollation[i]),
+									i + 1);
+			return info;
+		}
+
+		fmgr_info_cxt(procid, &info->procs[i], CurrentMemoryContext);
+		info->collations[i] = index->rd_indcollation[i];
+		info->flags[i] = 0;
+		if (index->rd_indoption[i] & INDOPTION_DESC)
+			info->flags[i] |= KEYNORM_DESC;
+		if (index->rd_indoption[i] & INDOPTION_NULLS_FIRST)
+			info->flags[i] |= KEYNORM_NULLS_FIRST;
+	}
+
+	return info;
+}
+
+/*
+ * Append the normalized key of one entry to out: the key columns in
+ * values/isnull, then the heap TID unless tid is NULL (a search key).
+ */
+void
+EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
+			   ItemPointer tid, StringInfo out)
+{
+	Assert(info->ok);
+
+	for (int i = 0; i < info->nkeyatts; i++)
+	{
+		bytea	   *enc = NULL;
+		size_t		len = 0;
+
+		if (!isnull[i])
+		{
+			enc = DatumGetByteaPP(FunctionCall1Coll(&info->procs[i],
+													info->collations[i],
+													values[i]));
+			len = VARSIZE_ANY_EXHDR(enc);
+		}
+		enlargeStringInfo(out, (int) len + 1);
+		out->len += (int) keynorm_column((uint8 *) out->data + out->len,
+										 info->flags[i], isnull[i],
+										 enc ? (uint8 *) VARDATA_ANY(enc) : NULL,
+										 len);
+		out->data[out->len] = '\0';
+	}
+
+	if (tid != NULL)
+	{
+		enlargeStringInfo(out, KEYNORM_TID_SIZE);
+		out->len += (int) keynorm_tid(ItemPointerGetBlockNumber(tid),
+									  ItemPointerGetOffsetNumber(tid),
+									  (uint8 *) out->data + out->len);
+		out->data[out->len] = '\0';
+	}
+}
