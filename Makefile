@@ -29,10 +29,13 @@ OBJS = \
 	src/core/vacuum.o \
 	src/core/cost.o \
 	src/core/normkey.o \
+	src/core/heapkey.o \
+	src/core/compact.o \
 	src/core/xlog.o \
 	src/inspect/stats.o \
 	src/inspect/check.o \
 	src/inspect/keys.o \
+	src/inspect/preview.o \
 	src/lib/keynorm.o \
 	src/lib/seqtree.o
 

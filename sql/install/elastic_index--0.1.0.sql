@@ -429,3 +429,24 @@ LANGUAGE C STABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION elastic_index_normalized_key(regclass, tid, "any") IS
 'the binary-comparable normalized key of an entry of an elastic_btree index';
+
+-- What compact leaves would make of an index (nothing changes); with
+-- verify, also read every key from the heap and search a compact copy of
+-- every leaf for every entry.
+CREATE FUNCTION elastic_btree_compact_preview(index regclass,
+	verify bool DEFAULT false,
+	OUT leaf_pages int8,
+	OUT entries int8,
+	OUT standard_capacity float8,
+	OUT compact_capacity float8,
+	OUT capacity_ratio float8,
+	OUT compact_leaf_pages int8,
+	OUT key_bytes int4,
+	OUT dead_entries int8,
+	OUT verified_entries int8,
+	OUT heap_key_reads int8)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_btree_compact_preview(regclass, bool) IS
+'leaf capacities of an elastic_btree index in standard and compact form, computed by converting copies of its leaves';

@@ -10,7 +10,8 @@
  * collatable type, a collation that function supports.  The layout of a
  * key is keynorm's (src/lib/keynorm.h): per column a marker byte (NULLS
  * FIRST, not NULL, NULLS LAST) and, for a non-NULL value, the support
- * function's bytes, inverted for a DESC column; then the heap TID.
+ * function's bytes, inverted for a DESC column (for a NULL of a fixed-width
+ * type, as many zero bytes); then the heap TID.
  *
  *-------------------------------------------------------------------------
  */
@@ -70,6 +71,13 @@ EIGetNormKeyInfo(Relation index)
 			return info;
 		}
 
+		/*
+		 * A fixed-length type's encoding is as long as the type (every
+		 * encoder in keynorm.h keeps the width), so keys of such columns
+		 * have one length; a NULL is padded to it (see EINormalizeKey).
+		 */
+		info->widths[i] = get_typlen(typid) > 0 ? get_typlen(typid) : -1;
+
 		fmgr_info_cxt(procid, &info->procs[i], CurrentMemoryContext);
 		info->collations[i] = index->rd_indcollation[i];
 		info->flags[i] = 0;
@@ -77,6 +85,17 @@ EIGetNormKeyInfo(Relation index)
 			info->flags[i] |= KEYNORM_DESC;
 		if (index->rd_indoption[i] & INDOPTION_NULLS_FIRST)
 			info->flags[i] |= KEYNORM_NULLS_FIRST;
+	}
+
+	info->keylen = KEYNORM_TID_SIZE;
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		if (info->widths[i] < 0)
+		{
+			info->keylen = -1;
+			break;
+		}
+		info->keylen += 1 + info->widths[i];
 	}
 
 	return info;
@@ -104,11 +123,22 @@ EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 													values[i]));
 			len = VARSIZE_ANY_EXHDR(enc);
 		}
-		enlargeStringInfo(out, (int) len + 1);
+		enlargeStringInfo(out, (int) Max(len, info->widths[i]) + 1);
 		out->len += (int) keynorm_column((uint8 *) out->data + out->len,
 										 info->flags[i], isnull[i],
 										 enc ? (uint8 *) VARDATA_ANY(enc) : NULL,
 										 len);
+
+		/*
+		 * Pad a NULL of a fixed-width column with zeros, so that all keys of
+		 * the index have one length.  The marker byte alone decides the
+		 * order of a NULL, and all NULLs of a column pad alike.
+		 */
+		if (isnull[i] && info->widths[i] > 0)
+		{
+			memset(out->data + out->len, 0, info->widths[i]);
+			out->len += info->widths[i];
+		}
 		out->data[out->len] = '\0';
 	}
 

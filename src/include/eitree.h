@@ -25,6 +25,7 @@
 #include "access/transam.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "seqtree.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
@@ -351,6 +352,9 @@ typedef struct EINormKeyInfo
 	FmgrInfo	procs[INDEX_MAX_KEYS];
 	Oid			collations[INDEX_MAX_KEYS];
 	int			flags[INDEX_MAX_KEYS];
+	int			widths[INDEX_MAX_KEYS];	/* encoded value bytes, -1 if variable */
+	int			keylen;			/* bytes of every key (TID included) when
+								 * all widths are fixed, else -1 */
 } EINormKeyInfo;
 
 /* core/normkey.c and am/normalize.c: normalized keys */
@@ -358,6 +362,43 @@ extern EINormKeyInfo *EIGetNormKeyInfo(Relation index);
 extern void EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 						   ItemPointer tid, StringInfo out);
 extern bool EINormKeyCollationOK(Oid collation);
+
+/*
+ * Reading entries' keys from the heap (core/heapkey.c).  key holds the last
+ * key read, normalized, with the entry's TID appended.
+ */
+typedef enum EIHeapKeyResult
+{
+	EI_HEAPKEY_FOUND,			/* reader->key holds the key */
+	EI_HEAPKEY_DEAD,			/* the HOT chain is dead to everybody */
+	EI_HEAPKEY_UNREADABLE		/* a key column is toasted out of line */
+} EIHeapKeyResult;
+
+typedef struct EIHeapKeyReader
+{
+	Relation	heap;
+	Relation	index;
+	EINormKeyInfo *norm;
+	Buffer		buf;			/* pinned heap page of the last read */
+	StringInfoData key;
+	uint64		nreads;			/* keys read so far */
+} EIHeapKeyReader;
+
+extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,
+											 EINormKeyInfo *norm);
+extern EIHeapKeyResult EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid);
+extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
+
+/* core/compact.c: compact leaf pages */
+extern void EICompactAttach(Page page, SeqTree *st);
+extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
+extern void EICompactDelete(Page page, int pos);
+extern int	EICompactCapacity(int keylen, Size hikeysz);
+extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
+							  Page dst);
+extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
+							const uint8 *key, SeqTreeLocation *loc,
+							EIHeapKeyResult *why);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);

@@ -1,0 +1,163 @@
+/*-------------------------------------------------------------------------
+ *
+ * heapkey.c
+ *	  Reading an index entry's key from the heap.
+ *
+ * A compact leaf stores heap TIDs but no keys; whenever a key is needed it
+ * is read from the heap tuple the entry points to.  The rules that make
+ * that safe (see src/README.md, "Keys read from the heap"):
+ *
+ *	- The caller holds a lock on the leaf holding the entry.  VACUUM must
+ *	  remove the entry from that leaf (under a cleanup lock) before the
+ *	  heap line pointer can be marked unused and reused, so while the leaf
+ *	  is locked the TID still means the tuple the entry was made for.
+ *	- The entry's TID is the root of a HOT chain.  Every member of a HOT
+ *	  chain has the same values in every indexed column (that is what made
+ *	  the updates HOT), so the first member with storage holds the key: the
+ *	  root itself, or the member a redirect points to after pruning.
+ *	- A root marked LP_DEAD means the whole chain is dead to everybody: the
+ *	  entry can be removed, and its key is not needed any more.
+ *	- A key column stored out of line in TOAST would need a TOAST-table
+ *	  read, which must never happen under a buffer lock; the entry is
+ *	  reported unreadable instead.  (Fixed-width types are never toasted.)
+ *	- Aborted and deleted tuples keep their data until pruned, and pruning
+ *	  needs a cleanup lock on the heap page, which our share lock excludes
+ *	  while we read.
+ *
+ * Only tables of the heap access method are supported; the line-pointer
+ * rules above are the heap's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "catalog/pg_am.h"
+#include "eitree.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+
+/*
+ * Prepare to read keys of the entries of index from its table heap.
+ * norm must be the index's normalized-key information (norm->ok).
+ */
+EIHeapKeyReader *
+EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
+{
+	EIHeapKeyReader *reader;
+
+	Assert(norm->ok);
+	if (heap->rd_rel->relam != HEAP_TABLE_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" does not use the heap access method",
+						RelationGetRelationName(heap)),
+				 errdetail("Compact leaves read keys from heap tuples.")));
+
+	reader = palloc0(sizeof(EIHeapKeyReader));
+	reader->heap = heap;
+	reader->index = index;
+	reader->norm = norm;
+	reader->buf = InvalidBuffer;
+	initStringInfo(&reader->key);
+	return reader;
+}
+
+/*
+ * Release the reader's heap buffer pin and memory.
+ */
+void
+EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
+{
+	if (BufferIsValid(reader->buf))
+		ReleaseBuffer(reader->buf);
+	pfree(reader->key.data);
+	pfree(reader);
+}
+
+/*
+ * Read the key of the entry whose heap TID is tid into reader->key, as a
+ * normalized key with tid appended.  Returns EI_HEAPKEY_FOUND,
+ * EI_HEAPKEY_DEAD (the chain is dead to all; the entry may be removed) or
+ * EI_HEAPKEY_UNREADABLE (a key column is toasted out of line).  The caller
+ * must hold a lock on the leaf holding the entry.
+ */
+EIHeapKeyResult
+EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	Relation	heap = reader->heap;
+	Relation	index = reader->index;
+	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
+	OffsetNumber offnum = ItemPointerGetOffsetNumber(tid);
+	Page		page;
+	ItemId		lp;
+	HeapTupleData tuple;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
+
+	reader->nreads++;
+	if (!BufferIsValid(reader->buf) ||
+		BufferGetBlockNumber(reader->buf) != blkno)
+		reader->buf = ReleaseAndReadBuffer(reader->buf, heap, blkno);
+	LockBuffer(reader->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(reader->buf);
+
+	if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(page))
+	{
+		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" points past the end of heap page %u of \"%s\" (offset %u)",
+						RelationGetRelationName(index), blkno,
+						RelationGetRelationName(heap), offnum)));
+	}
+
+	lp = PageGetItemId(page, offnum);
+	if (ItemIdIsRedirected(lp))
+		lp = PageGetItemId(page, ItemIdGetRedirect(lp));
+
+	if (ItemIdIsDead(lp))
+	{
+		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+		return EI_HEAPKEY_DEAD;
+	}
+	if (!ItemIdIsNormal(lp))
+	{
+		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" points to unused heap item (%u,%u) of \"%s\"",
+						RelationGetRelationName(index), blkno, offnum,
+						RelationGetRelationName(heap))));
+	}
+
+	tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tuple.t_len = ItemIdGetLength(lp);
+	tuple.t_tableOid = RelationGetRelid(heap);
+	ItemPointerSet(&tuple.t_self, blkno, offnum);
+
+	for (int i = 0; i < reader->norm->nkeyatts; i++)
+	{
+		AttrNumber	attnum = index->rd_index->indkey.values[i];
+
+		values[i] = heap_getattr(&tuple, attnum, RelationGetDescr(heap),
+								 &isnull[i]);
+		if (!isnull[i] &&
+			TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attlen == -1 &&
+			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
+		{
+			result = EI_HEAPKEY_UNREADABLE;
+			break;
+		}
+	}
+
+	/* normalizing copies what it needs out of the page */
+	resetStringInfo(&reader->key);
+	if (result == EI_HEAPKEY_FOUND)
+		EINormalizeKey(reader->norm, values, isnull, tid, &reader->key);
+
+	LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+	return result;
+}

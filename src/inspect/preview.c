@@ -1,0 +1,321 @@
+/*-------------------------------------------------------------------------
+ *
+ * preview.c
+ *	  elastic_btree_compact_preview(): what compact leaves would make of an
+ *	  index, computed by converting copies of its leaves.
+ *
+ * For every leaf the function builds the compact form of a copy of the
+ * page (core/compact.c) and reports how many entries a compact leaf holds
+ * against a standard one, and how many leaf pages the index would need if
+ * all its leaves were compact.  Nothing in the index changes.
+ *
+ * With verify => true it also exercises what a compact leaf does in use,
+ * while holding the leaf's share lock as the tree will: it reads every
+ * entry's key from the heap (core/heapkey.c) and checks it against the key
+ * stored in the standard leaf, drops entries whose heap chain is dead to
+ * all, and searches the compact copy for every remaining entry, which must
+ * find exactly that entry with one heap read.  A mismatch is reported as
+ * index corruption.  That costs two heap reads per entry.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/index.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_class.h"
+#include "eitree.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(elastic_btree_compact_preview);
+
+/* Totals over the leaves of one index. */
+typedef struct EIPreviewCounts
+{
+	int64		leaf_pages;
+	int64		entries;
+	int64		standard_capacity_sum;	/* entries a full standard leaf holds */
+	int64		compact_capacity_sum;	/* and a compact one, same high key */
+	int64		dead_entries;
+	int64		verified_entries;
+	int64		heap_key_reads;
+} EIPreviewCounts;
+
+/*
+ * Entries a standard leaf holds when full, for tuples of itemsz bytes and
+ * a high key of hikeysz bytes (0 on the rightmost leaf).
+ */
+static int
+ei_preview_standard_capacity(Size itemsz, Size hikeysz)
+{
+	Size		space = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+
+	if (hikeysz > 0)
+		space -= sizeof(ItemIdData) + MAXALIGN(hikeysz);
+	return (int) (space / (MAXALIGN(itemsz) + sizeof(ItemIdData)));
+}
+
+/*
+ * Check one leaf's compact copy against the heap: keys, dead entries and a
+ * search for every entry.  The leaf is share-locked by the caller.
+ */
+static void
+ei_preview_verify(Relation index, EINormKeyInfo *norm,
+				  EIHeapKeyReader *reader, Page leaf, Page compact,
+				  BlockNumber blkno, EIPreviewCounts *counts)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(leaf);
+	OffsetNumber first = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
+	int			n = maxoff >= first ? maxoff - first + 1 : 0;
+	char	   *keys = palloc((Size) Max(n, 1) * norm->keylen);
+	bool	   *dead = palloc0(sizeof(bool) * Max(n, 1));
+	StringInfoData key;
+	int			pos;
+
+	/* every entry's key as the leaf stores it, and as the heap has it */
+	initStringInfo(&key);
+	for (int i = 0; i < n; i++)
+	{
+		IndexTuple	itup = EIReadTuple(leaf, first + i);
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
+		resetStringInfo(&key);
+		EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+		memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
+
+		switch (EIHeapKeyRead(reader, &itup->t_tid))
+		{
+			case EI_HEAPKEY_FOUND:
+				if (reader->key.len != norm->keylen ||
+					memcmp(reader->key.data, key.data, norm->keylen) != 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INDEX_CORRUPTED),
+							 errmsg("index \"%s\" block %u offset %u: the key differs from heap tuple (%u,%u)",
+									RelationGetRelationName(index), blkno,
+									first + i,
+									ItemPointerGetBlockNumber(&itup->t_tid),
+									ItemPointerGetOffsetNumber(&itup->t_tid))));
+				break;
+			case EI_HEAPKEY_DEAD:
+				dead[i] = true;
+				break;
+			case EI_HEAPKEY_UNREADABLE:
+				elog(ERROR, "fixed-width key column read as toasted");
+				break;
+		}
+	}
+
+	/* drop the dead entries from the copy, as the tree will, right to left */
+	for (int i = n - 1; i >= 0; i--)
+	{
+		if (dead[i])
+		{
+			EICompactDelete(compact, i);
+			counts->dead_entries++;
+		}
+	}
+
+	/*
+	 * Search for every live entry.  A chain that died since we looked (a
+	 * concurrent reader pruned the heap page) is dropped and the search
+	 * repeated, as the tree will.
+	 */
+	pos = 0;
+	for (int i = 0; i < n; i++)
+	{
+		SeqTreeLocation loc;
+		EIHeapKeyResult why;
+		int			bad;
+
+		if (dead[i])
+			continue;
+		while ((bad = EICompactSearch(compact, reader,
+									  (const uint8 *) keys + (Size) i * norm->keylen,
+									  &loc, &why)) >= 0)
+		{
+			if (why != EI_HEAPKEY_DEAD)
+				elog(ERROR, "fixed-width key column read as toasted");
+			EICompactDelete(compact, bad);
+			counts->dead_entries++;
+			if (bad < pos)
+				pos--;
+			else if (bad == pos)
+			{
+				/* the entry we are looking for died itself */
+				pos--;
+				break;
+			}
+			else
+			{
+				/* a later entry: do not look for it when we get there */
+				int			rank = pos;
+
+				for (int k = i + 1; k < n; k++)
+				{
+					if (!dead[k] && ++rank == bad)
+					{
+						dead[k] = true;
+						break;
+					}
+				}
+			}
+		}
+		if (bad < 0 && (!loc.exact || loc.pos != pos))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" block %u offset %u: the compact form finds the entry at position %d%s, not %d",
+							RelationGetRelationName(index), blkno, first + i,
+							loc.pos, loc.exact ? "" : " (inexact)", pos)));
+		if (bad < 0)
+			counts->verified_entries++;
+		pos++;
+	}
+
+	pfree(keys);
+	pfree(dead);
+	pfree(key.data);
+}
+
+/*
+ * elastic_btree_compact_preview(index regclass, verify bool) returns one
+ * row: leaf pages, entries, capacities of a standard and a compact leaf,
+ * their ratio, the leaf pages a fully compact index would need, and (with
+ * verify) dead entries dropped, entries verified and heap keys read.
+ */
+Datum
+elastic_btree_compact_preview(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		verify = PG_GETARG_BOOL(1);
+	Oid			heapoid;
+	Relation	index;
+	Relation	heap;
+	EINormKeyInfo *norm;
+	EIHeapKeyReader *reader = NULL;
+	EIPreviewCounts counts = {0};
+	Page		copy = palloc(BLCKSZ);
+	Page		compact = palloc(BLCKSZ);
+	Buffer		buf;
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {false};
+	double		std_cap;
+	double		cmp_cap;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	/* the table first, as everybody locks them; not an index: say so */
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+		relation_close(EIOpenIndexChecked(indexoid, AccessShareLock),
+					   AccessShareLock);
+	heap = table_open(heapoid, AccessShareLock);
+	index = EIOpenIndexChecked(indexoid, AccessShareLock);
+	if (!pg_class_ownercheck(indexoid, GetUserId()) &&
+		!has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for index %s",
+						RelationGetRelationName(index)),
+				 errhint("Only the owner of the index or a member of pg_stat_scan_tables may preview it.")));
+
+	norm = EIGetNormKeyInfo(index);
+	if (!norm->ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" cannot have compact leaves",
+						RelationGetRelationName(index)),
+				 errdetail("Compact leaves need normalized keys, but %s.",
+						   norm->reason)));
+	if (norm->keylen < 0 || norm->keylen > SEQTREE_MAX_KEYLEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" has variable-length keys",
+						RelationGetRelationName(index)),
+				 errdetail("Compact leaves support fixed-width key columns so far; text and bytea keys need truncated keys, which are not built yet.")));
+	if (verify)
+		reader = EIHeapKeyReaderBegin(heap, index, norm);
+
+	/* walk the leaf level left to right */
+	buf = EIGetEndpoint(index, 0, false);
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+		BlockNumber next = opaque->ei_next;
+		OffsetNumber first = EI_FIRST_DATA(opaque);
+		OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (!(opaque->ei_flags & (EI_DELETED | EI_HALF_DEAD | EI_COMPACT)) &&
+			maxoff >= first)
+		{
+			Size		hikeysz = EI_RIGHTMOST(opaque) ? 0 :
+			IndexTupleSize(EIReadTuple(page, EI_HIKEY));
+			Size		itemsz = IndexTupleSize(EIReadTuple(page, first));
+
+			counts.leaf_pages++;
+			counts.entries += maxoff - first + 1;
+			counts.standard_capacity_sum +=
+				ei_preview_standard_capacity(itemsz, hikeysz);
+			counts.compact_capacity_sum +=
+				EICompactCapacity(norm->keylen, hikeysz);
+
+			memcpy(copy, page, BLCKSZ);
+			if (!EICompactFromLeaf(index, norm, copy, compact))
+				elog(ERROR, "a standard leaf did not fit into a compact leaf");
+			if (verify)
+				ei_preview_verify(index, norm, reader, copy, compact,
+								  BufferGetBlockNumber(buf), &counts);
+		}
+
+		EIRelBuf(index, buf);
+		if (next == InvalidBlockNumber)
+			break;
+		buf = EIGetBuf(index, next, EI_READ);
+	}
+
+	if (reader != NULL)
+	{
+		counts.heap_key_reads = (int64) reader->nreads;
+		EIHeapKeyReaderEnd(reader);
+	}
+
+	std_cap = counts.leaf_pages > 0 ?
+		(double) counts.standard_capacity_sum / counts.leaf_pages : 0;
+	cmp_cap = counts.leaf_pages > 0 ?
+		(double) counts.compact_capacity_sum / counts.leaf_pages : 0;
+
+	values[0] = Int64GetDatum(counts.leaf_pages);
+	values[1] = Int64GetDatum(counts.entries);
+	values[2] = Float8GetDatum(std_cap);
+	values[3] = Float8GetDatum(cmp_cap);
+	values[4] = Float8GetDatum(std_cap > 0 ? cmp_cap / std_cap : 0);
+	values[5] = Int64GetDatum(cmp_cap > 0 ?
+							  (int64) ceil(counts.entries / cmp_cap) : 0);
+	values[6] = Int32GetDatum(norm->keylen);
+	nulls[7] = nulls[8] = nulls[9] = !verify;
+	values[7] = Int64GetDatum(counts.dead_entries);
+	values[8] = Int64GetDatum(counts.verified_entries);
+	values[9] = Int64GetDatum(counts.heap_key_reads);
+
+	relation_close(index, AccessShareLock);
+	table_close(heap, AccessShareLock);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
