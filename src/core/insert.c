@@ -35,7 +35,6 @@ static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
 							 EIStack stack, bool isroot);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
-static bool ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 static int	ei_offset_cmp(const void *a, const void *b);
 
@@ -588,18 +587,19 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 }
 
 /*
- * Return true when the keys (not the heap TID) of item a equal tuple b's.
+ * Did the row of heap TID b arrive right after the row of heap TID a?
+ * Rows appended to a heap in one go get consecutive TIDs: the next offset
+ * on the same block, or the first offset of the next block.
  */
 static bool
-ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b)
+ei_heap_tids_adjacent(ItemPointer a, ItemPointer b)
 {
-	EIScanInsert key = EIMakeScanKey(rel, b, true);
-	bool		result;
+	BlockNumber ablk = ItemPointerGetBlockNumber(a);
+	BlockNumber bblk = ItemPointerGetBlockNumber(b);
 
-	key->scantid = NULL;
-	result = (EICompare(rel, key, page, a) == 0);
-	pfree(key);
-	return result;
+	if (ablk == bblk)
+		return ItemPointerGetOffsetNumber(b) == ItemPointerGetOffsetNumber(a) + 1;
+	return bblk == ablk + 1 && ItemPointerGetOffsetNumber(b) == FirstOffsetNumber;
 }
 
 /*
@@ -609,9 +609,20 @@ ei_keys_equal(Relation rel, Page page, OffsetNumber a, IndexTuple b)
  * leave both halves (with their high keys) fitting on a page.  Among those,
  * nbtree's rule picks the one closest to a target share of the free space:
  * half and half in general, but the left page fillfactor full when the page
- * is the rightmost of its level, or when it is full of one key value and the
- * new item goes at its end (ascending inserts of one value) -- so that
- * sequential loads leave pages packed, not half empty.
+ * is the rightmost of its level, so that sequential loads leave pages
+ * packed, not half empty.
+ *
+ * Two more rules keep near-sorted loads packed (src/README.md, "Splits of
+ * near-sorted input").  A leaf that takes a new item after all of its
+ * items, rightmost or not, keeps fillfactor on the left: the item extends
+ * an ascending run (this includes nbtree's case of a page full of one
+ * value taking another duplicate at its end).  And a leaf whose new item
+ * lands just after the item of the row inserted before it (adjacent heap
+ * TIDs), with items still after it, is in the path of an ascending run
+ * that caught up with keys that arrived early: it splits right after the
+ * new item, so that the run goes on with a page of its own instead of
+ * splitting half-full pages again and again, but never leaves the left page
+ * fuller than fillfactor, whose free space takes the keys that arrive late.
  */
 static OffsetNumber
 ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
@@ -661,13 +672,36 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (EI_RIGHTMOST(opaque))
-		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
-	else if (isleaf && origoff[nitems - 1] == InvalidOffsetNumber &&
-			 maxoff >= first &&
-			 ei_keys_equal(rel, page, first, newitem) &&
-			 ei_keys_equal(rel, page, maxoff, newitem))
+	if (isleaf && newitemoff > first && newitemoff <= maxoff &&
+		ei_heap_tids_adjacent(&EIReadTuple(page, newitemoff - 1)->t_tid,
+							  &newitem->t_tid))
+	{
+		/*
+		 * An ascending run reached items that arrived early.  Split right
+		 * after the new item if that leaves the left page at most fillfactor
+		 * full; otherwise the run has filled the page and it splits like an
+		 * appended one, fillfactor on the left.
+		 */
+		Size		lhikey = MAXALIGN(IndexTupleSize(EIReadTuple(page, newitemoff)) +
+									  sizeof(ItemPointerData)) + sizeof(ItemIdData);
+
+		k = newitemoff - first + 1;
+		for (i = 0; i < k; i++)
+			leftsz += sizes[i];
+		if ((double) (leftsz + lhikey) <= usable * (EIGetFillFactor(rel) / 100.0) &&
+			total - leftsz + hikeysz <= usable)
+		{
+			*newitemonleft = true;
+			pfree(sizes);
+			pfree(origoff);
+			return newitemoff;
+		}
+		leftsz = 0;
 		fillmult = EIGetFillFactor(rel) / 100.0;
+	}
+	else if (EI_RIGHTMOST(opaque) ||
+			 (isleaf && origoff[nitems - 1] == InvalidOffsetNumber))
+		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
 
 	/* k = number of virtual items that go left (1 .. nitems - 1) */
 	for (k = 1; k < nitems; k++)
