@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * insert.c
- *	  Insertion into the tree: leaf inserts, the rightmost-leaf fast path,
+ *	  Insertion into the tree: leaf inserts, the last-leaf (pole) fast path,
  *	  split-point choice, two-phase page splits and new roots.
  *
  * A split happens in two WAL-logged steps, as in nbtree.  The first splits
@@ -35,6 +35,7 @@ static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
 							 EIStack stack, bool isroot);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
+static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 static int	ei_offset_cmp(const void *a, const void *b);
 
@@ -79,11 +80,16 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 }
 
 /*
- * Try the rightmost leaf remembered by the last insert of this backend.
+ * Try the leaf remembered by the last insert of this backend (the "pole").
  *
- * Returns the leaf write-locked when the key belongs there and fits without
- * a split, InvalidBuffer otherwise.  Only a conditional lock is taken, so a
- * busy right edge sends us down the normal path instead of queueing.
+ * That is the rightmost leaf after an insert there, or any leaf that two
+ * inserts in a row went to (an ascending run in the middle of the tree,
+ * which near-sorted input keeps up; see ei_remember_leaf).  The entry
+ * belongs there if it sorts after the leaf's first entry, which is not
+ * below the leaf's lower bound, and before its high key.  Returns the leaf
+ * write-locked when the key belongs there and fits without a split,
+ * InvalidBuffer otherwise.  Only a conditional lock is taken, so a busy
+ * leaf sends us down the normal path instead of queueing.
  */
 static Buffer
 ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
@@ -102,11 +108,12 @@ ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
 
 		EICheckPage(rel, buf);
 		opaque = EIPageGetOpaque(page);
-		if (EI_IS_LEAF(opaque) && EI_RIGHTMOST(opaque) && !EI_IGNORE(opaque) &&
+		if (EI_IS_LEAF(opaque) && !EI_IGNORE(opaque) &&
 			!EI_INCOMPLETE(opaque) &&
 			PageGetFreeSpace(page) >= itemsz &&
 			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque) &&
-			EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0)
+			EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0 &&
+			(EI_RIGHTMOST(opaque) || EICompare(rel, key, page, EI_HIKEY) < 0))
 			return buf;
 		UnlockReleaseBuffer(buf);
 	}
@@ -115,6 +122,29 @@ ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
 
 	RelationSetTargetBlock(rel, InvalidBlockNumber);
 	return InvalidBuffer;
+}
+
+/*
+ * Note the leaf an insert just went to, and make it the fast path's pole
+ * if it is the rightmost leaf or the same leaf as the insert before.  A
+ * single repeat is the cheapest sign of a run: scattered inserts rarely hit
+ * one leaf twice in a row, so they do not pay for a fast-path attempt that
+ * would fail.  Uses the relation cache only if it exists, so that no
+ * metapage read happens under the leaf's lock.
+ */
+static void
+ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost)
+{
+	EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
+	bool		repeat = false;
+
+	if (cache != NULL)
+	{
+		repeat = (cache->lastleaf == blkno);
+		cache->lastleaf = blkno;
+	}
+	if (rightmost || repeat)
+		RelationSetTargetBlock(rel, blkno);
 }
 
 /*
@@ -331,9 +361,9 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 
 	END_CRIT_SECTION();
 
-	/* remember the right edge for the next insert of this backend */
-	if (isleaf && EI_RIGHTMOST(opaque))
-		RelationSetTargetBlock(rel, BufferGetBlockNumber(buf));
+	/* remember the leaf for the next insert of this backend */
+	if (isleaf)
+		ei_remember_leaf(rel, BufferGetBlockNumber(buf), EI_RIGHTMOST(opaque));
 
 	if (BufferIsValid(cbuf))
 		EIRelBuf(rel, cbuf);

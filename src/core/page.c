@@ -220,8 +220,11 @@ EIGetMetaCached(Relation rel, bool refresh)
 					 errhint("REINDEX the index to rebuild it in the current format.")));
 
 		if (rel->rd_amcache == NULL)
+		{
 			rel->rd_amcache = MemoryContextAlloc(rel->rd_indexcxt,
-												 sizeof(EIMetaPageData));
+												 sizeof(EIRelCache));
+			((EIRelCache *) rel->rd_amcache)->lastleaf = InvalidBlockNumber;
+		}
 		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
 		EIRelBuf(rel, buf);
 	}

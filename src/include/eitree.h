@@ -165,6 +165,18 @@ typedef struct EIMetaPageData
 
 typedef EIMetaPageData *EIMetaPage;
 
+/*
+ * What a backend keeps in an index's rd_amcache: a copy of the metapage
+ * (EIGetMetaCached returns a pointer to it, the first member) and the leaf
+ * its last descending insert went to, which the insert fast path uses to
+ * tell an ascending run from scattered inserts (core/insert.c).
+ */
+typedef struct EIRelCache
+{
+	EIMetaPageData meta;
+	BlockNumber lastleaf;
+} EIRelCache;
+
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
 
 /* ----------------------------------------------------------------
