@@ -54,81 +54,31 @@ ei_norm_result(const uint8 *data, size_t len)
 }
 
 /*
- * int2: sign bit flipped, big-endian.
+ * Define the support function for a fixed-width type: fetch the argument
+ * with getarg, encode it with keynorm's encoder into size bytes.
  */
-Datum
-elastic_btree_norm_int2(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_INT16_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int16(PG_GETARG_INT16(0), buf)));
+#define EI_NORM_FIXED(name, size, encoder, getarg) \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	uint8		buf[size]; \
+\
+	PG_RETURN_BYTEA_P(ei_norm_result(buf, encoder(getarg(0), buf))); \
 }
 
-/*
- * int4 and date (whose infinities are the extreme int4 values).
- */
-Datum
-elastic_btree_norm_int4(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_INT32_SIZE];
+/* int2, int4 (also date), int8 (also timestamp and timestamptz): sign bit
+ * flipped, big-endian; the infinities are the extreme values */
+EI_NORM_FIXED(elastic_btree_norm_int2, KEYNORM_INT16_SIZE, keynorm_int16, PG_GETARG_INT16)
+EI_NORM_FIXED(elastic_btree_norm_int4, KEYNORM_INT32_SIZE, keynorm_int32, PG_GETARG_INT32)
+EI_NORM_FIXED(elastic_btree_norm_int8, KEYNORM_INT64_SIZE, keynorm_int64, PG_GETARG_INT64)
 
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int32(PG_GETARG_INT32(0), buf)));
-}
+/* float4, float8: -0 equals +0, every NaN equal and largest */
+EI_NORM_FIXED(elastic_btree_norm_float4, KEYNORM_FLOAT4_SIZE, keynorm_float4, PG_GETARG_FLOAT4)
+EI_NORM_FIXED(elastic_btree_norm_float8, KEYNORM_FLOAT8_SIZE, keynorm_float8, PG_GETARG_FLOAT8)
 
-/*
- * int8, timestamp and timestamptz (int64 microseconds, infinities extreme).
- */
-Datum
-elastic_btree_norm_int8(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_INT64_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_int64(PG_GETARG_INT64(0), buf)));
-}
-
-/*
- * float4: -0 equals +0, every NaN equal and largest.
- */
-Datum
-elastic_btree_norm_float4(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_FLOAT4_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_float4(PG_GETARG_FLOAT4(0), buf)));
-}
-
-/*
- * float8: -0 equals +0, every NaN equal and largest.
- */
-Datum
-elastic_btree_norm_float8(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_FLOAT8_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_float8(PG_GETARG_FLOAT8(0), buf)));
-}
-
-/*
- * bool: one byte.
- */
-Datum
-elastic_btree_norm_bool(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_BOOL_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_bool(PG_GETARG_BOOL(0), buf)));
-}
-
-/*
- * oid: unsigned, big-endian.
- */
-Datum
-elastic_btree_norm_oid(PG_FUNCTION_ARGS)
-{
-	uint8		buf[KEYNORM_OID_SIZE];
-
-	PG_RETURN_BYTEA_P(ei_norm_result(buf, keynorm_oid(PG_GETARG_OID(0), buf)));
-}
+/* bool: one byte; oid: unsigned, big-endian */
+EI_NORM_FIXED(elastic_btree_norm_bool, KEYNORM_BOOL_SIZE, keynorm_bool, PG_GETARG_BOOL)
+EI_NORM_FIXED(elastic_btree_norm_oid, KEYNORM_OID_SIZE, keynorm_oid, PG_GETARG_OID)
 
 /*
  * uuid: its 16 bytes (PostgreSQL compares uuids with memcmp).

@@ -132,6 +132,38 @@ ei_compact_build_key(void *arg, int pos)
 }
 
 /*
+ * Return the normalized keys (norm->keylen bytes each, heap TID included)
+ * of the entries of a standard leaf, in page order, computed from its own
+ * tuples; palloc'd.
+ */
+char *
+EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(leaf);
+	OffsetNumber first = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
+	int			n = maxoff >= first ? maxoff - first + 1 : 0;
+	char	   *keys = palloc((Size) Max(n, 1) * norm->keylen);
+	StringInfoData key;
+
+	initStringInfo(&key);
+	for (int i = 0; i < n; i++)
+	{
+		IndexTuple	itup = EIReadTuple(leaf, first + i);
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
+		resetStringInfo(&key);
+		EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+		Assert(key.len == norm->keylen);
+		memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
+	}
+	pfree(key.data);
+	return keys;
+}
+
+/*
  * Write into dst the compact form of the standard leaf src, whose entries'
  * normalized keys are computed from its own tuples (no heap reads).
  * Returns false if the entries do not fit in a compact leaf.
@@ -145,7 +177,6 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
 	int			n = maxoff >= first ? maxoff - first + 1 : 0;
 	EICompactBuildKeys keys;
-	StringInfoData key;
 	PageHeader	dhdr = (PageHeader) dst;
 	Size		imageoff;
 	Size		tidoff;
@@ -174,29 +205,16 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 
 	/* normalized keys of the entries, in page order (which is key order) */
 	keys.keylen = norm->keylen;
-	keys.keys = palloc((Size) Max(n, 1) * norm->keylen);
-	initStringInfo(&key);
+	keys.keys = EICompactLeafKeys(index, norm, src);
 	for (int i = 0; i < n; i++)
-	{
-		IndexTuple	itup = EIReadTuple(src, first + i);
-		Datum		values[INDEX_MAX_KEYS];
-		bool		isnull[INDEX_MAX_KEYS];
-
-		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
-		resetStringInfo(&key);
-		EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
-		Assert(key.len == norm->keylen);
-		memcpy(keys.keys + (Size) i * norm->keylen, key.data, norm->keylen);
 		memcpy((char *) dst + tidoff + i * sizeof(ItemPointerData),
-			   &itup->t_tid, sizeof(ItemPointerData));
-	}
+			   &EIReadTuple(src, first + i)->t_tid, sizeof(ItemPointerData));
 
 	if (!seqtree_init(&st, (char *) dst + imageoff, tidoff - imageoff,
 					  norm->keylen, SEQTREE_DEFAULT_LEVELS) ||
 		!seqtree_build(&st, n, ei_compact_build_key, &keys))
 	{
 		pfree(keys.keys);
-		pfree(key.data);
 		return false;
 	}
 
@@ -204,7 +222,6 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	dhdr->pd_upper = tidoff;
 
 	pfree(keys.keys);
-	pfree(key.data);
 	return true;
 }
 

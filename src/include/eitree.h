@@ -406,6 +406,7 @@ extern void EICompactAttach(Page page, SeqTree *st);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz);
+extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
 extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 							  Page dst);
 extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,

@@ -78,29 +78,21 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 	OffsetNumber first = EI_FIRST_DATA(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
 	int			n = maxoff >= first ? maxoff - first + 1 : 0;
-	char	   *keys = palloc((Size) Max(n, 1) * norm->keylen);
+	char	   *keys = EICompactLeafKeys(index, norm, leaf);
 	bool	   *dead = palloc0(sizeof(bool) * Max(n, 1));
-	StringInfoData key;
 	int			pos;
 
 	/* every entry's key as the leaf stores it, and as the heap has it */
-	initStringInfo(&key);
 	for (int i = 0; i < n; i++)
 	{
 		IndexTuple	itup = EIReadTuple(leaf, first + i);
-		Datum		values[INDEX_MAX_KEYS];
-		bool		isnull[INDEX_MAX_KEYS];
-
-		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
-		resetStringInfo(&key);
-		EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
-		memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
 
 		switch (EIHeapKeyRead(reader, &itup->t_tid))
 		{
 			case EI_HEAPKEY_FOUND:
 				if (reader->key.len != norm->keylen ||
-					memcmp(reader->key.data, key.data, norm->keylen) != 0)
+					memcmp(reader->key.data, keys + (Size) i * norm->keylen,
+						   norm->keylen) != 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_INDEX_CORRUPTED),
 							 errmsg("index \"%s\" block %u offset %u: the key differs from heap tuple (%u,%u)",
@@ -186,7 +178,6 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 
 	pfree(keys);
 	pfree(dead);
-	pfree(key.data);
 }
 
 /*
