@@ -36,15 +36,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
-. "$here/../lib.sh"
-repo=$(cd "$here/../.." && pwd)
-
-command_line="bench/core/run.sh"
-for arg in "$@"; do
-	command_line+=" $(printf '%q' "$arg")"
-done
-
-PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+. "$here/../lib.sh" "$@"
 
 rows=""
 duration=""
@@ -119,55 +111,19 @@ workloads="point range ios"
 
 ncpu=$(nproc)
 
-work=$(mktemp -d "$workbase/elastic_bench.XXXXXX")
-data="$work/data"
-sock="$work/sock"
-results="$work/results.csv"
-server_started=0
-
-# Stop the server and remove the cluster, whatever happened.
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	local rc=$?
-	trap - EXIT
-	if [ "$server_started" -eq 1 ]; then
-		as_pg "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
-	fi
-	if [ "$rc" -ne 0 ]; then
-		echo "run.sh: failed (status $rc)" >&2
-		if [ -f "$work/server.log" ]; then
-			echo "---- last lines of the server log ----" >&2
-			tail -n 30 "$work/server.log" >&2 || true
-		fi
-		if [ -s "$results" ]; then
-			mkdir -p "$out"
-			cp "$results" "$out/core-results.partial.csv"
-			echo "run.sh: partial results in $out/core-results.partial.csv" >&2
-		fi
-	fi
-	if [ "$keep" -eq 1 ]; then
-		echo "run.sh: kept $work" >&2
-	else
-		rm -rf "$work"
-	fi
-	exit "$rc"
+# Save what was measured when the run fails half way.
+# shellcheck disable=SC2317 # called by cleanup
+on_failure() {
+	save_partial core-results
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
-mkdir -p "$sock" "$work/scripts" "$work/plans"
+cluster_setup elastic_bench
+results="$work/results.csv"
+
+mkdir -p "$work/scripts" "$work/plans"
 if [ "$(id -u)" -eq 0 ]; then
 	chown -R postgres: "$work"
 fi
-# Commands run as postgres must not start in a directory it cannot enter.
-cd "$work"
-
-# psql on the benchmark database: quiet, unaligned, stop on the first error.
-psql_b() {
-	as_pg "$PG_BINDIR/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
-		-h "$sock" -p "$port" -U "$dbuser" -d bench "$@"
-}
 
 # psql with the planner settings that force the index under test.
 psql_forced() {
@@ -220,42 +176,21 @@ if awk -v l="$load_start" -v n="$ncpu" 'BEGIN { exit !(l > n / 2) }'; then
 	step "warning: load average $load_start on $ncpu CPUs; the tps numbers will be noisy"
 fi
 step "cluster: initdb in $work (rows=$rows, insert=$insert_rows, duration=${duration}s, clients='$clients', kinds='$kinds', types='$types')"
-as_pg "$PG_BINDIR/initdb" -D "$data" -U "$dbuser" --auth=trust --no-locale \
-	-E UTF8 >"$work/initdb.log" 2>&1 || {
-	cat "$work/initdb.log" >&2
-	exit 1
-}
-
 preload=""
 case " $kinds " in
 *" elastic "*) preload=elastic_index ;;
 esac
 
-cat >>"$data/postgresql.conf" <<EOF
-
-# --- bench/core/run.sh ---
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$sock'
+cluster_initdb bench/core/run.sh <<EOF
 max_connections = 40
 shared_preload_libraries = '$preload'
-shared_buffers = 1GB
 max_wal_size = 4GB
-checkpoint_timeout = 30min
-fsync = off
-autovacuum = off
-jit = off
-maintenance_work_mem = 512MB
 max_parallel_maintenance_workers = 0
 synchronize_seqscans = off
-client_min_messages = warning
 EOF
 
 step "cluster: start on port $port"
-as_pg "$PG_BINDIR/pg_ctl" -D "$data" -l "$work/server.log" -w -t 120 start >/dev/null
-server_started=1
-as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p "$port" \
-	-U "$dbuser" -d postgres -c "CREATE DATABASE bench"
+cluster_start
 
 # Server CPU time is read from the postmaster's "children" counters
 # (cutime + cstime in /proc/PID/stat): a backend's user and system time is

@@ -38,15 +38,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
-. "$here/../lib.sh"
-repo=$(cd "$here/../.." && pwd)
-
-command_line="bench/sliding_window/run.sh"
-for arg in "$@"; do
-	command_line+=" $(printf '%q' "$arg")"
-done
-
-PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+. "$here/../lib.sh" "$@"
 
 day=100000
 days=7
@@ -73,94 +65,16 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-work=$(mktemp -d "$workbase/elastic_window.XXXXXX")
-data="$work/data"
-sock="$work/sock"
+cluster_setup elastic_window
 results="$work/results.csv"
-server_started=0
-
-# Stop the server and remove the cluster, whatever happened.
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-	local rc=$?
-	trap - EXIT
-	if [ "$server_started" -eq 1 ]; then
-		as_pg "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
-	fi
-	if [ "$rc" -ne 0 ]; then
-		echo "run.sh: failed (status $rc)" >&2
-		if [ -f "$work/server.log" ]; then
-			echo "---- last lines of the server log ----" >&2
-			tail -n 30 "$work/server.log" >&2 || true
-		fi
-	fi
-	if [ "$keep" -eq 1 ]; then
-		echo "run.sh: kept $work" >&2
-	else
-		rm -rf "$work"
-	fi
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-mkdir -p "$sock"
-if [ "$(id -u)" -eq 0 ]; then
-	chown -R postgres: "$work"
-fi
-# Commands run as postgres must not start in a directory it cannot enter.
-cd "$work"
-
-# psql on the benchmark database: quiet, unaligned, stop on the first error.
-psql_b() {
-	as_pg "$PG_BINDIR/psql" -X -q -A -t -v ON_ERROR_STOP=1 \
-		-h "$sock" -p "$port" -U "$dbuser" -d bench "$@"
-}
-
-# Seconds since the epoch, with fractions.
-now() {
-	date +%s.%N
-}
-
-# Seconds from $1 to $2, three decimals.
-elapsed() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'
-}
-
-# ---------------------------------------------------------------------------
-# Cluster
-# ---------------------------------------------------------------------------
 
 step "cluster: initdb in $work (day=$day rows, days=$days, windows=$windows)"
-as_pg "$PG_BINDIR/initdb" -D "$data" -U "$dbuser" --auth=trust --no-locale \
-	-E UTF8 >"$work/initdb.log" 2>&1 || {
-	cat "$work/initdb.log" >&2
-	exit 1
-}
-
-cat >>"$data/postgresql.conf" <<EOF
-
-# --- bench/sliding_window/run.sh ---
-port = $port
-listen_addresses = ''
-unix_socket_directories = '$sock'
+cluster_initdb bench/sliding_window/run.sh <<EOF
 shared_preload_libraries = 'elastic_index'
-shared_buffers = 1GB
-max_wal_size = 8GB
-checkpoint_timeout = 30min
-fsync = off
-autovacuum = off
-jit = off
-maintenance_work_mem = 512MB
-client_min_messages = warning
 EOF
 
 step "cluster: start on port $port"
-as_pg "$PG_BINDIR/pg_ctl" -D "$data" -l "$work/server.log" -w -t 120 start >/dev/null
-server_started=1
-as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p "$port" \
-	-U "$dbuser" -d postgres -c "CREATE DATABASE bench"
+cluster_start
 
 pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
 

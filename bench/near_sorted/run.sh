@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# bench/near_sorted/run.sh - ingesting near-sorted data: elastic_btree
+# against PostgreSQL's btree, in one run on one throwaway cluster.
+#
+# For every key type and sortedness, the same N rows (keys 1..N in a
+# near-sorted arrival order: K% of the rows out of place, each by at most
+# L% of N; see ns_key below) are loaded into a table with no index, with a
+# btree index and with an elastic_btree index, and the runner reports per
+# index kind:
+#
+#   copy      COPY in transactions of --batch rows, in arrival order:
+#             index maintenance time (load with the index minus load
+#             without), WAL bytes per row, index size, leaf fill;
+#   build     CREATE INDEX over the same rows, for comparison;
+#   single    single-row INSERTs from --clients pgbench clients taking rows
+#             in arrival order: index maintenance time and the p50, p99 and
+#             p99.9 latency of one insert;
+#   reads     pgbench point lookups and 100-row range scans (tps) on the
+#             index loaded by COPY.
+#
+# Results go to docs/benchmarks/near-sorted.csv and near-sorted.md (or
+# --out DIR).  The extension must be installed ("make install").
+#
+# Usage: bench/near_sorted/run.sh [--rows N] [--large]
+#            [--sortedness "0:0 1:1 5:5 25:25 100:100"] [--types "int8 timestamp"]
+#            [--batch B] [--singles M] [--clients C] [--duration S]
+#            [--port P] [--out DIR] [--workdir DIR] [--keep]
+#
+#   --rows N        rows per data set (default 1000000)
+#   --large         --rows 5000000 --singles 500000
+#   --sortedness    K:L pairs in percent; 0:0 is sorted, 100:100 scrambled
+#   --batch B       rows per COPY transaction (default 100000)
+#   --singles M     rows inserted one per transaction (default rows / 10)
+#   --clients C     pgbench clients for single-row inserts (default 4)
+#   --duration S    seconds per read workload (default 5)
+set -euo pipefail
+
+# One brace group: bash parses the whole script before running it.
+{
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh" "$@"
+
+rows=1000000
+singles=""
+sortedness="0:0 1:1 5:5 25:25 100:100"
+types="int8 timestamp"
+batch=100000
+clients=4
+duration=5
+port=56090
+out="$repo/docs/benchmarks"
+workbase=${TMPDIR:-/tmp}
+keep=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rows) need_int "$1" "${2-}"; rows=$2; shift 2 ;;
+	--large) rows=5000000; singles=${singles:-500000}; shift ;;
+	--sortedness) sortedness=${2-}; shift 2 ;;
+	--types) types=${2-}; shift 2 ;;
+	--batch) need_int "$1" "${2-}"; batch=$2; shift 2 ;;
+	--singles) need_int "$1" "${2-}"; singles=$2; shift 2 ;;
+	--clients) need_int "$1" "${2-}"; clients=$2; shift 2 ;;
+	--duration) need_int "$1" "${2-}"; duration=$2; shift 2 ;;
+	--port) need_int "$1" "${2-}"; port=$2; shift 2 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--workdir) workbase=${2:?--workdir needs a directory}; shift 2 ;;
+	--keep) keep=1; shift ;;
+	-h | --help) usage 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+	esac
+done
+singles=${singles:-$((rows / 10))}
+for s in $sortedness; do
+	if ! [[ $s =~ ^[0-9]+:[0-9]+$ ]]; then
+		echo "run.sh: --sortedness takes K:L pairs in percent, got '$s'" >&2
+		exit 2
+	fi
+done
+for t in $types; do
+	case $t in
+	int8 | timestamp) ;;
+	*) echo "run.sh: unknown key type '$t' (int8, timestamp)" >&2; exit 2 ;;
+	esac
+done
+
+# Save what was measured when the run fails half way.
+# shellcheck disable=SC2317 # called by cleanup
+on_failure() {
+	save_partial near-sorted
+}
+
+cluster_setup elastic_near_sorted
+results="$work/results.csv"
+mkdir -p "$work/chunks"
+[ "$(id -u)" -ne 0 ] || chown postgres: "$work/chunks"
+
+step "cluster: initdb in $work (rows=$rows, sortedness='$sortedness', types='$types', batch=$batch, singles=$singles x $clients clients)"
+cluster_initdb bench/near_sorted/run.sh <<EOF
+shared_preload_libraries = 'elastic_index'
+max_connections = 40
+EOF
+step "cluster: start on port $port"
+cluster_start
+
+pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
+
+# ns_key(g, n, k, l): the key of the row arriving g-th of n.  A row is out
+# of place with probability k% (decided by a hash of g, so every run and
+# every index kind sees the same data); it is then moved by up to l% of n
+# in either direction.  Keys stay in 1..n and may repeat.
+psql_b <<'EOF'
+CREATE EXTENSION elastic_index;
+CREATE EXTENSION pgstattuple;
+CREATE FUNCTION ns_key(g int8, n int8, k int, l int) RETURNS int8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+	SELECT CASE WHEN (hashint8(g) & 2147483647) % 10000 < k * 100
+				THEN least(n, greatest(1, g + (hashint8(g + n) & 2147483647)
+											   % (2 * (l * n / 100) + 1) - l * n / 100))
+				ELSE g END
+$$;
+EOF
+ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
+
+echo "type,k,l,kind,copy_s,index_copy_s,wal_bytes_per_row,index_bytes,leaf_fill,build_s,single_s,index_single_s,p50_ms,p99_ms,p999_ms,point_tps,range_tps" >"$results"
+
+# The key column's SQL for key type $1 of int8 expression $2.
+key_expr() {
+	case $1 in
+	int8) echo "$2" ;;
+	timestamp) echo "timestamp '2000-01-01' + ($2) * interval '1 second'" ;;
+	esac
+}
+
+# Leaf fill in percent of index $2 of kind $1.
+leaf_fill() {
+	case $1 in
+	btree) psql_b -c "SELECT round(avg_leaf_density::numeric, 1) FROM pgstatindex('$2')" ;;
+	elastic) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
+	none) echo "" ;;
+	esac
+}
+
+# The USING clause of index kind $1.
+am_of() {
+	case $1 in
+	btree) echo btree ;;
+	elastic) echo elastic_btree ;;
+	esac
+}
+
+# pgbench as the cluster owner on the benchmark database.
+pgbench_b() {
+	as_pg "$PG_BINDIR/pgbench" -n -h "$sock" -p "$port" -U "$dbuser" "$@" bench
+}
+
+for type in $types; do
+	for kl in $sortedness; do
+		k=${kl%%:*}
+		l=${kl##*:}
+		step "$type K=$k% L=$l%: data"
+		psql_b <<EOF
+DROP TABLE IF EXISTS src;
+CREATE TABLE src AS
+	SELECT g AS arrival, $(key_expr "$type" "ns_key(g, $rows, $k, $l)") AS key
+	FROM generate_series(1, $rows::int8) AS g;
+CREATE INDEX ON src (arrival);
+VACUUM ANALYZE src;
+EOF
+		rm -f "$work"/chunks/*
+		nchunks=$(((rows + batch - 1) / batch))
+		for ((c = 0; c < nchunks; c++)); do
+			psql_b -c "COPY (SELECT key FROM src WHERE arrival > $((c * batch)) AND arrival <= $(((c + 1) * batch)) ORDER BY arrival) TO '$work/chunks/$c.csv'"
+		done
+
+		declare -A copy_s=() single_s=()
+		for kind in none btree elastic; do
+			# COPY in batches
+			psql_b -c "DROP TABLE IF EXISTS t; CREATE TABLE t (key $type)"
+			[ "$kind" = none ] || psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind") (key)"
+			psql_b -c "CHECKPOINT"
+			lsn0=$(psql_b -c "SELECT pg_current_wal_insert_lsn()")
+			t0=$(now)
+			for ((c = 0; c < nchunks; c++)); do
+				psql_b -c "COPY t FROM '$work/chunks/$c.csv'"
+			done
+			t1=$(now)
+			wal=$(psql_b -c "SELECT round((pg_current_wal_insert_lsn() - '$lsn0'::pg_lsn) / $rows.0, 1)")
+			copy_s[$kind]=$(elapsed "$t0" "$t1")
+			size="" fill="" build="" point="" range=""
+			if [ "$kind" != none ]; then
+				size=$(psql_b -c "SELECT pg_relation_size('t_key')")
+				fill=$(leaf_fill "$kind" t_key)
+				psql_b -c "VACUUM ANALYZE t"
+
+				# reads on the index the load left
+				echo "\\set k random(1, $rows)" >"$work/point.sql"
+				echo "SELECT count(*) FROM t WHERE key = $(key_expr "$type" ":k");" >>"$work/point.sql"
+				echo "\\set k random(1, $((rows - 100)))" >"$work/range.sql"
+				echo "SELECT count(*) FROM t WHERE key >= $(key_expr "$type" ":k") AND key < $(key_expr "$type" ":k + 100");" >>"$work/range.sql"
+				[ "$(id -u)" -ne 0 ] || chown postgres: "$work/point.sql" "$work/range.sql"
+				point=$(pgbench_b -T "$duration" -f "$work/point.sql" | awk '/^tps/ { printf "%.0f", $3 }')
+				range=$(pgbench_b -T "$duration" -f "$work/range.sql" | awk '/^tps/ { printf "%.0f", $3 }')
+
+				# CREATE INDEX over the same rows
+				psql_b -c "DROP INDEX t_key"
+				t0=$(now)
+				psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind") (key)"
+				t1=$(now)
+				build=$(elapsed "$t0" "$t1")
+			fi
+
+			# single-row inserts from several clients, in arrival order
+			psql_b <<EOF
+DROP TABLE IF EXISTS t;
+CREATE TABLE t (key $type);
+$([ "$kind" = none ] || echo "CREATE INDEX t_key ON t USING $(am_of "$kind") (key);")
+DROP SEQUENCE IF EXISTS arrival_seq;
+CREATE SEQUENCE arrival_seq;
+CHECKPOINT;
+EOF
+			echo "INSERT INTO t SELECT key FROM src WHERE arrival = (SELECT nextval('arrival_seq'));" >"$work/single.sql"
+			[ "$(id -u)" -ne 0 ] || chown postgres: "$work/single.sql"
+			rm -f "$work"/pgbench_log.*
+			t0=$(now)
+			(cd "$work" && pgbench_b -c "$clients" -j "$clients" -t $((singles / clients)) \
+				-l --log-prefix="$work/pgbench_log" -f "$work/single.sql" >/dev/null)
+			t1=$(now)
+			single_s[$kind]=$(elapsed "$t0" "$t1")
+			# per-transaction latency (microseconds) is the third field
+			read -r p50 p99 p999 < <(cat "$work"/pgbench_log.* | awk '{ print $3 }' | sort -n |
+				awk '{ v[NR] = $1 } END { printf "%.3f %.3f %.3f\n", v[int(NR * 0.5)] / 1000, v[int(NR * 0.99)] / 1000, v[int(NR * 0.999)] / 1000 }')
+
+			icopy="" isingle=""
+			if [ "$kind" != none ]; then
+				icopy=$(awk -v a="${copy_s[$kind]}" -v b="${copy_s[none]}" 'BEGIN { printf "%.3f", a - b }')
+				isingle=$(awk -v a="${single_s[$kind]}" -v b="${single_s[none]}" 'BEGIN { printf "%.3f", a - b }')
+			fi
+			echo "$type,$k,$l,$kind,${copy_s[$kind]},$icopy,$wal,$size,$fill,$build,${single_s[$kind]},$isingle,$p50,$p99,$p999,$point,$range" >>"$results"
+			step "$type K=$k% L=$l% $kind: copy ${copy_s[$kind]} s (index $icopy s), WAL $wal B/row, size $size, fill $fill, build $build s; single ${single_s[$kind]} s (index $isingle s), p99.9 ${p999} ms; point $point tps, range $range tps"
+		done
+		unset copy_s single_s
+	done
+done
+
+mkdir -p "$out"
+cp "$results" "$out/near-sorted.csv"
+awk -F, -v cmd="$command_line" -v pgver="$pg_version" -v extver="$ext_version" \
+	-v rows="$rows" -v batch="$batch" -v singles="$singles" -v clients="$clients" \
+	-v duration="$duration" -v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	-f "$here/report.awk" "$results" >"$out/near-sorted.md"
+step "report: $out/near-sorted.csv, $out/near-sorted.md"
+step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
+exit 0
+}
