@@ -36,6 +36,7 @@ OBJS = \
 	src/inspect/check.o \
 	src/inspect/keys.o \
 	src/inspect/preview.o \
+	src/inspect/activity.o \
 	src/lib/keynorm.o \
 	src/lib/seqtree.o
 

@@ -4,6 +4,7 @@
 #
 #   unit        test/unit/*.c            make unittest
 #   fuzz        test/fuzz/*_fuzz.c       make fuzz (FUZZ_SECONDS, default 30)
+#   docs        docs/reference.md        test/docs/check_reference.sh
 #   regress     sql/*.sql                make installcheck (temporary instance)
 #   isolation   test/specs/*.spec        make installcheck (temporary instance)
 #   tap         test/t/*.pl              prove, one file at a time
@@ -148,6 +149,24 @@ if [ ${#fuzz_files[@]} -gt 0 ]; then
 else
 	echo "no fuzz targets"
 fi
+
+# 1c. Reference documentation (no server needed): every setting, storage
+# parameter, function, view and counter of the code has its row in
+# docs/reference.md and no row is stale; the self-test shows that the check
+# fails when it should.  A run that ends badly without a FAILED line of its
+# own counts as one failed test.
+echo "== docs checks"
+: >"$logs/docs.log"
+for docs_args in "" "--self-test"; do
+	# shellcheck disable=SC2086 # docs_args is empty or one word
+	if ! as_postgres bash "$work/test/docs/check_reference.sh" $docs_args \
+		>"$logs/docs_run.log" 2>&1 && ! grep -q 'FAILED' "$logs/docs_run.log"; then
+		echo "test docs/check_reference${docs_args:+/self-test} ... FAILED" >>"$logs/docs_run.log"
+	fi
+	cat "$logs/docs_run.log" >>"$logs/docs.log"
+done
+cat "$logs/docs.log"
+tally docs "$logs/docs.log" 2
 
 # 2. Regression tests (isolation suite disabled for this run)
 echo "== regression tests (${#regress_files[@]})"

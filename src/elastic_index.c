@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "eistats.h"
 #include "eitree.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -41,6 +42,7 @@ _PG_init(void)
 	{
 		EIRmgrRegister();
 		ei_rmgr_registered = true;
+		EIActivityInit();
 	}
 
 	EIInitReloptions();

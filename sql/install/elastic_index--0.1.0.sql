@@ -450,3 +450,83 @@ LANGUAGE C STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION elastic_btree_compact_preview(regclass, bool) IS
 'leaf capacities of an elastic_btree index in standard and compact form, computed by converting copies of its leaves';
+
+--------------------------------------------------------------------------
+-- Activity counters (src/inspect/activity.c)
+--
+-- Kept in shared memory since the last server start; the columns of
+-- elastic_index_activity() must match EI_STAT_COUNTERS in eistats.h.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION elastic_index_activity(
+	OUT indexrelid oid,
+	OUT leaf_splits int8,
+	OUT inner_splits int8,
+	OUT root_splits int8,
+	OUT fastpath_inserts int8,
+	OUT descents int8,
+	OUT dead_entries_removed_on_insert int8,
+	OUT dead_entries_removed_by_vacuum int8,
+	OUT pages_deleted int8,
+	OUT pages_recycled int8,
+	OUT pages_extended int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION elastic_index_activity() IS
+'activity counters of the elastic_index indexes of the current database that had events since the server started or the counters were reset';
+
+CREATE FUNCTION elastic_index_activity_info(
+	OUT max_indexes int4,
+	OUT tracked_indexes int8,
+	OUT overflowed int8,
+	OUT stats_reset timestamptz)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION elastic_index_activity_info() IS
+'size and use of the activity counter table: entries in all databases, events lost because it was full, time of the last full reset';
+
+CREATE FUNCTION elastic_index_activity_reset(index regclass DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION elastic_index_activity_reset(regclass) IS
+'reset the activity counters of one index, or (NULL) of every index of the current database and the overflow count';
+
+-- Like pg_stat_reset_single_table_counters: superusers only, unless granted.
+REVOKE EXECUTE ON FUNCTION elastic_index_activity_reset(regclass) FROM PUBLIC;
+
+-- One row per elastic_btree index of the current database, like
+-- pg_stat_user_indexes; zeros for an index without events.
+CREATE VIEW elastic_index_stat_activity AS
+SELECT n.nspname AS schemaname,
+	   t.relname AS relname,
+	   c.relname AS indexrelname,
+	   c.oid AS indexrelid,
+	   coalesce(a.leaf_splits, 0) AS leaf_splits,
+	   coalesce(a.inner_splits, 0) AS inner_splits,
+	   coalesce(a.root_splits, 0) AS root_splits,
+	   coalesce(a.fastpath_inserts, 0) AS fastpath_inserts,
+	   coalesce(a.descents, 0) AS descents,
+	   coalesce(a.dead_entries_removed_on_insert, 0) AS dead_entries_removed_on_insert,
+	   coalesce(a.dead_entries_removed_by_vacuum, 0) AS dead_entries_removed_by_vacuum,
+	   coalesce(a.pages_deleted, 0) AS pages_deleted,
+	   coalesce(a.pages_recycled, 0) AS pages_recycled,
+	   coalesce(a.pages_extended, 0) AS pages_extended
+FROM pg_class c
+	 JOIN pg_am am ON am.oid = c.relam
+	 JOIN pg_index i ON i.indexrelid = c.oid
+	 JOIN pg_class t ON t.oid = i.indrelid
+	 LEFT JOIN pg_namespace n ON n.oid = c.relnamespace
+	 LEFT JOIN elastic_index_activity() a ON a.indexrelid = c.oid
+WHERE c.relkind = 'i' AND am.amname = 'elastic_btree';
+
+COMMENT ON VIEW elastic_index_stat_activity IS
+'activity counters of every elastic_btree index of the current database, since the server started or the counters were reset';
+
+-- Like pg_stat_user_indexes: readable by everyone.
+GRANT SELECT ON elastic_index_stat_activity TO PUBLIC;

@@ -17,6 +17,7 @@
 
 #include "access/tableam.h"
 #include "access/xloginsert.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
@@ -64,6 +65,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	key->nextkey = true;
 
 	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
+	EIStatsCount(rel, BufferIsValid(buf) ? EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
 	if (!BufferIsValid(buf))
 		stack = EISearch(rel, key, &buf, EI_WRITE);
 
@@ -284,6 +286,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 		}
 
 		END_CRIT_SECTION();
+		EIStatsCount(rel, EI_STAT_DEAD_REMOVED_ON_INSERT, ndeletable);
 	}
 
 	pfree(deadblocks);
@@ -600,6 +603,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	}
 
 	END_CRIT_SECTION();
+	EIStatsCount(rel, isleaf ? EI_STAT_LEAF_SPLITS : EI_STAT_INNER_SPLITS, 1);
 
 	if (BufferIsValid(sbuf))
 		EIRelBuf(rel, sbuf);
@@ -988,6 +992,7 @@ ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf)
 	}
 
 	END_CRIT_SECTION();
+	EIStatsCount(rel, EI_STAT_ROOT_SPLITS, 1);
 
 	/* our cached metapage is stale now */
 	if (rel->rd_amcache != NULL)

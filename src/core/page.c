@@ -14,6 +14,7 @@
 #include "access/relscan.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
@@ -173,6 +174,7 @@ EINewBuf(Relation rel)
 				if (!PageIsNew(page) && XLogStandbyInfoActive() &&
 					RelationNeedsWAL(rel))
 					EILogReusePage(rel, blkno, EIPageGetSafeXid(page));
+				EIStatsCount(rel, EI_STAT_PAGES_RECYCLED, 1);
 				return buf;
 			}
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -186,6 +188,7 @@ EINewBuf(Relation rel)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	if (needLock)
 		UnlockRelationForExtension(rel, ExclusiveLock);
+	EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
 
 	return buf;
 }

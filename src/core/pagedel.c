@@ -30,6 +30,7 @@
 
 #include "access/transam.h"
 #include "access/xloginsert.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
@@ -550,6 +551,7 @@ ei_unlink_page(Relation rel, BlockNumber target, Buffer lbuf)
 	}
 
 	END_CRIT_SECTION();
+	EIStatsCount(rel, EI_STAT_PAGES_DELETED, 1);
 
 	EIRelBuf(rel, rbuf);
 	EIRelBuf(rel, tbuf);

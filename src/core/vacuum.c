@@ -31,6 +31,7 @@
 #include "access/xloginsert.h"
 #include "commands/progress.h"
 #include "commands/vacuum.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
@@ -199,6 +200,7 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			{
 				ei_vacuum_delete(rel, buf, deletable, ndeletable);
 				stats->tuples_removed += ndeletable;
+				EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, ndeletable);
 			}
 
 			/* an emptied leaf (not the rightmost) is deleted */
