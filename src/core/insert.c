@@ -650,13 +650,13 @@ ei_heap_tids_adjacent(ItemPointer a, ItemPointer b)
  * near-sorted input").  A leaf that takes a new item after all of its
  * items, rightmost or not, keeps fillfactor on the left: the item extends
  * an ascending run (this includes nbtree's case of a page full of one
- * value taking another duplicate at its end).  And a leaf whose new item
- * lands just after the item of the row inserted before it (adjacent heap
- * TIDs), with items still after it, is in the path of an ascending run
- * that caught up with keys that arrived early: it splits right after the
- * new item, so that the run goes on with a page of its own instead of
- * splitting half-full pages again and again, but never leaves the left page
- * fuller than fillfactor, whose free space takes the keys that arrive late.
+ * value taking another duplicate at its end).  And so does a leaf whose new
+ * item lands right after the item of the row inserted just before it
+ * (adjacent heap TIDs) with items still after it: that is an ascending run
+ * that caught up with keys that arrived early.  A half-and-half split there
+ * would leave the run a half-full page behind every time it passed one;
+ * splitting at fillfactor leaves pages as full as an appending load does,
+ * and the early keys move on ahead of the run until it reaches them.
  */
 static OffsetNumber
 ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
@@ -709,30 +709,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	if (isleaf && newitemoff > first && newitemoff <= maxoff &&
 		ei_heap_tids_adjacent(&EIReadTuple(page, newitemoff - 1)->t_tid,
 							  &newitem->t_tid))
-	{
-		/*
-		 * An ascending run reached items that arrived early.  Split right
-		 * after the new item if that leaves the left page at most fillfactor
-		 * full; otherwise the run has filled the page and it splits like an
-		 * appended one, fillfactor on the left.
-		 */
-		Size		lhikey = MAXALIGN(IndexTupleSize(EIReadTuple(page, newitemoff)) +
-									  sizeof(ItemPointerData)) + sizeof(ItemIdData);
-
-		k = newitemoff - first + 1;
-		for (i = 0; i < k; i++)
-			leftsz += sizes[i];
-		if ((double) (leftsz + lhikey) <= usable * (EIGetFillFactor(rel) / 100.0) &&
-			total - leftsz + hikeysz <= usable)
-		{
-			*newitemonleft = true;
-			pfree(sizes);
-			pfree(origoff);
-			return newitemoff;
-		}
-		leftsz = 0;
 		fillmult = EIGetFillFactor(rel) / 100.0;
-	}
 	else if (EI_RIGHTMOST(opaque) ||
 			 (isleaf && origoff[nitems - 1] == InvalidOffsetNumber))
 		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
