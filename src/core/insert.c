@@ -37,6 +37,9 @@ static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
+
+/* how many entries back a split looks for its inserter's previous row */
+#define EI_RUN_LOOKBACK		8
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 static int	ei_offset_cmp(const void *a, const void *b);
 
@@ -637,6 +640,27 @@ ei_heap_tids_adjacent(ItemPointer a, ItemPointer b)
 }
 
 /*
+ * Does newitem, about to go at newitemoff, land shortly after the entry of
+ * the row its inserter added just before it?  Looking a few entries back
+ * rather than one keeps this true when several sessions load one run
+ * together: their rows interleave in key order, but each session's rows
+ * are still adjacent in the heap.
+ */
+static bool
+ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
+				   IndexTuple newitem)
+{
+	for (OffsetNumber off = newitemoff - 1;
+		 off >= first && off + EI_RUN_LOOKBACK >= newitemoff; off--)
+	{
+		if (ei_heap_tids_adjacent(&EIReadTuple(page, off)->t_tid,
+								  &newitem->t_tid))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Choose where to split a page that must take newitem.
  *
  * Every candidate split keeps at least one data item on each side and must
@@ -651,8 +675,9 @@ ei_heap_tids_adjacent(ItemPointer a, ItemPointer b)
  * items, rightmost or not, keeps fillfactor on the left: the item extends
  * an ascending run (this includes nbtree's case of a page full of one
  * value taking another duplicate at its end).  And so does a leaf whose new
- * item lands right after the item of the row inserted just before it
- * (adjacent heap TIDs) with items still after it: that is an ascending run
+ * item lands shortly after the item of the row its inserter added just
+ * before it (adjacent heap TIDs; ei_follows_own_row) with items still after
+ * it: that is an ascending run
  * that caught up with keys that arrived early.  A half-and-half split there
  * would leave the run a half-full page behind every time it passed one;
  * splitting at fillfactor leaves pages as full as an appending load does,
@@ -706,9 +731,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (isleaf && newitemoff > first && newitemoff <= maxoff &&
-		ei_heap_tids_adjacent(&EIReadTuple(page, newitemoff - 1)->t_tid,
-							  &newitem->t_tid))
+	if (isleaf && newitemoff <= maxoff &&
+		ei_follows_own_row(page, first, newitemoff, newitem))
 		fillmult = EIGetFillFactor(rel) / 100.0;
 	else if (EI_RIGHTMOST(opaque) ||
 			 (isleaf && origoff[nitems - 1] == InvalidOffsetNumber))
