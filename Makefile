@@ -32,6 +32,8 @@ OBJS = \
 	src/core/heapkey.o \
 	src/core/compact.o \
 	src/core/xlog.o \
+	src/elastic/leafops.o \
+	src/elastic/policy.o \
 	src/inspect/stats.o \
 	src/inspect/check.o \
 	src/inspect/keys.o \

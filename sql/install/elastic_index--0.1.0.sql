@@ -398,7 +398,10 @@ CREATE FUNCTION elastic_index_stats(index regclass,
 	OUT half_dead_pages int8,
 	OUT deleted_pages int8,
 	OUT recyclable_pages int8,
-	OUT free_pages int8)
+	OUT free_pages int8,
+	OUT compact_leaf_pages int8,
+	OUT elastic_state text,
+	OUT size_bound_pages int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
@@ -452,6 +455,29 @@ COMMENT ON FUNCTION elastic_btree_compact_preview(regclass, bool) IS
 'leaf capacities of an elastic_btree index in standard and compact form, computed by converting copies of its leaves';
 
 --------------------------------------------------------------------------
+-- Elasticity on demand (src/elastic/policy.c)
+--------------------------------------------------------------------------
+
+-- Convert up to "leaves" standard leaves (all if NULL) to compact leaves and
+-- keep converting full leaves instead of splitting them (state SHRINKING).
+CREATE FUNCTION elastic_btree_shrink(index regclass, leaves int8 DEFAULT NULL)
+RETURNS int8
+AS 'MODULE_PATHNAME'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION elastic_btree_shrink(regclass, int8) IS
+'convert standard leaves of an elastic_btree index to compact leaves (all, or the first "leaves" of them) and make full leaves compact instead of splitting them';
+
+-- Convert every compact leaf back to standard leaves (state NORMAL).
+CREATE FUNCTION elastic_btree_expand(index regclass)
+RETURNS int8
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION elastic_btree_expand(regclass) IS
+'convert every compact leaf of an elastic_btree index back to standard leaves, reading their keys from the table';
+
+--------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)
 --
 -- Kept in shared memory since the last server start; the columns of
@@ -469,7 +495,12 @@ CREATE FUNCTION elastic_index_activity(
 	OUT dead_entries_removed_by_vacuum int8,
 	OUT pages_deleted int8,
 	OUT pages_recycled int8,
-	OUT pages_extended int8)
+	OUT pages_extended int8,
+	OUT leaves_made_compact int8,
+	OUT leaves_made_standard int8,
+	OUT compact_splits int8,
+	OUT compact_inserts int8,
+	OUT heap_key_reads int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
@@ -516,7 +547,12 @@ SELECT n.nspname AS schemaname,
 	   coalesce(a.dead_entries_removed_by_vacuum, 0) AS dead_entries_removed_by_vacuum,
 	   coalesce(a.pages_deleted, 0) AS pages_deleted,
 	   coalesce(a.pages_recycled, 0) AS pages_recycled,
-	   coalesce(a.pages_extended, 0) AS pages_extended
+	   coalesce(a.pages_extended, 0) AS pages_extended,
+	   coalesce(a.leaves_made_compact, 0) AS leaves_made_compact,
+	   coalesce(a.leaves_made_standard, 0) AS leaves_made_standard,
+	   coalesce(a.compact_splits, 0) AS compact_splits,
+	   coalesce(a.compact_inserts, 0) AS compact_inserts,
+	   coalesce(a.heap_key_reads, 0) AS heap_key_reads
 FROM pg_class c
 	 JOIN pg_am am ON am.oid = c.relam
 	 JOIN pg_index i ON i.indexrelid = c.oid

@@ -12,7 +12,22 @@
 #include "eitree.h"
 
 static relopt_kind ei_relopt_kind;
-static relopt_parse_elt ei_relopt_tab[1];
+static relopt_parse_elt ei_relopt_tab[2];
+
+/*
+ * Reject an invalid size_bound reloption with the accepted forms.
+ */
+static void
+ei_validate_size_bound(const char *value)
+{
+	char	   *hint = NULL;
+
+	if (value != NULL && !EIValidateSizeBound(value, &hint))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for size_bound: \"%s\"", value),
+				 errhint("%s", hint)));
+}
 
 /*
  * Define our reloptions; called from _PG_init in every process.
@@ -28,6 +43,14 @@ EIInitReloptions(void)
 	ei_relopt_tab[0].optname = "fillfactor";
 	ei_relopt_tab[0].opttype = RELOPT_TYPE_INT;
 	ei_relopt_tab[0].offset = offsetof(EIOptions, fillfactor);
+
+	add_string_reloption(ei_relopt_kind, "size_bound",
+						 "Size bound of the index: a size such as '64MB' or a share of the table's size such as '50%' (elastic_btree.size_bound if unset)",
+						 NULL, ei_validate_size_bound,
+						 ShareUpdateExclusiveLock);
+	ei_relopt_tab[1].optname = "size_bound";
+	ei_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
+	ei_relopt_tab[1].offset = offsetof(EIOptions, size_bound_offset);
 }
 
 /*

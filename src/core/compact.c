@@ -289,3 +289,204 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
 						RelationGetRelationName(reader->index))));
 	return -1;
 }
+
+/*
+ * Number of entries on a compact leaf.
+ */
+int
+EICompactNKeys(Page page)
+{
+	SeqTree		st;
+
+	EICompactAttach(page, &st);
+	return st.nkeys;
+}
+
+/*
+ * Is there room on a compact leaf for one more entry (its TID and its bit)?
+ */
+bool
+EICompactHasRoom(Page page)
+{
+	SeqTree		st;
+
+	EICompactAttach(page, &st);
+	return ei_compact_image_offset(page) +
+		seqtree_size(st.nkeys + 1, st.keylen, st.levels) +
+		sizeof(ItemPointerData) <= ((PageHeader) page)->pd_upper;
+}
+
+/*
+ * Add an entry with heap TID tid at position pos of a compact leaf, with
+ * the bits seqtree_insert_at needs (from a search for its key).  Returns
+ * false, changing nothing, if the page has no room.  Redo calls this with
+ * the logged arguments.
+ */
+bool
+EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
+{
+	PageHeader	phdr = (PageHeader) page;
+	Size		off = ei_compact_image_offset(page);
+	SeqTree		st;
+
+	if (!EICompactHasRoom(page))
+		return false;
+	EICompactAttach(page, &st);
+	if (pos < 0 || pos > st.nkeys)
+		elog(ERROR, "compact leaf insert position %d out of range 0..%d",
+			 pos, st.nkeys);
+
+	/* the TIDs before pos move down one slot; the new TID goes between */
+	memmove((char *) page + phdr->pd_upper - sizeof(ItemPointerData),
+			(char *) page + phdr->pd_upper,
+			pos * sizeof(ItemPointerData));
+	phdr->pd_upper -= sizeof(ItemPointerData);
+	memcpy((char *) page + phdr->pd_upper + pos * sizeof(ItemPointerData),
+		   tid, sizeof(ItemPointerData));
+
+	st.space = phdr->pd_upper - off;
+	if (!seqtree_insert_at(&st, pos, lbit, rbit))
+		elog(ERROR, "could not add entry to compact leaf");
+	phdr->pd_lower = off + seqtree_used(&st);
+	return true;
+}
+
+/*
+ * Remove the entries at the given positions (ascending) from a compact
+ * leaf, reading no key.
+ */
+void
+EICompactDeleteMany(Page page, const uint16 *positions, int npos)
+{
+	PageHeader	phdr = (PageHeader) page;
+	char	   *tids = (char *) page + phdr->pd_upper;
+	int		   *ipos;
+	SeqTree		st;
+	int			n;
+	int			k = 0;
+	int			kept = 0;
+
+	EICompactAttach(page, &st);
+	n = st.nkeys;
+	ipos = palloc(sizeof(int) * Max(npos, 1));
+	for (int i = 0; i < npos; i++)
+	{
+		if (positions[i] >= n || (i > 0 && positions[i] <= positions[i - 1]))
+			elog(ERROR, "compact leaf delete positions are not ascending within 0..%d",
+				 n - 1);
+		ipos[i] = positions[i];
+	}
+	seqtree_delete_many(&st, ipos, npos);
+	pfree(ipos);
+
+	/* keep the surviving TIDs in order, packed against the page's end */
+	for (int i = n - 1; i >= 0; i--)
+	{
+		if (k < npos && positions[npos - 1 - k] == i)
+		{
+			k++;
+			continue;
+		}
+		kept++;
+		if (k > 0)
+			memmove(tids + (Size) (i + k) * sizeof(ItemPointerData),
+					tids + (Size) i * sizeof(ItemPointerData),
+					sizeof(ItemPointerData));
+	}
+	Assert(kept == n - npos);
+	phdr->pd_upper += npos * sizeof(ItemPointerData);
+	phdr->pd_lower = ei_compact_image_offset(page) + seqtree_used(&st);
+}
+
+/*
+ * Build the two halves of a compact leaf split at position at: entries
+ * before it go left, behind lefthikey, the rest right, behind the original
+ * high key.  No key is read.  The caller sets the new sibling links.
+ */
+void
+EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
+					Page leftpage, Page rightpage)
+{
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	uint16		flags = oopaque->ei_flags &
+		~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT);
+	char	   *otids = (char *) origpage + ((PageHeader) origpage)->pd_upper;
+	SeqTree		ost;
+	SeqTree		tst;
+	SeqTree		lst;
+	SeqTree		rst;
+	char	   *tmp;
+	int			n;
+	Page		pages[2] = {leftpage, rightpage};
+	int			counts[2];
+
+	EICompactAttach(origpage, &ost);
+	n = ost.nkeys;
+	Assert(at > 0 && at < n);
+	counts[0] = at;
+	counts[1] = n - at;
+
+	/*
+	 * The links decide where the image starts (after the high key's line
+	 * pointer unless the page is rightmost), so set them first; the caller
+	 * replaces the left page's right link with the new page's number.
+	 */
+	EIInitPage(leftpage, flags | EI_INCOMPLETE_SPLIT, 0);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = EI_METAPAGE;
+	if (PageAddItem(leftpage, (Item) lefthikey,
+					MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to left half of compact split");
+	EIInitPage(rightpage, flags, 0);
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+	if (!EI_RIGHTMOST(oopaque))
+	{
+		IndexTuple	hikey = EIReadTuple(origpage, EI_HIKEY);
+
+		if (PageAddItem(rightpage, (Item) hikey,
+						MAXALIGN(IndexTupleSize(hikey)), EI_HIKEY,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to right half of compact split");
+	}
+
+	/* split a scratch copy of the SeqTree, then place each half */
+	tmp = palloc(BLCKSZ);
+	if (!seqtree_copy(&ost, &tst, tmp, BLCKSZ, ost.levels))
+		elog(ERROR, "could not copy SeqTree of compact leaf");
+	for (int side = 0; side < 2; side++)
+	{
+		Page		page = pages[side];
+		PageHeader	phdr = (PageHeader) page;
+		Size		off = ei_compact_image_offset(page);
+		Size		tidoff = phdr->pd_upper - counts[side] * sizeof(ItemPointerData);
+		SeqTree    *dst = side == 0 ? &lst : &rst;
+
+		if (tidoff < off)
+			elog(ERROR, "compact split half does not fit");
+		memcpy((char *) page + tidoff,
+			   otids + (side == 0 ? 0 : (Size) at * sizeof(ItemPointerData)),
+			   counts[side] * sizeof(ItemPointerData));
+		phdr->pd_upper = tidoff;
+		if (side == 0)
+		{
+			SeqTree		rtmp;
+			char	   *rbuf = palloc(BLCKSZ);
+
+			/* tst keeps the left part; the right part goes to rbuf */
+			if (!seqtree_split(&tst, at, &rtmp, rbuf, BLCKSZ, NULL) ||
+				!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
+							  ost.levels))
+				elog(ERROR, "could not split SeqTree of compact leaf");
+			/* keep the right part for the second pass */
+			if (!seqtree_copy(&rtmp, &tst, tmp, BLCKSZ, ost.levels))
+				elog(ERROR, "could not copy SeqTree of compact leaf");
+			pfree(rbuf);
+		}
+		else if (!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
+							   ost.levels))
+			elog(ERROR, "could not place right half of compact split");
+		phdr->pd_lower = off + seqtree_used(dst);
+	}
+	pfree(tmp);
+}

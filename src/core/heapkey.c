@@ -34,6 +34,7 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "catalog/pg_am.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
@@ -65,11 +66,12 @@ EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
 }
 
 /*
- * Release the reader's heap buffer pin and memory.
+ * Count the keys read, and release the reader's heap buffer pin and memory.
  */
 void
 EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
 {
+	EIStatsCount(reader->index, EI_STAT_HEAP_KEY_READS, reader->nreads);
 	if (BufferIsValid(reader->buf))
 		ReleaseBuffer(reader->buf);
 	pfree(reader->key.data);
@@ -80,8 +82,10 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
  * Read the key of the entry whose heap TID is tid into reader->key, as a
  * normalized key with tid appended.  Returns EI_HEAPKEY_FOUND,
  * EI_HEAPKEY_DEAD (the chain is dead to all; the entry may be removed) or
- * EI_HEAPKEY_UNREADABLE (a key column is toasted out of line).  The caller
- * must hold a lock on the leaf holding the entry.
+ * EI_HEAPKEY_UNREADABLE (a key column is toasted out of line).  With
+ * want_tuple, reader->itup is then also the entry as an index tuple (only
+ * for indexes without INCLUDE columns).  The caller must hold a lock on the
+ * leaf holding the entry.
  */
 EIHeapKeyResult
 EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
@@ -153,10 +157,19 @@ EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 		}
 	}
 
-	/* normalizing copies what it needs out of the page */
+	/* normalizing and forming a tuple copy what they need out of the page */
 	resetStringInfo(&reader->key);
+	reader->itup = NULL;
 	if (result == EI_HEAPKEY_FOUND)
+	{
 		EINormalizeKey(reader->norm, values, isnull, tid, &reader->key);
+		if (reader->want_tuple)
+		{
+			reader->itup = index_form_tuple(RelationGetDescr(index), values,
+											isnull);
+			reader->itup->t_tid = *tid;
+		}
+	}
 
 	LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
 	return result;

@@ -32,8 +32,6 @@ static Buffer ei_split(Relation rel, Buffer buf, Buffer cbuf,
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
 									  IndexTuple newitem, bool *newitemonleft);
-static void ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf,
-							 EIStack stack, bool isroot);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
@@ -53,6 +51,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	EIStack		stack = NULL;
 	Buffer		buf;
 	OffsetNumber offnum;
+	bool		shrinking = false;
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
@@ -67,20 +66,54 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
-	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
-	EIStatsCount(rel, BufferIsValid(buf) ? EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
-	if (!BufferIsValid(buf))
-		stack = EISearch(rel, key, &buf, EI_WRITE);
+	/* read now what the policy needs, not later under the leaf's lock */
+	(void) EICompactInfo(rel);
 
-	/* a full leaf first gives back the space of entries known to be dead */
-	if (PageGetFreeSpace(BufferGetPage(buf)) < MAXALIGN(IndexTupleSize(itup)))
-		ei_delete_dead_items(rel, heapRel, buf);
+	for (;;)
+	{
+		Page		page;
 
-	offnum = EIBinSearch(rel, key, BufferGetPage(buf));
-	ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
+		buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
+		EIStatsCount(rel, BufferIsValid(buf) ? EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
+		if (!BufferIsValid(buf))
+			stack = EISearch(rel, key, &buf, EI_WRITE);
+		page = BufferGetPage(buf);
+
+		/*
+		 * A full standard leaf first gives back the space of entries known to
+		 * be dead; if it is still full and the index is near its size bound,
+		 * it becomes compact instead of splitting.
+		 */
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT) &&
+			PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)))
+		{
+			ei_delete_dead_items(rel, heapRel, buf);
+			if (PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)) &&
+				EIElasticWantsCompact(rel) && EICompactConvert(rel, buf))
+				shrinking = true;
+		}
+
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
+		{
+			offnum = EIBinSearch(rel, key, page);
+			ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
+			break;
+		}
+
+		/* a compact leaf: insert, or split it and start over */
+		if (EICompactInsert(rel, heapRel, buf, itup))
+			break;
+		EICompactSplit(rel, heapRel, buf, stack);
+		EIFreeStack(stack);
+		stack = NULL;
+	}
 
 	EIFreeStack(stack);
 	pfree(key);
+
+	if (shrinking &&
+		((EIMetaPageData *) rel->rd_amcache)->elastic_state != EI_STATE_SHRINKING)
+		EIElasticSetState(rel, EI_STATE_SHRINKING);
 	return false;
 }
 
@@ -114,7 +147,7 @@ ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
 		EICheckPage(rel, buf);
 		opaque = EIPageGetOpaque(page);
 		if (EI_IS_LEAF(opaque) && !EI_IGNORE(opaque) &&
-			!EI_INCOMPLETE(opaque) &&
+			!EI_INCOMPLETE(opaque) && !(opaque->ei_flags & EI_COMPACT) &&
 			PageGetFreeSpace(page) >= itemsz &&
 			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque) &&
 			EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0 &&
@@ -328,7 +361,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 			EIRelBuf(rel, buf);
 			EIFaultPoint(EI_FAULT_AFTER_SPLIT);
 		}
-		ei_insert_parent(rel, buf, rbuf, stack, isroot);
+		EIInsertParent(rel, buf, rbuf, stack, isroot);
 		return;
 	}
 
@@ -811,8 +844,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
  * buf (left) and rbuf (right) are write-locked; both are released.  When the
  * split page was the root, a new root is made instead.
  */
-static void
-ei_insert_parent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
+void
+EIInsertParent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 				 bool isroot)
 {
 	Page		lpage = BufferGetPage(buf);
@@ -1032,5 +1065,5 @@ EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack)
 			   BufferGetBlockNumber(lbuf));
 	EIRelBuf(rel, metabuf);
 
-	ei_insert_parent(rel, lbuf, rbuf, stack, wasroot);
+	EIInsertParent(rel, lbuf, rbuf, stack, wasroot);
 }

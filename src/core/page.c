@@ -224,8 +224,8 @@ EIGetMetaCached(Relation rel, bool refresh)
 
 		if (rel->rd_amcache == NULL)
 		{
-			rel->rd_amcache = MemoryContextAlloc(rel->rd_indexcxt,
-												 sizeof(EIRelCache));
+			rel->rd_amcache = MemoryContextAllocZero(rel->rd_indexcxt,
+													 sizeof(EIRelCache));
 			((EIRelCache *) rel->rd_amcache)->lastleaf = InvalidBlockNumber;
 		}
 		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));

@@ -39,8 +39,10 @@
 #include "access/genam.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
+#include "access/table.h"
 #include "access/xlog.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "eitree.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
@@ -49,8 +51,27 @@
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/wait_event.h"
+
+/*
+ * What a scan needs on compact leaves (src/README.md, "Compact leaves in the
+ * tree"): the table to read keys from, and the scan's bounds on the first
+ * key column as normalized keys, computed once per rescan.  lower is
+ * padded so that it sorts before (or, for a strict bound, after) every
+ * entry with the bound's value, upper likewise after (or before).
+ */
+typedef struct EIScanCompact
+{
+	Relation	heap;
+	EIHeapKeyReader *reader;
+	bool		bounds_ready;
+	bool		has_lower;
+	bool		has_upper;
+	StringInfoData lower;
+	StringInfoData upper;
+} EIScanCompact;
 
 /*
  * Private flags of the preprocessed keys in so->keyData, in the bits of
@@ -82,7 +103,12 @@
 static void ei_pos_invalidate(EIScanPos pos);
 static void ei_pos_unpin(EIScanPos pos);
 static void ei_pos_copy(EIScanPos dst, EIScanPos src);
-static void ei_alloc_tuples(EIScanOpaque so);
+static void ei_alloc_tuples(IndexScanDesc scan);
+static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
+static bool ei_compact_bound_value(Relation rel, ScanKey key, Datum *value);
+static void ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs,
+							  EINormKeyInfo *norm);
+static bool ei_read_compact_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_init_more(EIScanOpaque so, ScanDirection dir);
 static bool ei_key_has_cmp_proc(Relation rel, ScanKey key);
 static bool ei_compare_key_args(Relation rel, ScanKey a, ScanKey b, int32 *result);
@@ -167,12 +193,24 @@ ei_pos_copy(EIScanPos dst, EIScanPos src)
 
 /*
  * Allocate the tuple workspaces of an index-only scan (current and mark).
+ * A standard leaf's tuples fit in BLCKSZ; an index that can have compact
+ * leaves needs room for as many tuples as a compact leaf has entries.
  */
 static void
-ei_alloc_tuples(EIScanOpaque so)
+ei_alloc_tuples(IndexScanDesc scan)
 {
-	so->currTuples = (char *) palloc(BLCKSZ * 2);
-	so->markTuples = so->currTuples + BLCKSZ;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EINormKeyInfo *norm = EICompactInfo(scan->indexRelation);
+
+	so->tuplesSize = BLCKSZ;
+	if (norm != NULL)
+		so->tuplesSize = Max(so->tuplesSize,
+							 EI_MAX_ITEMS_PER_PAGE *
+							 MAXALIGN(sizeof(IndexTupleData) +
+									  sizeof(IndexAttributeBitMapData) +
+									  norm->keylen + 8 * norm->nkeyatts));
+	so->currTuples = (char *) palloc(so->tuplesSize * 2);
+	so->markTuples = so->currTuples + so->tuplesSize;
 }
 
 /*
@@ -603,7 +641,7 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 
 		buf = EIGetEndpoint(rel, 0, !forward);
 		page = BufferGetPage(buf);
-		if (forward)
+		if (forward || (EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
 			*offnum = EI_FIRST_DATA(EIPageGetOpaque(page));
 		else
 			*offnum = PageGetMaxOffsetNumber(page);
@@ -697,6 +735,12 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 	stack = EISearch(rel, &inskey, &buf, EI_READ);
 	EIFreeStack(stack);
 
+	/* a compact leaf finds its own range (ei_read_compact_page) */
+	if (EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_COMPACT)
+	{
+		*offnum = InvalidOffsetNumber;
+		return buf;
+	}
 	*offnum = EIBinSearch(rel, &inskey, BufferGetPage(buf));
 	if (goback)
 		*offnum = OffsetNumberPrev(*offnum);
@@ -790,7 +834,10 @@ ei_save_item(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 	{
 		Size		itupsz = IndexTupleSize(itup);
 
-		item->tupleOffset = (uint16) so->currPos.nextTupleOffset;
+		if (so->currPos.nextTupleOffset + MAXALIGN(itupsz) > so->tuplesSize)
+			elog(ERROR, "index-only scan tuple workspace of %zu bytes is full",
+				 so->tuplesSize);
+		item->tupleOffset = (uint32) so->currPos.nextTupleOffset;
 		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
 		so->currPos.nextTupleOffset += MAXALIGN(itupsz);
 	}
@@ -834,6 +881,10 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	so->currPos.prevPage = opaque->ei_prev;
 	so->currPos.lsn = BufferGetLSNAtomic(buf);
 	so->currPos.nextTupleOffset = 0;
+	so->currPos.compact = false;
+
+	if (opaque->ei_flags & EI_COMPACT)
+		return ei_read_compact_page(scan, dir);
 
 	if (ScanDirectionIsForward(dir))
 	{
@@ -908,6 +959,298 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	}
 
 	return so->currPos.firstItem <= so->currPos.lastItem;
+}
+
+
+/* ----------------------------------------------------------------
+ * Reading a compact leaf
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Return the scan's compact-leaf state, creating it (and opening the table,
+ * which the executor has locked already) on the first compact leaf.
+ */
+static EIScanCompact *
+ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+
+	if (so->compact == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+		EIScanCompact *cs = palloc0(sizeof(EIScanCompact));
+
+		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
+		initStringInfo(&cs->lower);
+		initStringInfo(&cs->upper);
+		so->compact = cs;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	so->compact->reader->want_tuple = (so->currTuples != NULL);
+	return so->compact;
+}
+
+/*
+ * Convert a scan key's argument to the first column's type, so that it can
+ * be normalized: the same type, or an integer of another width that the
+ * column's type can hold.  Returns false when it cannot (then the key gives
+ * no bound; the executor still checks it on every row).
+ */
+static bool
+ei_compact_bound_value(Relation rel, ScanKey key, Datum *value)
+{
+	Oid			coltype = rel->rd_opcintype[0];
+	Oid			argtype = key->sk_subtype;
+	int64		v;
+
+	if (argtype == InvalidOid || argtype == coltype)
+	{
+		*value = key->sk_argument;
+		return true;
+	}
+	switch (argtype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(key->sk_argument);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(key->sk_argument);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(key->sk_argument);
+			break;
+		default:
+			return false;
+	}
+	switch (coltype)
+	{
+		case INT2OID:
+			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
+				return false;
+			*value = Int16GetDatum((int16) v);
+			return true;
+		case INT4OID:
+			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+				return false;
+			*value = Int32GetDatum((int32) v);
+			return true;
+		case INT8OID:
+			*value = Int64GetDatum(v);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Turn the scan's keys on the first column into normalized lower and upper
+ * bounds (in index order: the keys' strategies already are).  A bound is
+ * the column's normalized prefix padded with 0x00 or 0xFF to the key
+ * length; no entry equals a padded key, because no heap TID has offset 0
+ * or 0xFFFF.  Keys that cannot be converted give no bound.
+ */
+static void
+ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	int			prefixlen = 1 + norm->widths[0];
+	StringInfoData tmp;
+	char	   *bound = palloc(norm->keylen);
+
+	cs->has_lower = cs->has_upper = false;
+	resetStringInfo(&cs->lower);
+	resetStringInfo(&cs->upper);
+	initStringInfo(&tmp);
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+		bool		lower_pad_ff = false;
+		bool		upper_pad_ff = false;
+		bool		is_lower = false;
+		bool		is_upper = false;
+
+		if (key->sk_attno != 1 ||
+			(key->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_SEARCHNULL |
+							  SK_SEARCHNOTNULL)))
+			continue;
+		switch (key->sk_strategy)
+		{
+			case BTEqualStrategyNumber:
+				is_lower = is_upper = true;
+				upper_pad_ff = true;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				is_lower = true;
+				break;
+			case BTGreaterStrategyNumber:
+				is_lower = true;
+				lower_pad_ff = true;
+				break;
+			case BTLessEqualStrategyNumber:
+				is_upper = true;
+				upper_pad_ff = true;
+				break;
+			case BTLessStrategyNumber:
+				is_upper = true;
+				break;
+			default:
+				continue;
+		}
+		if (!ei_compact_bound_value(rel, key, &values[0]))
+			continue;
+		isnull[0] = false;
+		for (int c = 1; c < norm->nkeyatts; c++)
+		{
+			values[c] = (Datum) 0;
+			isnull[c] = true;
+		}
+		resetStringInfo(&tmp);
+		EINormalizeKey(norm, values, isnull, NULL, &tmp);
+		Assert(tmp.len >= prefixlen);
+
+		if (is_lower)
+		{
+			memcpy(bound, tmp.data, prefixlen);
+			memset(bound + prefixlen, lower_pad_ff ? 0xFF : 0x00,
+				   norm->keylen - prefixlen);
+			if (!cs->has_lower || memcmp(bound, cs->lower.data, norm->keylen) > 0)
+			{
+				resetStringInfo(&cs->lower);
+				appendBinaryStringInfo(&cs->lower, bound, norm->keylen);
+				cs->has_lower = true;
+			}
+		}
+		if (is_upper)
+		{
+			memcpy(bound, tmp.data, prefixlen);
+			memset(bound + prefixlen, upper_pad_ff ? 0xFF : 0x00,
+				   norm->keylen - prefixlen);
+			if (!cs->has_upper || memcmp(bound, cs->upper.data, norm->keylen) < 0)
+			{
+				resetStringInfo(&cs->upper);
+				appendBinaryStringInfo(&cs->upper, bound, norm->keylen);
+				cs->has_upper = true;
+			}
+		}
+	}
+	pfree(tmp.data);
+	pfree(bound);
+	cs->bounds_ready = true;
+}
+
+/*
+ * Collect the entries of the pinned and share-locked compact leaf
+ * so->currPos.buf that may match, in index order; return whether there
+ * were any.
+ *
+ * A compact leaf has no keys to test, so every returned row is rechecked
+ * by the executor.  Two SeqTree searches, one heap read each, narrow the
+ * leaf to the entries between the scan's bounds on the first column; if a
+ * search meets a dead entry the bound is dropped for this leaf (more rows
+ * to recheck, none lost).  A bound that excludes entries of this leaf also
+ * ends the scan in that direction, as a failing required key does on a
+ * standard leaf.  Index-only scans read each entry's key from the heap.
+ */
+static bool
+ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	Buffer		buf = so->currPos.buf;
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	bool		forward = ScanDirectionIsForward(dir);
+	EIScanCompact *cs;
+	SeqTreeLocation loc;
+	EIHeapKeyResult why;
+	int			n;
+	int			lo;
+	int			hi;
+	int			count = 0;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+	cs = ei_compact_state(scan, norm);
+	if (!cs->bounds_ready)
+		ei_compact_bounds(scan, cs, norm);
+
+	so->currPos.compact = true;
+	n = EICompactNKeys(page);
+	lo = 0;
+	hi = n - 1;
+
+	if (n > 0 && cs->has_lower &&
+		EICompactSearch(page, cs->reader, (uint8 *) cs->lower.data, &loc, &why) < 0)
+	{
+		lo = loc.exact ? loc.pos : loc.pos + 1;
+		if (!forward && loc.pos >= 0)
+			so->currPos.moreLeft = false;
+	}
+	if (n > 0 && cs->has_upper &&
+		EICompactSearch(page, cs->reader, (uint8 *) cs->upper.data, &loc, &why) < 0)
+	{
+		hi = loc.pos;
+		if (forward && loc.pos < n - 1)
+			so->currPos.moreRight = false;
+	}
+
+	/* every entry to the right is >= the high key (see ei_read_page) */
+	if (forward && so->currPos.moreRight && !EI_RIGHTMOST(opaque))
+	{
+		bool		continuescan;
+
+		(void) ei_check_keys(scan, EIReadTuple(page, EI_HIKEY), dir,
+							 &continuescan);
+		if (!continuescan)
+			so->currPos.moreRight = false;
+	}
+
+	for (int pos = lo; pos <= hi; pos++)
+	{
+		EIScanPosItem *item = &so->currPos.items[count];
+
+		EICompactGetTid(page, pos, &item->heapTid);
+		item->indexOffset = InvalidOffsetNumber;
+		if (so->currTuples != NULL)
+		{
+			EIHeapKeyResult result = EIHeapKeyRead(cs->reader, &item->heapTid);
+
+			if (result == EI_HEAPKEY_DEAD)
+				continue;
+			if (result != EI_HEAPKEY_FOUND)
+				elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			ei_save_item(so, count, InvalidOffsetNumber, cs->reader->itup);
+			pfree(cs->reader->itup);
+		}
+		count++;
+	}
+
+	if (forward)
+	{
+		so->currPos.firstItem = 0;
+		so->currPos.lastItem = count - 1;
+		so->currPos.itemIndex = 0;
+	}
+	else
+	{
+		/* backward scans keep the items at the end of the array */
+		memmove(&so->currPos.items[EI_MAX_ITEMS_PER_PAGE - count],
+				&so->currPos.items[0], count * sizeof(EIScanPosItem));
+		so->currPos.firstItem = EI_MAX_ITEMS_PER_PAGE - count;
+		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
+		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
+	}
+	return count > 0;
 }
 
 
@@ -1165,6 +1508,7 @@ ei_return_item(IndexScanDesc scan)
 	EIScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
 
 	scan->xs_heaptid = item->heapTid;
+	scan->xs_recheck = so->currPos.compact;
 	if (so->currTuples != NULL)
 		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
 }
@@ -1194,7 +1538,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 	}
 
 	if (scan->xs_want_itup && so->currTuples == NULL)
-		ei_alloc_tuples(so);
+		ei_alloc_tuples(scan);
 
 	ei_init_more(so, dir);
 
@@ -1291,13 +1635,19 @@ ei_kill_items(IndexScanDesc scan)
 
 	so->numKilled = 0;
 
-	if (numKilled == 0 || !BufferIsValid(buf) ||
+	/* a compact leaf has no line pointers to mark */
+	if (numKilled == 0 || !BufferIsValid(buf) || so->currPos.compact ||
 		scan->xactStartedInRecovery || RecoveryInProgress())
 		return;
 
 	LockBuffer(buf, EI_READ);
 	page = BufferGetPage(buf);
 	opaque = EIPageGetOpaque(page);
+	if (opaque->ei_flags & EI_COMPACT)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		return;
+	}
 	minoff = EI_FIRST_DATA(opaque);
 	maxoff = PageGetMaxOffsetNumber(page);
 	exact = RelationNeedsWAL(rel) &&
@@ -1520,6 +1870,8 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->numKilled = 0;
 	so->currTuples = NULL;
 	so->markTuples = NULL;
+	so->tuplesSize = 0;
+	so->compact = NULL;
 
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
@@ -1551,10 +1903,12 @@ eirescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	ei_pos_invalidate(&so->markPos);
 
 	if (scan->xs_want_itup && so->currTuples == NULL)
-		ei_alloc_tuples(so);
+		ei_alloc_tuples(scan);
 
 	if (scankey != NULL && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	if (so->compact != NULL)
+		so->compact->bounds_ready = false;
 
 	ei_preprocess_keys(scan);
 }
@@ -1603,7 +1957,8 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 		for (i = so->currPos.itemIndex; i <= so->currPos.lastItem; i++)
 		{
-			tbm_add_tuples(tbm, &so->currPos.items[i].heapTid, 1, false);
+			tbm_add_tuples(tbm, &so->currPos.items[i].heapTid, 1,
+						   so->currPos.compact);
 			ntids++;
 		}
 		so->currPos.itemIndex = so->currPos.lastItem;
@@ -1639,6 +1994,15 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->killedItems);
 	if (so->currTuples != NULL)
 		pfree(so->currTuples);
+	if (so->compact != NULL)
+	{
+		if (so->compact->reader != NULL)
+			EIHeapKeyReaderEnd(so->compact->reader);
+		table_close(so->compact->heap, AccessShareLock);
+		pfree(so->compact->lower.data);
+		pfree(so->compact->upper.data);
+		pfree(so->compact);
+	}
 	pfree(so);
 	scan->opaque = NULL;
 }

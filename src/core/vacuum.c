@@ -91,6 +91,9 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	stats->estimated_count = false;
 
 	ei_vacuum_recycle(info, stats);
+
+	/* below its expand threshold, the index converts compact leaves back */
+	EIElasticVacuum(info->index);
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);
 
 	return stats;
@@ -182,7 +185,40 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			continue;
 		}
 
-		if (!EI_IGNORE(opaque))
+		if (!EI_IGNORE(opaque) && (opaque->ei_flags & EI_COMPACT))
+		{
+			int			n = EICompactNKeys(page);
+			uint16	   *positions = palloc(sizeof(uint16) * Max(n, 1));
+			int			npos = 0;
+
+			for (int pos = 0; pos < n; pos++)
+			{
+				ItemPointerData tid;
+
+				EICompactGetTid(page, pos, &tid);
+				if (callback != NULL && callback(&tid, callback_state))
+					positions[npos++] = (uint16) pos;
+				else
+					stats->num_index_tuples += 1;
+			}
+			if (npos > 0)
+			{
+				EICompactVacuumPage(rel, buf, positions, npos);
+				stats->tuples_removed += npos;
+				EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, npos);
+			}
+			pfree(positions);
+
+			/*
+			 * An emptied compact leaf becomes an empty standard leaf (no heap
+			 * reads: it has no entries) so that page deletion takes it below.
+			 */
+			if (callback != NULL && !EI_RIGHTMOST(opaque) &&
+				EICompactNKeys(page) == 0)
+				(void) EICompactExpand(rel, NULL, buf);
+		}
+
+		if (!EI_IGNORE(opaque) && !(opaque->ei_flags & EI_COMPACT))
 		{
 			maxoff = PageGetMaxOffsetNumber(page);
 			for (offnum = EI_FIRST_DATA(opaque); offnum <= maxoff;

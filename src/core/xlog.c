@@ -23,6 +23,9 @@
 
 static MemoryContext ei_redo_cxt = NULL;
 
+static void ei_redo_set_left_link(XLogReaderState *record, uint8 block_id,
+								  BlockNumber leftblk);
+
 /*
  * Return a MAXALIGNed private copy of len bytes of record data.
  */
@@ -146,23 +149,114 @@ ei_redo_split(XLogReaderState *record)
 	UnlockReleaseBuffer(rbuf);
 
 	if (XLogRecHasBlockRef(record, 2))
-	{
-		Buffer		sbuf;
-
-		if (XLogReadBufferForRedo(record, 2, &sbuf) == BLK_NEEDS_REDO)
-		{
-			Page		spage = BufferGetPage(sbuf);
-
-			EIPageGetOpaque(spage)->ei_prev = rightblk;
-			PageSetLSN(spage, record->EndRecPtr);
-			MarkBufferDirty(sbuf);
-		}
-		if (BufferIsValid(sbuf))
-			UnlockReleaseBuffer(sbuf);
-	}
+		ei_redo_set_left_link(record, 2, rightblk);
 
 	if (XLogRecHasBlockRef(record, 3))
 		ei_redo_clear_incomplete(record, 3);
+}
+
+/*
+ * Replay the change of a split page's right sibling: its left link now
+ * points to leftblk, the new page in between.
+ */
+static void
+ei_redo_set_left_link(XLogReaderState *record, uint8 block_id,
+					  BlockNumber leftblk)
+{
+	Buffer		sbuf;
+
+	if (XLogReadBufferForRedo(record, block_id, &sbuf) == BLK_NEEDS_REDO)
+	{
+		Page		spage = BufferGetPage(sbuf);
+
+		EIPageGetOpaque(spage)->ei_prev = leftblk;
+		PageSetLSN(spage, record->EndRecPtr);
+		MarkBufferDirty(sbuf);
+	}
+	if (BufferIsValid(sbuf))
+		UnlockReleaseBuffer(sbuf);
+}
+
+/*
+ * Replay XLOG_EI_COMPACT_INSERT: the same seqtree_insert_at as the primary.
+ */
+static void
+ei_redo_compact_insert(XLogReaderState *record)
+{
+	xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+
+		if (!EICompactInsertAt(page, xlrec->pos, xlrec->lbit, xlrec->rbit,
+							   &xlrec->tid))
+			elog(PANIC, "elastic_index redo: compact leaf has no room for the logged entry");
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_COMPACT_DELETE, under a cleanup lock when VACUUM logged it
+ * (so that no standby scan still holds TIDs read from the page).
+ */
+static void
+ei_redo_compact_delete(XLogReaderState *record)
+{
+	xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) XLogRecGetData(record);
+	bool		cleanup = (xlrec->flags & EI_XLOG_COMPACT_VACUUM) != 0;
+	Buffer		buf;
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup, &buf) ==
+		BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		uint16	   *positions;
+
+		if (len != xlrec->ndeleted * sizeof(uint16))
+			elog(PANIC, "elastic_index redo: compact delete record has %zu bytes of positions for %u entries",
+				 len, xlrec->ndeleted);
+		positions = (uint16 *) ei_copy_data(data, len);
+		EICompactDeleteMany(page, positions, xlrec->ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_COMPACT_IMAGE: restore every image, holding them all
+ * locked until the last is in place, then fix the right sibling's link.
+ */
+static void
+ei_redo_compact_image(XLogReaderState *record)
+{
+	xl_ei_compact_image *xlrec = (xl_ei_compact_image *) XLogRecGetData(record);
+	Buffer		bufs[2];
+	BlockNumber lastblk = InvalidBlockNumber;
+	int			i;
+
+	if (xlrec->nimages < 1 || xlrec->nimages > lengthof(bufs))
+		elog(PANIC, "elastic_index redo: compact image record with %u images",
+			 xlrec->nimages);
+	for (i = 0; i < xlrec->nimages; i++)
+	{
+		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
+			elog(PANIC, "elastic_index redo: compact leaf was not logged as an image");
+		XLogRecGetBlockTag(record, i, NULL, NULL, &lastblk);
+	}
+	for (i = 0; i < xlrec->nimages; i++)
+		UnlockReleaseBuffer(bufs[i]);
+
+	if (xlrec->flags & EI_XLOG_IMAGE_SIBLING)
+		ei_redo_set_left_link(record, xlrec->nimages, lastblk);
 }
 
 /*
@@ -422,6 +516,15 @@ ei_redo(XLogReaderState *record)
 		case XLOG_EI_REUSE_PAGE:
 			ei_redo_reuse_page(record);
 			break;
+		case XLOG_EI_COMPACT_INSERT:
+			ei_redo_compact_insert(record);
+			break;
+		case XLOG_EI_COMPACT_DELETE:
+			ei_redo_compact_delete(record);
+			break;
+		case XLOG_EI_COMPACT_IMAGE:
+			ei_redo_compact_image(record);
+			break;
 		default:
 			elog(PANIC, "elastic_index redo: unknown op code %u", info);
 	}
@@ -505,6 +608,37 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 XidFromFullTransactionId(xlrec->safexid));
 				break;
 			}
+		case XLOG_EI_COMPACT_INSERT:
+			{
+				xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) rec;
+
+				appendStringInfo(buf, "pos: %d, lbit: %d, rbit: %d, tid: (%u,%u)",
+								 xlrec->pos, xlrec->lbit, xlrec->rbit,
+								 ItemPointerGetBlockNumberNoCheck(&xlrec->tid),
+								 ItemPointerGetOffsetNumberNoCheck(&xlrec->tid));
+				break;
+			}
+		case XLOG_EI_COMPACT_DELETE:
+			{
+				xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) rec;
+
+				appendStringInfo(buf, "ndeleted: %u%s", xlrec->ndeleted,
+								 (xlrec->flags & EI_XLOG_COMPACT_VACUUM) ?
+								 ", vacuum" : "");
+				break;
+			}
+		case XLOG_EI_COMPACT_IMAGE:
+			{
+				xl_ei_compact_image *xlrec = (xl_ei_compact_image *) rec;
+				static const char *const kinds[] = {"?", "convert", "expand", "split"};
+
+				appendStringInfo(buf, "%s, nimages: %u%s",
+								 xlrec->kind < lengthof(kinds) ? kinds[xlrec->kind] : "?",
+								 xlrec->nimages,
+								 (xlrec->flags & EI_XLOG_IMAGE_SIBLING) ?
+								 ", sibling" : "");
+				break;
+			}
 		case XLOG_EI_REUSE_PAGE:
 			{
 				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
@@ -547,6 +681,12 @@ ei_identify(uint8 info)
 			return "UNLINK_PAGE";
 		case XLOG_EI_REUSE_PAGE:
 			return "REUSE_PAGE";
+		case XLOG_EI_COMPACT_INSERT:
+			return "COMPACT_INSERT";
+		case XLOG_EI_COMPACT_DELETE:
+			return "COMPACT_DELETE";
+		case XLOG_EI_COMPACT_IMAGE:
+			return "COMPACT_IMAGE";
 	}
 	return NULL;
 }
@@ -566,8 +706,12 @@ ei_mask(char *pagedata, BlockNumber blkno)
 	mask_page_hint_bits(page);
 	mask_unused_space(page);
 
+	/*
+	 * On a compact leaf everything past the high key's line pointer is the
+	 * SeqTree image, whose bytes must match exactly.
+	 */
 	opaque = EIPageGetOpaque(page);
-	if (EI_IS_LEAF(opaque))
+	if (EI_IS_LEAF(opaque) && !(opaque->ei_flags & EI_COMPACT))
 		mask_lp_flags(page);
 	opaque->ei_flags &= ~EI_HAS_GARBAGE;
 }

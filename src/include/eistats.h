@@ -36,7 +36,12 @@
 	X(EI_STAT_DEAD_REMOVED_BY_VACUUM, "dead_entries_removed_by_vacuum") \
 	X(EI_STAT_PAGES_DELETED, "pages_deleted") \
 	X(EI_STAT_PAGES_RECYCLED, "pages_recycled") \
-	X(EI_STAT_PAGES_EXTENDED, "pages_extended")
+	X(EI_STAT_PAGES_EXTENDED, "pages_extended") \
+	X(EI_STAT_TO_COMPACT, "leaves_made_compact") \
+	X(EI_STAT_TO_STANDARD, "leaves_made_standard") \
+	X(EI_STAT_COMPACT_SPLITS, "compact_splits") \
+	X(EI_STAT_COMPACT_INSERTS, "compact_inserts") \
+	X(EI_STAT_HEAP_KEY_READS, "heap_key_reads")
 
 #define EI_STAT_ENUM_ENTRY(sym, name) sym,
 

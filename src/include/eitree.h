@@ -160,8 +160,22 @@ typedef struct EIMetaPageData
 	uint32		fillfactor;		/* leaf fill factor used by splits and build */
 	XLogRecPtr	recycle_fence;	/* deleted pages with LSN <= this are
 								 * unreachable (see EIPageIsRecyclable) */
-	uint64		reserved[3];	/* room for later fields without a format bump */
+	uint32		elastic_state;	/* EI_STATE_*: what the size policy is doing */
+	uint32		unused;			/* zero */
+	uint64		reserved[2];	/* room for later fields without a format bump */
 } EIMetaPageData;
+
+/*
+ * States of the size policy (src/README.md, "Elasticity").  NORMAL: no
+ * conversions; full leaves split.  SHRINKING: the index is near its size
+ * bound, so a full standard leaf is converted to a compact leaf instead of
+ * being split.  EXPANDING: the index fell below the expand threshold, so
+ * VACUUM converts compact leaves back.  Only elastic_btree_shrink, the
+ * insert path and VACUUM change it, each by a META record.
+ */
+#define EI_STATE_NORMAL		0
+#define EI_STATE_SHRINKING	1
+#define EI_STATE_EXPANDING	2
 
 typedef EIMetaPageData *EIMetaPage;
 
@@ -175,6 +189,8 @@ typedef struct EIRelCache
 {
 	EIMetaPageData meta;
 	BlockNumber lastleaf;
+	bool		compact_checked;	/* compact_norm is known */
+	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -232,11 +248,15 @@ typedef struct EIScanPosItem
 {
 	ItemPointerData heapTid;	/* TID of the heap tuple */
 	OffsetNumber indexOffset;	/* offset on the leaf page */
-	uint16		tupleOffset;	/* offset of the tuple copy in currTuples */
+	uint32		tupleOffset;	/* offset of the tuple copy in currTuples */
 } EIScanPosItem;
 
+/*
+ * Most entries one leaf can hold: a compact leaf spends at least a 6-byte
+ * TID and a 1-byte bit per entry, more entries than a standard leaf holds.
+ */
 #define EI_MAX_ITEMS_PER_PAGE \
-	((BLCKSZ - SizeOfPageHeaderData) / (MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemIdData)))
+	(BLCKSZ / (sizeof(ItemPointerData) + 1))
 
 typedef struct EIScanPosData
 {
@@ -247,6 +267,7 @@ typedef struct EIScanPosData
 	XLogRecPtr	lsn;			/* page LSN when read (for kill items) */
 	bool		moreLeft;		/* may there be matches further left? */
 	bool		moreRight;		/* ... further right? */
+	bool		compact;		/* the page was compact: recheck every row */
 	int			nextTupleOffset;	/* bytes used in currTuples */
 	int			firstItem;
 	int			lastItem;
@@ -277,9 +298,13 @@ typedef struct EIScanOpaqueData
 	int		   *killedItems;
 	int			numKilled;
 
-	/* tuple copies for index-only scans (BLCKSZ each) */
+	/* tuple copies for index-only scans (tuplesSize bytes each) */
 	char	   *currTuples;
 	char	   *markTuples;
+	Size		tuplesSize;
+
+	/* reading compact leaves: heap key reader and search bounds */
+	struct EIScanCompact *compact;
 } EIScanOpaqueData;
 
 typedef EIScanOpaqueData *EIScanOpaque;
@@ -311,6 +336,7 @@ typedef struct EIOptions
 {
 	int32		varlena_header_;	/* varlena header (do not touch) */
 	int			fillfactor;		/* leaf page fill factor */
+	int			size_bound_offset;	/* size_bound string, or 0 */
 } EIOptions;
 
 #define EIGetFillFactor(rel) \
@@ -356,7 +382,8 @@ extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
  * when ok, the support function 3 of every key column with its collation
  * and keynorm flags (DESC, NULLS FIRST); otherwise why not.
  */
-typedef struct EINormKeyInfo
+typedef struct EINormKeyInfo EINormKeyInfo;
+struct EINormKeyInfo
 {
 	bool		ok;
 	const char *reason;			/* when !ok: a phrase for messages */
@@ -367,7 +394,7 @@ typedef struct EINormKeyInfo
 	int			widths[INDEX_MAX_KEYS];	/* encoded value bytes, -1 if variable */
 	int			keylen;			/* bytes of every key (TID included) when
 								 * all widths are fixed, else -1 */
-} EINormKeyInfo;
+};
 
 /* core/normkey.c and am/normalize.c: normalized keys */
 extern EINormKeyInfo *EIGetNormKeyInfo(Relation index);
@@ -393,6 +420,8 @@ typedef struct EIHeapKeyReader
 	EINormKeyInfo *norm;
 	Buffer		buf;			/* pinned heap page of the last read */
 	StringInfoData key;
+	bool		want_tuple;		/* also form the entry's index tuple */
+	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
 	uint64		nreads;			/* keys read so far */
 } EIHeapKeyReader;
 
@@ -412,6 +441,34 @@ extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
 							const uint8 *key, SeqTreeLocation *loc,
 							EIHeapKeyResult *why);
+extern int	EICompactNKeys(Page page);
+extern bool EICompactHasRoom(Page page);
+extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,
+							  ItemPointer tid);
+extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
+extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
+								Page leftpage, Page rightpage);
+
+/* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */
+extern EINormKeyInfo *EICompactInfo(Relation rel);
+extern bool EICompactConvert(Relation rel, Buffer buf);
+extern bool EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
+							IndexTuple itup);
+extern void EICompactSplit(Relation rel, Relation heapRel, Buffer buf,
+						   EIStack stack);
+extern bool EICompactExpand(Relation rel, Relation heapRel, Buffer buf);
+extern void EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions,
+								int npos);
+extern void EICompactLogImages(Relation rel, uint8 kind, Buffer *bufs,
+							   int nbufs, Buffer sibling);
+
+/* elastic/policy.c: the size bound and the shrink/expand policy */
+extern void EIElasticInitGUCs(void);
+extern int64 EIElasticBoundPages(Relation rel);
+extern bool EIElasticWantsCompact(Relation rel);
+extern void EIElasticSetState(Relation rel, uint32 state);
+extern void EIElasticVacuum(Relation rel);
+extern bool EIValidateSizeBound(const char *value, char **hint);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
@@ -427,6 +484,8 @@ extern void EIFreeStack(EIStack stack);
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
 extern Buffer EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child);
+extern void EIInsertParent(Relation rel, Buffer buf, Buffer rbuf,
+						   EIStack stack, bool isroot);
 extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 							  OffsetNumber newitemoff, IndexTuple newitem,
 							  bool newitemonleft, IndexTuple lefthikey,

@@ -39,6 +39,10 @@
 #define XLOG_EI_MARK_HALFDEAD	0x70	/* page deletion, step 1 */
 #define XLOG_EI_UNLINK_PAGE		0x80	/* page deletion, step 2 */
 #define XLOG_EI_REUSE_PAGE		0x90	/* a deleted page is about to be reused */
+#define XLOG_EI_COMPACT_INSERT	0xA0	/* add an entry to a compact leaf */
+#define XLOG_EI_COMPACT_DELETE	0xB0	/* remove entries from a compact leaf */
+#define XLOG_EI_COMPACT_IMAGE	0xC0	/* compact leaves made, split or
+										 * expanded: full page images */
 
 /*
  * XLOG_EI_META
@@ -192,6 +196,60 @@ typedef struct xl_ei_reuse_page
 } xl_ei_reuse_page;
 
 #define SizeOfEIReusePage	(sizeof(xl_ei_reuse_page))
+
+/*
+ * XLOG_EI_COMPACT_INSERT: an entry was added to the compact leaf in block 0
+ * at position pos, with the arguments seqtree_insert_at needs.  A SeqTree
+ * image depends only on its sequence of keys, so replaying the same call
+ * gives the primary's page byte for byte.
+ */
+typedef struct xl_ei_compact_insert
+{
+	int32		pos;
+	int32		lbit;
+	int32		rbit;
+	ItemPointerData tid;
+} xl_ei_compact_insert;
+
+#define SizeOfEICompactInsert	(offsetof(xl_ei_compact_insert, tid) + sizeof(ItemPointerData))
+
+/*
+ * XLOG_EI_COMPACT_DELETE: entries left the compact leaf in block 0; their
+ * positions (uint16, ascending) follow as block data.  Entries removed on
+ * insert point to heap items already LP_DEAD, whose pruning record resolved
+ * standby conflicts, so no horizon is carried.  EI_XLOG_COMPACT_VACUUM:
+ * VACUUM removed them, and redo takes a cleanup lock, as for XLOG_EI_VACUUM.
+ */
+typedef struct xl_ei_compact_delete
+{
+	uint16		ndeleted;
+	uint16		flags;
+} xl_ei_compact_delete;
+
+#define EI_XLOG_COMPACT_VACUUM	0x0001
+
+#define SizeOfEICompactDelete	(offsetof(xl_ei_compact_delete, flags) + sizeof(uint16))
+
+/*
+ * XLOG_EI_COMPACT_IMAGE: blocks 0 .. nimages-1 are full images (a leaf
+ * converted either way, or the two halves of a compact split).  With
+ * EI_XLOG_IMAGE_SIBLING the next block is the right sibling of the last
+ * image, whose left link now points to that image.
+ */
+typedef struct xl_ei_compact_image
+{
+	uint8		kind;			/* EI_COMPACT_IMAGE_* */
+	uint8		nimages;
+	uint8		flags;
+} xl_ei_compact_image;
+
+#define EI_COMPACT_IMAGE_CONVERT	1	/* standard leaf made compact */
+#define EI_COMPACT_IMAGE_EXPAND		2	/* compact leaf made standard */
+#define EI_COMPACT_IMAGE_SPLIT		3	/* compact leaf split in two */
+
+#define EI_XLOG_IMAGE_SIBLING	0x01
+
+#define SizeOfEICompactImage	(offsetof(xl_ei_compact_image, flags) + sizeof(uint8))
 
 /* core/xlog.c */
 extern void ei_redo(XLogReaderState *record);

@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include <limits.h>
 
 #include "eitree.h"
 
@@ -74,6 +75,8 @@ typedef struct EICheckState
 	BufferAccessStrategy strategy;
 	MemoryContext keycxt;		/* scan keys; reset after every page */
 	bool	   *visited;		/* blocks already reached by a level walk */
+	bool	   *compact_checked;	/* compact leaves fully verified */
+	EINormKeyInfo *norm;		/* the index's compact-leaf keys, or NULL */
 	EIMetaPageData meta;		/* copy of the metapage contents */
 
 	/* heapallindexed: leaf entries sorted by heap TID, and tuple copies */
@@ -89,6 +92,10 @@ typedef struct EICheckState
 static void ei_corrupt(EICheckState *state, BlockNumber blkno,
 					   OffsetNumber offnum, const char *fmt,...)
 			pg_attribute_printf(4, 5) pg_attribute_noreturn();
+static Page ei_check_compact_leaf(EICheckState *state, BlockNumber blkno,
+								  Page page, bool collect);
+static void ei_collect_entry(EICheckState *state, BlockNumber blkno,
+							 OffsetNumber offnum, IndexTuple itup);
 
 /*
  * Report corruption of the index at a block (and offset, when valid).
@@ -257,6 +264,16 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 	if (EI_IS_META(opaque))
 		ei_corrupt(state, blkno, InvalidOffsetNumber,
 				   "tree page is flagged as a metapage");
+
+	/* a compact leaf is checked against the heap and read as a summary */
+	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_COMPACT) &&
+		!EI_IGNORE(opaque))
+	{
+		Page		summary = ei_check_compact_leaf(state, blkno, page, false);
+
+		pfree(page);
+		return summary;
+	}
 
 	maxoff = PageGetMaxOffsetNumber(page);
 	for (off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
@@ -644,9 +661,33 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber off;
 
-	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+	/* a compact leaf's summary holds two entries: read them all again */
+	if (opaque->ei_flags & EI_COMPACT)
 	{
-		IndexTuple	itup = ei_item(page, off);
+		Buffer		buf = ReadBufferExtended(state->rel, MAIN_FORKNUM, blkno,
+											 RBM_NORMAL, state->strategy);
+		Page		raw = palloc(BLCKSZ);
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		memcpy(raw, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
+		pfree(ei_check_compact_leaf(state, blkno, raw, true));
+		pfree(raw);
+		return;
+	}
+
+	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
+		ei_collect_entry(state, blkno, off, ei_item(page, off));
+}
+
+/*
+ * Remember one leaf entry for the heapallindexed check.
+ */
+static void
+ei_collect_entry(EICheckState *state, BlockNumber blkno, OffsetNumber off,
+				 IndexTuple itup)
+{
+	{
 		Size		sz = IndexTupleSize(itup);
 		EICheckEntry *entry;
 
@@ -672,6 +713,199 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 		entry->tupoff = state->tuples_used;
 		state->tuples_used += sz;
 	}
+}
+
+/*
+ * Verify a compact leaf (a private copy of it) against the heap, and return
+ * a summary page for the other checks: a standard leaf with the same
+ * flags, links and high key whose items are the first and the last live
+ * entry, formed from the heap.  Checked once per leaf: the page layout
+ * (high key, SeqTree image, TID array between pd_upper and the high key)
+ * and, for every pair of neighbouring live entries, that their normalized
+ * keys ascend and that the smallest bit of bits[] between them is the first
+ * bit in which they differ, which is what SeqTree searches rely on; then a
+ * search for every live entry must find exactly its position.  Entries
+ * whose heap items are LP_DEAD have no key to check and are skipped.  The
+ * check holds ShareLock on table and index, so no VACUUM can make a TID
+ * mean another tuple while we read.  With collect, the live entries are
+ * remembered for heapallindexed instead.
+ */
+static Page
+ei_check_compact_leaf(EICheckState *state, BlockNumber blkno, Page page,
+					  bool collect)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	PageHeader	phdr = (PageHeader) page;
+	Size		tidend = phdr->pd_special;
+	Page		summary;
+	EIHeapKeyReader *reader;
+	SeqTree		st;
+	Size		imageoff;
+	char	   *prevkey = NULL;
+	int			prevpos = -1;
+	IndexTuple	first = NULL;
+	IndexTuple	last = NULL;
+	bool		full = !collect && !state->compact_checked[blkno];
+
+	if (state->norm == NULL)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "leaf is compact, but the index cannot have compact leaves");
+
+	imageoff = SizeOfPageHeaderData;
+	if (!EI_RIGHTMOST(opaque))
+	{
+		ItemId		hiid = PageGetItemId(page, EI_HIKEY);
+
+		imageoff += sizeof(ItemIdData);
+		if (!ItemIdIsNormal(hiid) || ItemIdGetOffset(hiid) < phdr->pd_upper ||
+			ItemIdGetOffset(hiid) + ItemIdGetLength(hiid) > phdr->pd_special ||
+			IndexTupleSize((IndexTuple) PageGetItem(page, hiid)) != ItemIdGetLength(hiid))
+			ei_corrupt(state, blkno, EI_HIKEY,
+					   "high key line pointer of compact leaf is invalid");
+		tidend = ItemIdGetOffset(hiid);
+	}
+	if (phdr->pd_lower < imageoff ||
+		!seqtree_attach(&st, (char *) page + imageoff, phdr->pd_upper - imageoff))
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "compact leaf has an invalid SeqTree image");
+	if (st.keylen != state->norm->keylen ||
+		imageoff + seqtree_used(&st) != phdr->pd_lower ||
+		phdr->pd_upper + (Size) st.nkeys * sizeof(ItemPointerData) != tidend)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "compact leaf layout is inconsistent (%d keys of %d bytes, lower %u, upper %u, TIDs end at %zu)",
+				   st.nkeys, st.keylen, (unsigned) phdr->pd_lower,
+				   (unsigned) phdr->pd_upper, tidend);
+
+	reader = EIHeapKeyReaderBegin(state->heaprel, state->rel, state->norm);
+	reader->want_tuple = true;
+	for (int pos = 0; pos < st.nkeys; pos++)
+	{
+		ItemPointerData tid;
+		EIHeapKeyResult result;
+
+		/* the summary needs only the first and the last live entry */
+		if (!full && !collect && first != NULL)
+		{
+			int			back;
+
+			for (back = st.nkeys - 1; back > pos; back--)
+			{
+				EICompactGetTid(page, back, &tid);
+				if (EIHeapKeyRead(reader, &tid) == EI_HEAPKEY_FOUND)
+				{
+					last = reader->itup;
+					break;
+				}
+			}
+			break;
+		}
+
+		EICompactGetTid(page, pos, &tid);
+		if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&tid)) ||
+			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&tid)))
+			ei_corrupt(state, blkno, pos + 1,
+					   "compact leaf entry has invalid heap TID (%u,%u)",
+					   ItemPointerGetBlockNumberNoCheck(&tid),
+					   ItemPointerGetOffsetNumberNoCheck(&tid));
+		result = EIHeapKeyRead(reader, &tid);
+		if (result == EI_HEAPKEY_DEAD)
+			continue;
+		if (result != EI_HEAPKEY_FOUND)
+			ei_corrupt(state, blkno, pos + 1,
+					   "key of compact leaf entry (%u,%u) cannot be read from the heap",
+					   ItemPointerGetBlockNumber(&tid),
+					   ItemPointerGetOffsetNumber(&tid));
+
+		if (collect)
+			ei_collect_entry(state, blkno, pos + 1, reader->itup);
+		if (full && prevkey != NULL)
+		{
+			int			minbit = INT_MAX;
+
+			for (int i = prevpos; i < pos; i++)
+				minbit = Min(minbit, seqtree_get_bit(&st, i));
+			if (memcmp(prevkey, reader->key.data, st.keylen) >= 0)
+				ei_corrupt(state, blkno, pos + 1,
+						   "compact leaf entries at positions %d and %d are out of order",
+						   prevpos, pos);
+			if (minbit != seqtree_diff_bit((uint8 *) prevkey,
+										   (uint8 *) reader->key.data,
+										   st.keylen))
+				ei_corrupt(state, blkno, pos + 1,
+						   "SeqTree bits between positions %d and %d give bit %d, but the keys first differ in bit %d",
+						   prevpos, pos, minbit,
+						   seqtree_diff_bit((uint8 *) prevkey,
+											(uint8 *) reader->key.data,
+											st.keylen));
+		}
+		if (full)
+		{
+			if (prevkey == NULL)
+				prevkey = palloc(st.keylen);
+			memcpy(prevkey, reader->key.data, st.keylen);
+		}
+		prevpos = pos;
+		if (first == NULL)
+			first = reader->itup;
+		else
+		{
+			if (last != NULL && last != first)
+				pfree(last);
+			last = reader->itup;
+		}
+	}
+
+	/* a search for every live entry finds exactly that entry */
+	if (full)
+	{
+		for (int pos = 0; pos < st.nkeys; pos++)
+		{
+			ItemPointerData tid;
+			SeqTreeLocation loc;
+			EIHeapKeyResult why;
+			char	   *key;
+
+			EICompactGetTid(page, pos, &tid);
+			if (EIHeapKeyRead(reader, &tid) != EI_HEAPKEY_FOUND)
+				continue;
+			key = palloc(st.keylen);
+			memcpy(key, reader->key.data, st.keylen);
+			if (reader->itup != NULL)
+				pfree(reader->itup);
+			if (EICompactSearch(page, reader, (uint8 *) key, &loc, &why) < 0 &&
+				(loc.pos != pos || !loc.exact))
+				ei_corrupt(state, blkno, pos + 1,
+						   "a SeqTree search for the entry at position %d finds position %d%s",
+						   pos, loc.pos, loc.exact ? "" : " (no exact match)");
+			pfree(key);
+		}
+		state->compact_checked[blkno] = true;
+	}
+	EIHeapKeyReaderEnd(reader);
+
+	/* the summary: same header and high key, first and last live entry */
+	summary = PageGetTempPage(page);
+	EIInitPage(summary, opaque->ei_flags, opaque->ei_level);
+	*EIPageGetOpaque(summary) = *opaque;
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
+
+		if (PageAddItem(summary, (Item) hikey, IndexTupleSize(hikey),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "could not add high key to compact leaf summary");
+	}
+	if (first != NULL &&
+		PageAddItem(summary, (Item) first, IndexTupleSize(first),
+					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "could not add entry to compact leaf summary");
+	if (last != NULL && last != first &&
+		PageAddItem(summary, (Item) last, IndexTupleSize(last),
+					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "could not add entry to compact leaf summary");
+	if (prevkey != NULL)
+		pfree(prevkey);
+	return summary;
 }
 
 /*
@@ -1143,6 +1377,9 @@ elastic_index_check(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	state.visited = palloc_extended(Max(state.nblocks, 1) * sizeof(bool),
 									MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	state.compact_checked = palloc_extended(Max(state.nblocks, 1) * sizeof(bool),
+											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	state.norm = EICompactInfo(rel);
 	if (heapallindexed)
 	{
 		state.maxentries = 1024;

@@ -35,7 +35,7 @@
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
 /* Number of output columns of elastic_index_stats(). */
-#define EI_STATS_NCOLUMNS	18
+#define EI_STATS_NCOLUMNS	21
 
 /* Counters gathered while reading the index. */
 typedef struct EIStatsCounts
@@ -44,6 +44,7 @@ typedef struct EIStatsCounts
 	int64		meta_pages;
 	int64		inner_pages;
 	int64		leaf_pages;
+	int64		compact_leaf_pages;
 	int64		entries;
 	int64		dead_entries;
 	int64		inner_entries;
@@ -218,7 +219,24 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 	counts->free_bytes += freespace;
 	maxoff = PageGetMaxOffsetNumber(page);
 
-	if (EI_IS_LEAF(opaque))
+	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_COMPACT))
+	{
+		/* a compact leaf: entries from its SeqTree, no LP_DEAD hints */
+		SeqTree		st;
+		Size		off = SizeOfPageHeaderData +
+			(EI_RIGHTMOST(opaque) ? 0 : sizeof(ItemIdData));
+
+		counts->leaf_pages++;
+		counts->compact_leaf_pages++;
+		counts->leaf_free_bytes += freespace;
+		counts->leaf_usable_bytes += BLCKSZ - SizeOfPageHeaderData -
+			PageGetSpecialSize(page);
+		if (((PageHeader) page)->pd_lower >= off &&
+			seqtree_attach(&st, (char *) page + off,
+						   ((PageHeader) page)->pd_upper - off))
+			counts->entries += st.nkeys;
+	}
+	else if (EI_IS_LEAF(opaque))
 	{
 		counts->leaf_pages++;
 		counts->leaf_free_bytes += freespace;
@@ -261,6 +279,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	EIStatsCounts counts;
 	BlockNumber nblocks;
 	BlockNumber blkno;
+	int64		bound;
 	Datum		values[EI_STATS_NCOLUMNS];
 	bool		nulls[EI_STATS_NCOLUMNS];
 	HeapTuple	tuple;
@@ -300,6 +319,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	}
 
 	FreeAccessStrategy(strategy);
+	bound = EIElasticBoundPages(rel);
 	relation_close(rel, AccessShareLock);
 
 	switch (meta.am_kind)
@@ -346,6 +366,14 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	values[15] = Int64GetDatum(counts.deleted_pages);
 	values[16] = Int64GetDatum(counts.recyclable_pages);
 	values[17] = Int64GetDatum(counts.free_pages);
+	values[18] = Int64GetDatum(counts.compact_leaf_pages);
+	values[19] = CStringGetTextDatum(meta.elastic_state == EI_STATE_SHRINKING ? "shrinking" :
+									 meta.elastic_state == EI_STATE_EXPANDING ? "expanding" :
+									 "normal");
+	if (bound > 0)
+		values[20] = Int64GetDatum(bound);
+	else
+		nulls[20] = true;
 
 	tuple = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));

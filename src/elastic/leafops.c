@@ -1,0 +1,507 @@
+/*-------------------------------------------------------------------------
+ *
+ * leafops.c
+ *	  Compact leaves in the tree: converting a leaf either way, inserting
+ *	  into a compact leaf, splitting it and removing its dead entries, each
+ *	  one WAL-logged step under the leaf's exclusive lock.
+ *
+ * The page format and the operations on it that redo repeats live in
+ * core/compact.c; this file decides and logs.  Everything above the leaf
+ * level is unaware of compact leaves: a compact leaf keeps a full high key
+ * and ordinary sibling links, and its split inserts a downlink through
+ * EIInsertParent like any other split.  See src/README.md, "Compact leaves
+ * in the tree".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "eistats.h"
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+static void ei_compact_remove_dead(Relation rel, Buffer buf, int pos);
+static bool ei_table_is_heap(Oid relid);
+
+/*
+ * Is the table of the given OID a heap table (the only kind whose line
+ * pointers core/heapkey.c understands)?
+ */
+static bool
+ei_table_is_heap(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		result;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	result = ((Form_pg_class) GETSTRUCT(tuple))->relam == HEAP_TABLE_AM_OID;
+	ReleaseSysCache(tuple);
+	return result;
+}
+
+/*
+ * Return the normalized-key information of an index whose leaves can be
+ * compact, or NULL if they cannot: the keys need fixed-width normalized
+ * forms (core/normkey.c), no INCLUDE columns (an expanded entry is formed
+ * from the key columns read from the heap) and a heap table.  Cached in
+ * the relation's rd_amcache; the information itself lives in rd_indexcxt,
+ * which outlives a relcache flush of the cache.
+ */
+EINormKeyInfo *
+EICompactInfo(Relation rel)
+{
+	EIRelCache *cache;
+
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
+	cache = (EIRelCache *) rel->rd_amcache;
+
+	if (!cache->compact_checked)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
+		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
+
+		MemoryContextSwitchTo(oldcxt);
+		if (norm->ok && norm->keylen > 0 && norm->keylen <= SEQTREE_MAX_KEYLEN &&
+			IndexRelationGetNumberOfAttributes(rel) ==
+			IndexRelationGetNumberOfKeyAttributes(rel) &&
+			ei_table_is_heap(rel->rd_index->indrelid))
+			cache->compact_norm = norm;
+		else
+			cache->compact_norm = NULL;
+		cache->compact_checked = true;
+	}
+	return cache->compact_norm;
+}
+
+/*
+ * WAL-log pages that were rewritten whole as full images; with a valid
+ * sibling, also the left-link change of the last image's right sibling.
+ * Called inside the critical section that changed them.
+ */
+void
+EICompactLogImages(Relation rel, uint8 kind, Buffer *bufs, int nbufs,
+				   Buffer sibling)
+{
+	xl_ei_compact_image xlrec;
+	XLogRecPtr	recptr;
+	int			i;
+
+	if (!RelationNeedsWAL(rel))
+		return;
+
+	xlrec.kind = kind;
+	xlrec.nimages = (uint8) nbufs;
+	xlrec.flags = BufferIsValid(sibling) ? EI_XLOG_IMAGE_SIBLING : 0;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfEICompactImage);
+	for (i = 0; i < nbufs; i++)
+		XLogRegisterBuffer(i, bufs[i], REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+	if (BufferIsValid(sibling))
+		XLogRegisterBuffer(nbufs, sibling, REGBUF_STANDARD);
+	recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_COMPACT_IMAGE);
+
+	for (i = 0; i < nbufs; i++)
+		PageSetLSN(BufferGetPage(bufs[i]), recptr);
+	if (BufferIsValid(sibling))
+		PageSetLSN(BufferGetPage(sibling), recptr);
+}
+
+/*
+ * Convert the write-locked standard leaf buf to a compact leaf in place,
+ * from its own tuples (no heap reads).  Returns false, changing nothing,
+ * if the index cannot have compact leaves.
+ */
+bool
+EICompactConvert(Relation rel, Buffer buf)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	Page		tmp;
+
+	if (norm == NULL || !EI_IS_LEAF(opaque) || EI_IGNORE(opaque) ||
+		(opaque->ei_flags & EI_COMPACT))
+		return false;
+
+	tmp = PageGetTempPage(page);
+	if (!EICompactFromLeaf(rel, norm, page, tmp))
+	{
+		pfree(tmp);
+		return false;
+	}
+	PageSetLSN(tmp, PageGetLSN(page));
+
+	START_CRIT_SECTION();
+	memcpy(page, tmp, BLCKSZ);
+	MarkBufferDirty(buf);
+	EICompactLogImages(rel, EI_COMPACT_IMAGE_CONVERT, &buf, 1, InvalidBuffer);
+	END_CRIT_SECTION();
+
+	pfree(tmp);
+	EIStatsCount(rel, EI_STAT_TO_COMPACT, 1);
+	return true;
+}
+
+/*
+ * Remove the entry at pos of a write-locked compact leaf: a search read its
+ * key and found its heap item LP_DEAD, dead to everybody.  The pruning
+ * that made it so already resolved conflicts with standby queries.
+ */
+static void
+ei_compact_remove_dead(Relation rel, Buffer buf, int pos)
+{
+	Page		page = BufferGetPage(buf);
+	uint16		position = (uint16) pos;
+
+	START_CRIT_SECTION();
+
+	EICompactDeleteMany(page, &position, 1);
+	MarkBufferDirty(buf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_compact_delete xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.ndeleted = 1;
+		xlrec.flags = 0;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEICompactDelete);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) &position, sizeof(uint16));
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_COMPACT_DELETE);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+	EIStatsCount(rel, EI_STAT_DEAD_REMOVED_ON_INSERT, 1);
+}
+
+/*
+ * Remove the entries at the given positions (ascending) of a
+ * cleanup-locked compact leaf for VACUUM.
+ */
+void
+EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions, int npos)
+{
+	Page		page = BufferGetPage(buf);
+
+	START_CRIT_SECTION();
+
+	EICompactDeleteMany(page, positions, npos);
+	MarkBufferDirty(buf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_compact_delete xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.ndeleted = (uint16) npos;
+		xlrec.flags = EI_XLOG_COMPACT_VACUUM;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEICompactDelete);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) positions, npos * sizeof(uint16));
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_COMPACT_DELETE);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+}
+
+/*
+ * Insert itup into the write-locked compact leaf buf: one SeqTree search
+ * (one heap read) finds its position.  Returns true, releasing buf, when
+ * the entry is in; false, keeping buf locked, when the leaf is full and
+ * must be split first.
+ */
+bool
+EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Page		page = BufferGetPage(buf);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	StringInfoData key;
+	EIHeapKeyReader *reader;
+	SeqTreeLocation loc;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+
+	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+	initStringInfo(&key);
+	EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+
+	reader = EIHeapKeyReaderBegin(heapRel, rel, norm);
+	for (;;)
+	{
+		EIHeapKeyResult why;
+		int			bad = EICompactSearch(page, reader, (uint8 *) key.data,
+										  &loc, &why);
+
+		if (bad < 0)
+			break;
+		if (why != EI_HEAPKEY_DEAD)
+			elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+		ei_compact_remove_dead(rel, buf, bad);
+	}
+	EIHeapKeyReaderEnd(reader);
+	pfree(key.data);
+
+	if (loc.exact)
+		elog(ERROR, "entry for heap TID (%u,%u) is already in index \"%s\"",
+			 ItemPointerGetBlockNumber(&itup->t_tid),
+			 ItemPointerGetOffsetNumber(&itup->t_tid),
+			 RelationGetRelationName(rel));
+	if (!EICompactHasRoom(page))
+		return false;
+
+	START_CRIT_SECTION();
+
+	if (!EICompactInsertAt(page, loc.pos + 1, loc.lbit, loc.rbit, &itup->t_tid))
+		elog(PANIC, "compact leaf lost its room during an insert");
+	MarkBufferDirty(buf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_compact_insert xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.pos = loc.pos + 1;
+		xlrec.lbit = loc.lbit;
+		xlrec.rbit = loc.rbit;
+		xlrec.tid = itup->t_tid;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEICompactInsert);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_COMPACT_INSERT);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	EIStatsCount(rel, EI_STAT_COMPACT_INSERTS, 1);
+	EIRelBuf(rel, buf);
+	return true;
+}
+
+/*
+ * Split the full, write-locked compact leaf buf (both phases; releases
+ * buf).  The left page keeps half the entries, or the fill factor's share
+ * on the rightmost leaf; no key is read but the first right entry's, whose
+ * heap values make the left page's new high key.  The caller inserts its
+ * entry again from the top.
+ */
+void
+EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	bool		isroot = EI_IS_ROOT(oopaque);
+	int			n = EICompactNKeys(origpage);
+	int			at;
+	int			delta;
+	EIHeapKeyReader *reader;
+	IndexTuple	lefthikey = NULL;
+	Page		leftpage;
+	Page		rightpage;
+	Buffer		rbuf;
+	Buffer		sbuf = InvalidBuffer;
+	BlockNumber rightblk;
+	Buffer		images[2];
+
+	if (norm == NULL || n < 2)
+		elog(ERROR, "cannot split compact leaf %u of index \"%s\" with %d entries",
+			 origblk, RelationGetRelationName(rel), n);
+
+	at = EI_RIGHTMOST(oopaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
+	at = Max(1, Min(at, n - 1));
+
+	/* the first right entry's key makes the pivot; skip dead entries */
+	reader = EIHeapKeyReaderBegin(heapRel, rel, norm);
+	reader->want_tuple = true;
+	for (delta = 0; lefthikey == NULL && delta < n; delta++)
+	{
+		int			cands[2] = {at + delta, at - delta};
+
+		for (int c = 0; c < 2 && lefthikey == NULL; c++)
+		{
+			ItemPointerData tid;
+
+			if (cands[c] < 1 || cands[c] > n - 1 || (c == 1 && delta == 0))
+				continue;
+			EICompactGetTid(origpage, cands[c], &tid);
+			if (EIHeapKeyRead(reader, &tid) == EI_HEAPKEY_FOUND)
+			{
+				at = cands[c];
+				lefthikey = EIFormPivot(reader->itup);
+				pfree(reader->itup);
+			}
+		}
+	}
+	EIHeapKeyReaderEnd(reader);
+	if (lefthikey == NULL)
+		elog(ERROR, "no live entry to split compact leaf %u of index \"%s\" at",
+			 origblk, RelationGetRelationName(rel));
+
+	leftpage = PageGetTempPage(origpage);
+	rightpage = PageGetTempPage(origpage);
+	EICompactSplitPages(origpage, at, lefthikey, leftpage, rightpage);
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = origblk;
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+
+	if (!EI_RIGHTMOST(oopaque))
+	{
+		EIPageOpaque sopaque;
+
+		sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+		sopaque = EIPageGetOpaque(BufferGetPage(sbuf));
+		if (sopaque->ei_prev != origblk)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+							oopaque->ei_next, sopaque->ei_prev, origblk,
+							RelationGetRelationName(rel))));
+	}
+	PageSetLSN(leftpage, PageGetLSN(origpage));
+
+	START_CRIT_SECTION();
+
+	memcpy(origpage, leftpage, BLCKSZ);
+	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
+	MarkBufferDirty(buf);
+	MarkBufferDirty(rbuf);
+	if (BufferIsValid(sbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev = rightblk;
+		MarkBufferDirty(sbuf);
+	}
+	images[0] = buf;
+	images[1] = rbuf;
+	EICompactLogImages(rel, EI_COMPACT_IMAGE_SPLIT, images, 2, sbuf);
+
+	END_CRIT_SECTION();
+
+	EIStatsCount(rel, EI_STAT_COMPACT_SPLITS, 1);
+	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
+	if (BufferIsValid(sbuf))
+		EIRelBuf(rel, sbuf);
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+	if (RelationGetTargetBlock(rel) == origblk)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+
+	if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
+	{
+		/* leave the split incomplete, as a crash here would */
+		EIRelBuf(rel, rbuf);
+		EIRelBuf(rel, buf);
+		EIFaultPoint(EI_FAULT_AFTER_SPLIT);
+	}
+	EIInsertParent(rel, buf, rbuf, stack, isroot);
+}
+
+/*
+ * Convert the write-locked compact leaf buf back to a standard leaf, with
+ * every live entry's key read from the heap; entries whose heap items are
+ * LP_DEAD are left out.  Returns false, changing nothing, if the entries
+ * do not fit in a standard leaf (the caller splits the compact leaf first).
+ */
+bool
+EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	int			n = EICompactNKeys(page);
+	EIHeapKeyReader *reader;
+	Page		tmp;
+	EIPageOpaque topaque;
+	OffsetNumber off;
+	bool		fits = true;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+
+	tmp = PageGetTempPage(page);
+	EIInitPage(tmp, opaque->ei_flags & ~(EI_COMPACT | EI_HAS_GARBAGE),
+			   opaque->ei_level);
+	topaque = EIPageGetOpaque(tmp);
+	topaque->ei_prev = opaque->ei_prev;
+	topaque->ei_next = opaque->ei_next;
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
+
+		if (PageAddItem(tmp, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to expanded leaf");
+	}
+
+	/* an empty leaf (VACUUM emptied it) needs no table */
+	reader = n > 0 ? EIHeapKeyReaderBegin(heapRel, rel, norm) : NULL;
+	if (reader != NULL)
+		reader->want_tuple = true;
+	off = EI_FIRST_DATA(topaque);
+	for (int pos = 0; pos < n && fits; pos++)
+	{
+		ItemPointerData tid;
+		EIHeapKeyResult result;
+
+		EICompactGetTid(page, pos, &tid);
+		result = EIHeapKeyRead(reader, &tid);
+		if (result == EI_HEAPKEY_DEAD)
+			continue;
+		if (result != EI_HEAPKEY_FOUND)
+			elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+		if (PageAddItem(tmp, (Item) reader->itup,
+						MAXALIGN(IndexTupleSize(reader->itup)), off,
+						false, false) == InvalidOffsetNumber)
+			fits = false;
+		else
+			off++;
+		pfree(reader->itup);
+	}
+	if (reader != NULL)
+		EIHeapKeyReaderEnd(reader);
+
+	if (!fits)
+	{
+		pfree(tmp);
+		return false;
+	}
+	PageSetLSN(tmp, PageGetLSN(page));
+
+	START_CRIT_SECTION();
+	memcpy(page, tmp, BLCKSZ);
+	MarkBufferDirty(buf);
+	EICompactLogImages(rel, EI_COMPACT_IMAGE_EXPAND, &buf, 1, InvalidBuffer);
+	END_CRIT_SECTION();
+
+	pfree(tmp);
+	EIStatsCount(rel, EI_STAT_TO_STANDARD, 1);
+	return true;
+}

@@ -1,0 +1,422 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy.c
+ *	  The size policy of elastic_btree: the size bound, the shrink and
+ *	  expand thresholds, the state in the metapage, expansion by VACUUM,
+ *	  and the SQL functions that shrink or expand an index on demand.
+ *
+ * The bound comes from the index's size_bound reloption or, if unset, the
+ * GUC elastic_btree.size_bound: a size ('64MB') or a share of the table's
+ * size ('50%').  When a leaf is full and the index is at least
+ * shrink_threshold of its bound, the leaf becomes compact instead of
+ * splitting (state SHRINKING).  When VACUUM finds the index below
+ * expand_threshold of its bound, it converts compact leaves back (state
+ * EXPANDING) until the index reaches the middle of the two thresholds or
+ * no compact leaf is left (state NORMAL).  The gap between the thresholds
+ * keeps a busy index from converting leaves to and fro.  See src/README.md,
+ * "Elasticity".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/reloptions.h"
+#include "access/table.h"
+#include "access/xloginsert.h"
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(elastic_btree_shrink);
+PG_FUNCTION_INFO_V1(elastic_btree_expand);
+
+/* GUCs */
+static char *ei_size_bound = NULL;
+static double ei_shrink_threshold = 0.9;
+static double ei_expand_threshold = 0.7;
+
+/*
+ * Parse a size bound: a size with a unit (kB, MB, GB, TB; a bare number is
+ * kB) or a percentage of the table's size.  Sets *kb or *percent (the
+ * other is -1) and returns true, or returns false with *hint set.
+ */
+static bool
+ei_parse_size_bound(const char *value, int64 *kb, double *percent,
+					const char **hint)
+{
+	size_t		len;
+
+	*kb = -1;
+	*percent = -1;
+	*hint = NULL;
+	if (value == NULL || value[0] == '\0')
+		return true;
+
+	len = strlen(value);
+	if (value[len - 1] == '%')
+	{
+		char	   *end;
+		double		p = strtod(value, &end);
+
+		if (end != value + len - 1 || !(p > 0 && p <= 1000))
+		{
+			*hint = "A percentage must be a number above 0 and at most 1000, followed by %.";
+			return false;
+		}
+		*percent = p;
+		return true;
+	}
+	else
+	{
+		int			result;
+
+		if (!parse_int(value, &result, GUC_UNIT_KB, hint) || result <= 0)
+		{
+			if (*hint == NULL)
+				*hint = "Use a positive size with a unit, such as '64MB', or a percentage of the table's size, such as '50%'.";
+			return false;
+		}
+		*kb = result;
+		return true;
+	}
+}
+
+/*
+ * Check a size_bound value (reloption validator and GUC check hook);
+ * returns false with *hint set if it is invalid.
+ */
+bool
+EIValidateSizeBound(const char *value, char **hint)
+{
+	int64		kb;
+	double		percent;
+	const char *h;
+
+	if (ei_parse_size_bound(value, &kb, &percent, &h))
+		return true;
+	*hint = pstrdup(h ? h : "Use a size such as '64MB' or a percentage such as '50%'.");
+	return false;
+}
+
+/*
+ * GUC check hook of elastic_btree.size_bound.
+ */
+static bool
+ei_check_size_bound(char **newval, void **extra, GucSource source)
+{
+	char	   *hint = NULL;
+
+	if (EIValidateSizeBound(*newval, &hint))
+		return true;
+	GUC_check_errdetail("\"%s\" is not a size bound.", *newval);
+	GUC_check_errhint("%s", hint);
+	return false;
+}
+
+/*
+ * Define the policy's GUCs; called from _PG_init.
+ */
+void
+EIElasticInitGUCs(void)
+{
+	DefineCustomStringVariable("elastic_btree.size_bound",
+							   "Default size bound of elastic_btree indexes: a size such as '64MB' or a share of the table's size such as '50%'; empty for none.",
+							   "The index reloption size_bound overrides it.",
+							   &ei_size_bound,
+							   "",
+							   PGC_USERSET, 0,
+							   ei_check_size_bound, NULL, NULL);
+	DefineCustomRealVariable("elastic_btree.shrink_threshold",
+							 "Share of its size bound at which an elastic_btree index makes full leaves compact instead of splitting them.",
+							 NULL,
+							 &ei_shrink_threshold,
+							 0.9, 0.1, 1.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("elastic_btree.expand_threshold",
+							 "Share of its size bound below which VACUUM converts an elastic_btree index's compact leaves back; kept below shrink_threshold.",
+							 NULL,
+							 &ei_expand_threshold,
+							 0.7, 0.0, 1.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+}
+
+/*
+ * The expand threshold actually used: never above the shrink threshold.
+ */
+static double
+ei_effective_expand_threshold(void)
+{
+	return Min(ei_expand_threshold, ei_shrink_threshold);
+}
+
+/*
+ * Size bound of an index in pages, or -1 if it has none.  A percentage is
+ * of the table's current size (at least one page).
+ */
+int64
+EIElasticBoundPages(Relation rel)
+{
+	const char *value = ei_size_bound;
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+	int64		kb;
+	double		percent;
+	const char *hint;
+
+	if (opts != NULL && opts->size_bound_offset != 0)
+		value = (const char *) opts + opts->size_bound_offset;
+	if (!ei_parse_size_bound(value, &kb, &percent, &hint))
+		return -1;				/* validated when set; cannot happen */
+	if (kb > 0)
+		return Max(kb * 1024 / BLCKSZ, 1);
+	if (percent > 0)
+	{
+		Relation	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+		BlockNumber heappages = RelationGetNumberOfBlocks(heap);
+
+		table_close(heap, AccessShareLock);
+		return Max((int64) (heappages * percent / 100.0), 1);
+	}
+	return -1;
+}
+
+/*
+ * Should a full standard leaf of this index become compact instead of
+ * splitting?  Yes when the index can have compact leaves and is at least
+ * shrink_threshold of its bound, or when elastic_btree_shrink put it in
+ * the SHRINKING state.
+ */
+bool
+EIElasticWantsCompact(Relation rel)
+{
+	int64		bound;
+
+	if (EICompactInfo(rel) == NULL)
+		return false;
+	if (((EIMetaPageData *) rel->rd_amcache)->elastic_state == EI_STATE_SHRINKING)
+		return true;
+	bound = EIElasticBoundPages(rel);
+	return bound > 0 &&
+		RelationGetNumberOfBlocks(rel) >= ei_shrink_threshold * bound;
+}
+
+/*
+ * Record the policy's state in the metapage (WAL-logged) and in our cache.
+ */
+void
+EIElasticSetState(Relation rel, uint32 state)
+{
+	Buffer		metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	EIMetaPage	meta = EIPageGetMeta(BufferGetPage(metabuf));
+
+	if (meta->elastic_state != state)
+	{
+		START_CRIT_SECTION();
+
+		meta->elastic_state = state;
+		MarkBufferDirty(metabuf);
+		if (RelationNeedsWAL(rel))
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
+			PageSetLSN(BufferGetPage(metabuf), recptr);
+		}
+
+		END_CRIT_SECTION();
+	}
+	if (rel->rd_amcache != NULL)
+		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EIRelBuf(rel, metabuf);
+}
+
+/*
+ * Walk the leaf level left to right converting leaves: to compact ones
+ * (shrink) or back to standard ones (expand), splitting a compact leaf
+ * whose entries do not fit in one standard leaf first.  Stops after
+ * max_leaves conversions (-1: no limit) or, when expanding with
+ * stop_pages > 0, once the index has that many pages.  Returns the number
+ * of leaves converted; *remaining counts the compact leaves left behind.
+ */
+static int64
+ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
+				  int64 stop_pages, int64 *remaining)
+{
+	Buffer		buf = EIGetEndpoint(rel, 0, false);
+	BlockNumber blkno = BufferGetBlockNumber(buf);
+	int64		converted = 0;
+
+	EIRelBuf(rel, buf);
+	*remaining = 0;
+	while (BlockNumberIsValid(blkno))
+	{
+		Page		page;
+		EIPageOpaque opaque;
+		bool		compact;
+
+		CHECK_FOR_INTERRUPTS();
+		buf = EIGetBuf(rel, blkno, EI_WRITE);
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
+		if (EI_INCOMPLETE(opaque))
+		{
+			/* finish a split a crash interrupted before changing the page */
+			EIFinishSplit(rel, buf, NULL);
+			continue;
+		}
+		compact = (opaque->ei_flags & EI_COMPACT) != 0;
+
+		if (!EI_IGNORE(opaque) && compact != shrink)
+		{
+			bool		stop = (max_leaves >= 0 && converted >= max_leaves) ||
+				(stop_pages > 0 && RelationGetNumberOfBlocks(rel) >= stop_pages);
+
+			if (stop)
+			{
+				if (compact)
+					(*remaining)++;
+			}
+			else if (shrink)
+			{
+				if (EICompactConvert(rel, buf))
+					converted++;
+			}
+			else if (EICompactExpand(rel, heap, buf))
+				converted++;
+			else
+			{
+				/* too many entries for one standard leaf: halve, retry */
+				EICompactSplit(rel, heap, buf, NULL);
+				continue;
+			}
+		}
+		else if (compact)
+			(*remaining)++;
+
+		blkno = opaque->ei_next;
+		EIRelBuf(rel, buf);
+	}
+	return converted;
+}
+
+/*
+ * VACUUM's part of the policy, called at the end of every VACUUM of the
+ * index: when the index fell below expand_threshold of its bound, convert
+ * compact leaves back until it reaches halfway to shrink_threshold.
+ */
+void
+EIElasticVacuum(Relation rel)
+{
+	EIMetaPageData *meta = EIGetMetaCached(rel, true);
+	int64		bound;
+	int64		remaining;
+	Relation	heap;
+
+	if (meta->elastic_state == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
+		return;
+	bound = EIElasticBoundPages(rel);
+	if (bound <= 0 ||
+		RelationGetNumberOfBlocks(rel) >= ei_effective_expand_threshold() * bound)
+		return;
+
+	EIElasticSetState(rel, EI_STATE_EXPANDING);
+	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	(void) ei_convert_leaves(rel, heap, false, -1,
+							 (int64) (bound * (ei_effective_expand_threshold() +
+											   ei_shrink_threshold) / 2),
+							 &remaining);
+	table_close(heap, AccessShareLock);
+	if (remaining == 0)
+		EIElasticSetState(rel, EI_STATE_NORMAL);
+}
+
+/*
+ * Open an elastic_btree index for a conversion function, checking that the
+ * caller owns it and that its leaves can be compact.
+ */
+static Relation
+ei_open_for_conversion(Oid indexoid)
+{
+	Relation	rel = EIOpenIndexChecked(indexoid, RowExclusiveLock);
+
+	if (!pg_class_ownercheck(indexoid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
+					   RelationGetRelationName(rel));
+	if (EICompactInfo(rel) == NULL)
+	{
+		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index \"%s\" cannot have compact leaves",
+						RelationGetRelationName(rel)),
+				 errdetail("%s.", !norm->ok ? norm->reason :
+						   norm->keylen < 0 ?
+						   "a key column has a variable-width type, whose compact form is not built yet" :
+						   "it has INCLUDE columns, or its table is not a heap table"),
+				 errhint("Compact leaves need key columns whose types have fixed-width normalized keys, such as integers, floats, date and time types, uuid, bool and oid.")));
+	}
+	return rel;
+}
+
+/*
+ * elastic_btree_shrink(index regclass, leaves int8 DEFAULT NULL) returns int8
+ *
+ * Convert up to "leaves" standard leaves (all if NULL) to compact leaves,
+ * left to right, and put the index in the SHRINKING state, in which full
+ * leaves become compact instead of splitting.  Returns the number of
+ * leaves converted.
+ */
+Datum
+elastic_btree_shrink(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
+	Relation	rel;
+	int64		converted;
+	int64		remaining;
+
+	if (max_leaves < -1 || (!PG_ARGISNULL(1) && max_leaves < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of leaves to convert must not be negative")));
+	rel = ei_open_for_conversion(indexoid);
+	EIElasticSetState(rel, EI_STATE_SHRINKING);
+	converted = ei_convert_leaves(rel, NULL, true, max_leaves, -1, &remaining);
+	index_close(rel, RowExclusiveLock);
+	PG_RETURN_INT64(converted);
+}
+
+/*
+ * elastic_btree_expand(index regclass) returns int8
+ *
+ * Convert every compact leaf back to standard leaves (splitting where the
+ * entries need more than one page) and put the index in the NORMAL state.
+ * Returns the number of leaves converted back.
+ */
+Datum
+elastic_btree_expand(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	Relation	rel = ei_open_for_conversion(indexoid);
+	Relation	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	int64		converted;
+	int64		remaining;
+
+	EIElasticSetState(rel, EI_STATE_EXPANDING);
+	converted = ei_convert_leaves(rel, heap, false, -1, -1, &remaining);
+	EIElasticSetState(rel, EI_STATE_NORMAL);
+	table_close(heap, AccessShareLock);
+	index_close(rel, RowExclusiveLock);
+	PG_RETURN_INT64(converted);
+}
