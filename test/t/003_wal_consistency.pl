@@ -4,7 +4,8 @@
 # FATAL "inconsistent page found" at the first difference.  The workload
 # writes every kind of record: leaf and inner inserts, splits on every
 # level, new roots, VACUUM (with page deletion and page reuse), the
-# opportunistic deletion of dead entries before a split, and index builds.
+# opportunistic deletion of dead entries before a split, index builds, and
+# compact leaves (conversion, inserts, splits, VACUUM, expansion).
 # Then the same once more with wal_consistency_checking = 'all'.
 
 use strict;
@@ -83,6 +84,19 @@ INSERT INTO s SELECT g FROM generate_series(1, 20000) AS g WHERE g % 4 = 1;
 VACUUM s;
 INSERT INTO s SELECT g FROM generate_series(1, 20000) AS g;
 VACUUM t;
+-- compact leaves: conversion, inserts and splits, VACUUM (which turns an
+-- emptied compact leaf into a standard one and deletes it), expansion
+DROP TABLE IF EXISTS c;
+CREATE TABLE c (id int4, k int8, u uuid);
+INSERT INTO c SELECT g, (g * 7919) % 30000, md5(g::text)::uuid FROM generate_series(1, 12000) AS g;
+CREATE INDEX c_k ON c USING elastic_btree (k);
+CREATE INDEX c_u ON c USING elastic_btree (u DESC);
+SELECT elastic_btree_shrink('c_k'), elastic_btree_shrink('c_u');
+INSERT INTO c SELECT g, (g::int8 * 104729) % 30000, md5(g::text)::uuid FROM generate_series(12001, 40000) AS g;
+DELETE FROM c WHERE id % 3 = 0 OR k BETWEEN 10000 AND 14000;
+VACUUM c;
+SELECT elastic_btree_expand('c_u');
+INSERT INTO c SELECT g, g % 30000, md5(g::text)::uuid FROM generate_series(40001, 45000) AS g;
 };
 
 sub run_and_check
@@ -100,7 +114,9 @@ sub run_and_check
 	foreach my $q (
 		q{SELECT count(*), md5(string_agg(left(w, 8), ',')) FROM (SELECT w FROM t ORDER BY w) AS x},
 		q{SELECT count(*), sum(k) FROM (SELECT k FROM t ORDER BY k DESC) AS x},
-		q{SELECT count(*), sum(k) FROM s WHERE k > 100})
+		q{SELECT count(*), sum(k) FROM s WHERE k > 100},
+		q{SELECT count(*), sum(k) FROM (SELECT k FROM c WHERE k > 500 ORDER BY k) AS x},
+		q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM c ORDER BY u DESC) AS x})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
 			$primary->safe_psql('postgres', "$force $q"),
@@ -124,7 +140,8 @@ note 'WAL written: '
   . $primary->safe_psql('postgres',
 	"SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '$start_lsn'))");
 foreach my $type (
-	qw(INSERT_LEAF INSERT_INNER SPLIT NEWROOT VACUUM DELETE MARK_HALFDEAD UNLINK_PAGE REUSE_PAGE)
+	qw(INSERT_LEAF INSERT_INNER SPLIT NEWROOT VACUUM DELETE MARK_HALFDEAD UNLINK_PAGE REUSE_PAGE
+	COMPACT_INSERT COMPACT_DELETE COMPACT_IMAGE)
   )
 {
 	like($types, qr/\b$type\b/, "the workload wrote $type records");
@@ -141,7 +158,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k))
+foreach my $idx (qw(t_w t_k s_k c_k c_u))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
