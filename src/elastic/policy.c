@@ -24,6 +24,8 @@
 #include "access/reloptions.h"
 #include "access/table.h"
 #include "access/xloginsert.h"
+#include "access/tupmacs.h"
+#include <math.h>
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "fmgr.h"
@@ -278,10 +280,7 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 
 		if (!EI_IGNORE(opaque) && compact != shrink)
 		{
-			bool		stop = (max_leaves >= 0 && converted >= max_leaves) ||
-				(stop_pages > 0 && RelationGetNumberOfBlocks(rel) >= stop_pages);
-
-			if (stop)
+			if (max_leaves >= 0 && converted >= max_leaves)
 			{
 				if (compact)
 					(*remaining)++;
@@ -293,6 +292,12 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 			}
 			else if (EICompactExpand(rel, heap, buf))
 				converted++;
+			else if (stop_pages > 0 &&
+					 RelationGetNumberOfBlocks(rel) >= stop_pages)
+			{
+				/* expanding it would need a new page the bound cannot spare */
+				(*remaining)++;
+			}
 			else
 			{
 				/* too many entries for one standard leaf: halve, retry */
@@ -310,9 +315,81 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 }
 
 /*
+ * Entries a standard leaf of this index holds at its fill factor: every key
+ * column has a fixed width (the index can have compact leaves), so every
+ * tuple has one size.
+ */
+static double
+ei_standard_leaf_entries(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Size		data = 0;
+	Size		tupsz;
+	Size		usable;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		data = att_align_nominal(data, att->attalign) + att->attlen;
+	}
+	tupsz = MAXALIGN(sizeof(IndexTupleData) + data);
+	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) -
+		(tupsz + sizeof(ItemPointerData) + sizeof(ItemIdData));
+	return Max(1.0, (double) usable / (tupsz + sizeof(ItemIdData)) *
+			   EIGetFillFactor(rel) / 100.0);
+}
+
+/*
+ * Pages the index would use with every leaf standard: its standard leaves,
+ * its compact leaves' entries at the fill factor, and about one inner page
+ * per hundred leaves plus the metapage.  A walk of the leaf level under
+ * share locks, reading no heap tuple.  *ncompact is the number of compact
+ * leaves.  The file's length is no measure here: deletes leave compact
+ * leaves sparse but the file as long as before.
+ */
+static int64
+ei_expanded_pages(Relation rel, int64 *ncompact)
+{
+	Buffer		buf = EIGetEndpoint(rel, 0, false);
+	int64		standard = 0;
+	int64		entries = 0;
+	int64		leaves;
+
+	*ncompact = 0;
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+		BlockNumber next = opaque->ei_next;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!EI_IGNORE(opaque))
+		{
+			if (opaque->ei_flags & EI_COMPACT)
+			{
+				(*ncompact)++;
+				entries += EICompactNKeys(page);
+			}
+			else
+				standard++;
+		}
+		if (!BlockNumberIsValid(next))
+			break;
+		buf = EIRelAndGetBuf(rel, buf, next, EI_READ);
+	}
+	EIRelBuf(rel, buf);
+
+	leaves = standard + (int64) ceil(entries / ei_standard_leaf_entries(rel));
+	return leaves + leaves / 100 + 2;
+}
+
+/*
  * VACUUM's part of the policy, called at the end of every VACUUM of the
- * index: when the index fell below expand_threshold of its bound, convert
- * compact leaves back until it reaches halfway to shrink_threshold.
+ * index: when the index, expanded, would use less than expand_threshold of
+ * its bound, convert compact leaves back.  A compact leaf whose entries fit
+ * one standard leaf is converted in place; one that needs a split is
+ * converted only while the file is below halfway between the thresholds.
  */
 void
 EIElasticVacuum(Relation rel)
@@ -320,14 +397,21 @@ EIElasticVacuum(Relation rel)
 	EIMetaPageData *meta = EIGetMetaCached(rel, true);
 	int64		bound;
 	int64		remaining;
+	int64		ncompact;
 	Relation	heap;
 
 	if (meta->elastic_state == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
 		return;
 	bound = EIElasticBoundPages(rel);
-	if (bound <= 0 ||
-		RelationGetNumberOfBlocks(rel) >= ei_effective_expand_threshold() * bound)
+	if (bound <= 0)
 		return;
+	if (ei_expanded_pages(rel, &ncompact) >= ei_effective_expand_threshold() * bound)
+		return;
+	if (ncompact == 0)
+	{
+		EIElasticSetState(rel, EI_STATE_NORMAL);
+		return;
+	}
 
 	EIElasticSetState(rel, EI_STATE_EXPANDING);
 	heap = table_open(rel->rd_index->indrelid, AccessShareLock);

@@ -1,0 +1,53 @@
+# bench/elastic/report.awk - the markdown report of bench/elastic/run.sh,
+# from docs/benchmarks/elastic.csv (awk -F, with the run's facts in -v).
+NR == 1 { next }
+{
+	pass = $1; stepname = $2
+	key = stepname
+	if (!(key in order)) {
+		order[key] = ++nsteps
+		names[nsteps] = key
+	}
+	rows[pass, key] = $3
+	bytes[pass, key] = $4
+	leaves[pass, key] = $5
+	compact[pass, key] = $6
+	state[pass, key] = $7
+	secs_[pass, key] = $8
+	point[pass, key] = $9
+	range_[pass, key] = $10
+}
+function ratio(a, b) {
+	return (b > 0) ? sprintf("%.2f", a / b) : "-"
+}
+END {
+	bound = bound_kb * 1024
+	print "# Elasticity under a size bound: elastic_btree against btree"
+	print ""
+	printf "Produced by `%s` (from the repository root) on %s.\n", cmd, date
+	print ""
+	printf "- %s; elastic_index %s; repository commit %s; %s CPUs; load average %s before, %s after.\n",
+		pgver, extver, commit, nproc, load0, load1
+	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
+	printf "- %d chunks of %d rows (int8 keys scattered over 0..2^32, a pad column), one INSERT per chunk, then the chunks deleted oldest first with a VACUUM after each. Two passes on the same rows: btree, then elastic_btree `WITH (size_bound = '%dkB')`, half of btree's peak of %.1f MB.\n",
+		chunks, chunk, bound_kb, peak / 1048576
+	printf "- After every step, with one pgbench client for %d s each, forced through the index: point lookups of an inserted key and 100-row range scans (`ORDER BY k LIMIT 100`), in tps. Step time: the INSERT, or the DELETE plus VACUUM.\n", secs
+	print ""
+	print "Ratios are elastic_btree / btree at the same step: below 1 is better for size and time, above 1 for tps."
+	print ""
+	print "| step | rows | btree MB | elastic MB (ratio) | within bound +5% | elastic leaves (compact) | state | step s (btree / elastic) | point tps (btree / elastic, ratio) | range tps (btree / elastic, ratio) |"
+	print "|---|---:|---:|---|:-:|---|---|---|---|---|"
+	for (i = 1; i <= nsteps; i++) {
+		k = names[i]
+		ok = (bytes["elastic", k] <= bound * 1.05) ? "yes" : "**no**"
+		printf "| %s | %d | %.1f | %.1f (%s) | %s | %d (%d) | %s | %s / %s | %s / %s (%s) | %s / %s (%s) |\n",
+			k, rows["elastic", k], bytes["btree", k] / 1048576,
+			bytes["elastic", k] / 1048576, ratio(bytes["elastic", k], bytes["btree", k]),
+			ok, leaves["elastic", k], compact["elastic", k], state["elastic", k],
+			secs_["btree", k], secs_["elastic", k],
+			point["btree", k], point["elastic", k], ratio(point["elastic", k], point["btree", k]),
+			range_["btree", k], range_["elastic", k], ratio(range_["elastic", k], range_["btree", k])
+	}
+	print ""
+	print "Raw numbers are in elastic.csv; the plot elastic.png (if gnuplot was installed) shows size and both tps curves per step."
+}
