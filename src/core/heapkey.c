@@ -66,6 +66,21 @@ EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
 }
 
 /*
+ * Drop the pin on the heap page last read, so that a reader kept for a
+ * whole scan never holds a heap page pinned while its scan is paused
+ * (VACUUM waits for pins to go before it removes dead heap items).
+ */
+void
+EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader)
+{
+	if (BufferIsValid(reader->buf))
+	{
+		ReleaseBuffer(reader->buf);
+		reader->buf = InvalidBuffer;
+	}
+}
+
+/*
  * Count the keys read, and release the reader's heap buffer pin and memory.
  */
 void

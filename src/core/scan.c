@@ -1235,6 +1235,8 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 		count++;
 	}
 
+	EIHeapKeyReaderReleasePin(cs->reader);
+
 	if (forward)
 	{
 		so->currPos.firstItem = 0;

@@ -341,18 +341,18 @@ ei_standard_leaf_entries(Relation rel)
 }
 
 /*
- * Pages the index would use with every leaf standard: its standard leaves,
- * its compact leaves' entries at the fill factor, and about one inner page
- * per hundred leaves plus the metapage.  A walk of the leaf level under
- * share locks, reading no heap tuple.  *ncompact is the number of compact
- * leaves.  The file's length is no measure here: deletes leave compact
- * leaves sparse but the file as long as before.
+ * Pages the index's entries need in standard leaves at the fill factor,
+ * plus about one inner page per hundred leaves and the metapage.  A walk of
+ * the leaf level under share locks, reading no heap tuple.  *ncompact is
+ * the number of compact leaves.  Neither the file's length nor the number
+ * of leaves is a measure here: deletes leave leaves sparse and the file as
+ * long as before, while what the policy asks is whether the data now fits
+ * well under the bound in standard form.
  */
 static int64
 ei_expanded_pages(Relation rel, int64 *ncompact)
 {
 	Buffer		buf = EIGetEndpoint(rel, 0, false);
-	int64		standard = 0;
 	int64		entries = 0;
 	int64		leaves;
 
@@ -371,8 +371,8 @@ ei_expanded_pages(Relation rel, int64 *ncompact)
 				(*ncompact)++;
 				entries += EICompactNKeys(page);
 			}
-			else
-				standard++;
+			else if (PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque))
+				entries += PageGetMaxOffsetNumber(page) - EI_FIRST_DATA(opaque) + 1;
 		}
 		if (!BlockNumberIsValid(next))
 			break;
@@ -380,7 +380,7 @@ ei_expanded_pages(Relation rel, int64 *ncompact)
 	}
 	EIRelBuf(rel, buf);
 
-	leaves = standard + (int64) ceil(entries / ei_standard_leaf_entries(rel));
+	leaves = (int64) ceil(entries / ei_standard_leaf_entries(rel));
 	return leaves + leaves / 100 + 2;
 }
 

@@ -428,6 +428,7 @@ typedef struct EIHeapKeyReader
 extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,
 											 EINormKeyInfo *norm);
 extern EIHeapKeyResult EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid);
+extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
 
 /* core/compact.c: compact leaf pages */
