@@ -176,7 +176,7 @@ if command -v gnuplot >/dev/null; then
 	{
 		echo 'set terminal pngcairo size 1350,430 font ",10"'
 		echo "set output '$out/elastic.png'"
-		echo "set multiplot layout 1,3 title 'bench/elastic/run.sh: $chunks chunks of $chunk int8 keys inserted (steps 1-$chunks), then deleted with VACUUM; elastic_btree bound = half of btree peak'"
+		echo "set multiplot layout 1,3 title 'bench/elastic/run.sh: $chunks chunks of $chunk int8 keys inserted (steps 1-$chunks), then deleted with VACUUM; elastic\\_btree bound = half of btree peak'"
 		echo 'set xlabel "step"; set key top left; set grid'
 		echo 'set ylabel "index MB"'
 		echo "plot '< grep ^btree $work/plot.dat' using 2:3 with linespoints title 'btree', '< grep ^elastic $work/plot.dat' using 2:3 with linespoints title 'elastic\\_btree', $bound_kb / 1024.0 with lines dashtype 2 title 'bound'"

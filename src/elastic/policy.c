@@ -35,6 +35,9 @@
 #include "utils/guc.h"
 #include "utils/rel.h"
 
+/* leaf fill assumed when estimating the size of an expanded index */
+#define EI_EXPANDED_FILL	0.7
+
 PG_FUNCTION_INFO_V1(elastic_btree_shrink);
 PG_FUNCTION_INFO_V1(elastic_btree_expand);
 
@@ -315,9 +318,11 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 }
 
 /*
- * Entries a standard leaf of this index holds at its fill factor: every key
- * column has a fixed width (the index can have compact leaves), so every
- * tuple has one size.
+ * Entries a standard leaf of this index holds once inserts have filled and
+ * split it for a while: about 70% of its capacity, the fill that scattered
+ * inserts leave (ln 2), never more than the fill factor.  Every key column
+ * has a fixed width (the index can have compact leaves), so every tuple has
+ * one size.
  */
 static double
 ei_standard_leaf_entries(Relation rel)
@@ -337,11 +342,11 @@ ei_standard_leaf_entries(Relation rel)
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) -
 		(tupsz + sizeof(ItemPointerData) + sizeof(ItemIdData));
 	return Max(1.0, (double) usable / (tupsz + sizeof(ItemIdData)) *
-			   EIGetFillFactor(rel) / 100.0);
+			   Min(EI_EXPANDED_FILL, EIGetFillFactor(rel) / 100.0));
 }
 
 /*
- * Pages the index's entries need in standard leaves at the fill factor,
+ * Pages the index's entries need in standard leaves (ei_standard_leaf_entries),
  * plus about one inner page per hundred leaves and the metapage.  A walk of
  * the leaf level under share locks, reading no heap tuple.  *ncompact is
  * the number of compact leaves.  Neither the file's length nor the number
