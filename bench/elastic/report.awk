@@ -29,7 +29,7 @@ END {
 	printf "- %s; elastic_index %s; repository commit %s; %s CPUs; load average %s before, %s after.\n",
 		pgver, extver, commit, nproc, load0, load1
 	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
-	printf "- %d chunks of %d rows (int8 keys scattered over 0..2^32, a pad column), one INSERT per chunk, then the chunks deleted oldest first with a VACUUM after each. Two passes on the same rows: btree, then elastic_btree `WITH (size_bound = '%dkB')`, half of btree's peak of %.1f MB.\n",
+	printf "- %d chunks of %d rows (int8 keys scattered over 0..2^32, a pad column), one INSERT per chunk, then the chunks deleted oldest first with a VACUUM after each. Two tables get the same rows step by step in one run: one with a btree index, one with elastic_btree `WITH (size_bound = '%dkB')`, half of btree's peak of %.1f MB (found by a first, unmeasured load).\n",
 		chunks, chunk, bound_kb, peak / 1048576
 	printf "- After every step, with one pgbench client for %d s each, forced through the index: point lookups of an inserted key and 100-row range scans (`ORDER BY k LIMIT 100`), in tps. Step time: the INSERT, or the DELETE plus VACUUM.\n", secs
 	print ""

@@ -2,18 +2,20 @@
 # bench/elastic/run.sh - the elastic index under a size bound (the paper's
 # section 6.1 experiment: Hershcovitch et al., EDBT 2022).
 #
-# Two passes over the same rows on one throwaway cluster, one index each:
+# First a quick load into a table with a btree index finds btree's largest
+# size, the "peak".  Then two tables get the same rows step by step, in the
+# same run, so that both see the same load on the machine:
 #
-#   btree     a btree index on k; its largest size is the "peak"
-#   elastic   an elastic_btree index on k WITH (size_bound = peak / 2)
+#   t_btree    a btree index on k
+#   t_elastic  an elastic_btree index on k WITH (size_bound = peak / 2)
 #
-# Each pass inserts --chunks chunks of --chunk rows with scattered int8
-# keys (one INSERT per chunk), then deletes them again one chunk at a time,
-# oldest first, with a VACUUM after each.  After every step it records the
-# index size, leaf pages (and compact leaves), the insert or delete+VACUUM
-# time, and, for --secs seconds each with one pgbench client, point lookups
-# of an inserted key (tps) and 100-row range scans (tps), both forced
-# through the index.  Ratios are elastic / btree at the same step.
+# --chunks chunks of --chunk rows with scattered int8 keys are inserted (one
+# INSERT per chunk and table), then deleted again one chunk at a time,
+# oldest first, with a VACUUM after each.  After every step it records per
+# table the index size, leaf pages (and compact leaves), the insert or
+# delete+VACUUM time, and, for --secs seconds each with one pgbench client,
+# point lookups of an inserted key (tps) and 100-row range scans (tps), both
+# forced through the index.  Ratios are elastic / btree at the same step.
 #
 # Results: docs/benchmarks/elastic.csv, elastic.md and elastic.png (when
 # gnuplot is installed), or --out DIR.  The extension must be installed.
@@ -74,13 +76,15 @@ ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'el
 # Row g has key k(g) = g * 2654435761 mod 4294967311 (a prime): distinct,
 # scattered keys; pgbench computes the same key from a random g.
 keyexpr='(g * 2654435761) % 4294967311'
-printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
-	'SELECT pad FROM t WHERE k = :k;' >"$work/point.sql"
-printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
-	'SELECT count(pad) FROM (SELECT pad FROM t WHERE k >= :k ORDER BY k LIMIT 100) AS s;' \
-	>"$work/range.sql"
+for p in btree elastic; do
+	printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
+		"SELECT pad FROM t_$p WHERE k = :k;" >"$work/point_$p.sql"
+	printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
+		"SELECT count(pad) FROM (SELECT pad FROM t_$p WHERE k >= :k ORDER BY k LIMIT 100) AS s;" \
+		>"$work/range_$p.sql"
+done
 if [ "$(id -u)" -eq 0 ]; then
-	chown postgres: "$work/point.sql" "$work/range.sql"
+	chown postgres: "$work"/point_*.sql "$work"/range_*.sql
 fi
 
 # tps of one pgbench script ($1) over the rows inserted so far ($2)
@@ -91,59 +95,77 @@ tps() {
 		awk '/^tps = / { printf "%.0f", $3 }'
 }
 
-# Append one result row: pass $1, step $2 ("insert N" or "delete N"),
+# Append one result row: table t_$1, step $2 ("insert N" or "delete N"),
 # seconds $3 of the step, rows inserted so far $4 (for the lookups).
 record() {
 	local p r stats
-	p=$(tps point "$4")
-	r=$(tps range "$4")
+	p=$(tps "point_$1" "$4")
+	r=$(tps "range_$1" "$4")
 	if [ "$1" = elastic ]; then
 		stats=$(psql_b -F, -c "SELECT leaf_pages, compact_leaf_pages, elastic_state
-			FROM elastic_index_stats('t_k')")
+			FROM elastic_index_stats('t_elastic_k')")
 	else
-		stats=$(psql_b -F, -c "SELECT leaf_pages, 0, 'btree' FROM pgstatindex('t_k')")
+		stats=$(psql_b -F, -c "SELECT leaf_pages, 0, 'btree' FROM pgstatindex('t_btree_k')")
 	fi
-	echo "$1,$2,$(psql_b -F, -c "SELECT count(*), pg_relation_size('t_k') FROM t"),$stats,$3,$p,$r" \
+	echo "$1,$2,$(psql_b -F, -c "SELECT count(*), pg_relation_size('t_$1_k') FROM t_$1"),$stats,$3,$p,$r" \
 		>>"$results"
 }
 
-# One pass: $1 = btree or elastic, $2 = the CREATE INDEX options
-pass() {
-	local c t0 t1
-	psql_b -c "DROP TABLE IF EXISTS t" \
-		-c "CREATE TABLE t (g int8, k int8, chunk int4, pad text) WITH (autovacuum_enabled = off)"
-	if [ "$1" = btree ]; then
-		psql_b -c "CREATE INDEX t_k ON t USING btree (k)"
-	else
-		psql_b -c "CREATE INDEX t_k ON t USING elastic_btree (k) $2"
-	fi
-	for ((c = 1; c <= chunks; c++)); do
-		t0=$(now)
-		psql_b -c "INSERT INTO t SELECT g, $keyexpr, $c, md5(g::text)
-			FROM generate_series($(((c - 1) * chunk + 1))::int8, $((c * chunk))::int8) AS g"
-		t1=$(now)
-		psql_b -c "VACUUM ANALYZE t"
-		record "$1" "insert $c" "$(elapsed "$t0" "$t1")" $((c * chunk))
-		step "$1: inserted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
-	done
-	for ((c = 1; c <= chunks; c++)); do
-		t0=$(now)
-		psql_b -c "DELETE FROM t WHERE chunk = $c" -c "VACUUM t"
-		t1=$(now)
-		psql_b -c "ANALYZE t"
-		record "$1" "delete $c" "$(elapsed "$t0" "$t1")" $((chunks * chunk))
-		step "$1: deleted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
-	done
+# Insert chunk $2 into t_$1; prints the seconds the INSERT took.
+insert_chunk() {
+	local t0 t1
+	t0=$(now)
+	psql_b -c "INSERT INTO t_$1 SELECT g, $keyexpr, $2, md5(g::text)
+		FROM generate_series($((($2 - 1) * chunk + 1))::int8, $(($2 * chunk))::int8) AS g"
+	t1=$(now)
+	elapsed "$t0" "$t1"
+}
+
+# Delete chunk $2 from t_$1 and VACUUM; prints the seconds both took.
+delete_chunk() {
+	local t0 t1
+	t0=$(now)
+	psql_b -c "DELETE FROM t_$1 WHERE chunk = $2" -c "VACUUM t_$1"
+	t1=$(now)
+	elapsed "$t0" "$t1"
 }
 
 psql_b -c "CREATE EXTENSION pgstattuple"
-pass btree ""
-peak=$(awk -F, '$1 == "btree" && $4 > m { m = $4 } END { print m }' "$results")
+for p in btree elastic; do
+	psql_b -c "CREATE TABLE t_$p (g int8, k int8, chunk int4, pad text) WITH (autovacuum_enabled = off)"
+done
+
+# btree's peak: the same chunks into the btree table, then start it over
+psql_b -c "CREATE INDEX t_btree_k ON t_btree USING btree (k)"
+peak=0
+for ((c = 1; c <= chunks; c++)); do
+	insert_chunk btree "$c" >/dev/null
+	size=$(psql_b -c "SELECT pg_relation_size('t_btree_k')")
+	[ "$size" -gt "$peak" ] && peak=$size
+done
+psql_b -c "TRUNCATE t_btree"
 bound_kb=$((peak / 2 / 1024))
 step "btree peak $((peak / 8192)) pages: elastic bound ${bound_kb}kB"
-pass elastic "WITH (size_bound = '${bound_kb}kB')"
+psql_b -c "CREATE INDEX t_elastic_k ON t_elastic USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
+
+for ((c = 1; c <= chunks; c++)); do
+	for p in btree elastic; do
+		s=$(insert_chunk "$p" "$c")
+		psql_b -c "VACUUM ANALYZE t_$p"
+		record "$p" "insert $c" "$s" $((c * chunk))
+		step "$p: inserted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
+	done
+done
+for ((c = 1; c <= chunks; c++)); do
+	for p in btree elastic; do
+		s=$(delete_chunk "$p" "$c")
+		psql_b -c "ANALYZE t_$p"
+		record "$p" "delete $c" "$s" $((chunks * chunk))
+		step "$p: deleted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
+	done
+done
 step "verify: elastic_index_check on the emptied index"
-psql_b -c "SELECT elastic_index_check('t_k', true)" >/dev/null
+psql_b -c "SELECT elastic_index_check('t_elastic_k', true)" >/dev/null
 
 # ---------------------------------------------------------------------------
 # Report
