@@ -39,7 +39,9 @@ OBJS = \
 	src/inspect/keys.o \
 	src/inspect/preview.o \
 	src/inspect/activity.o \
+	src/inspect/sortedness.o \
 	src/lib/keynorm.o \
+	src/lib/nearsort.o \
 	src/lib/seqtree.o
 
 PGFILEDESC = "elastic_index - elastic B+-tree index access methods"

@@ -4,7 +4,7 @@
 #
 # For every key type and sortedness, the same N rows (keys 1..N in a
 # near-sorted arrival order: K% of the rows out of place, each by at most
-# L% of N; see ns_key below) are loaded into a table with no index, with a
+# L% of N, from elastic_index_near_sorted) are loaded into a table with no index, with a
 # btree index and with an elastic_btree index, and the runner reports per
 # index kind:
 #
@@ -107,20 +107,9 @@ cluster_start
 
 pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
 
-# ns_key(g, n, k, l): the key of the row arriving g-th of n.  A row is out
-# of place with probability k% (decided by a hash of g, so every run and
-# every index kind sees the same data); it is then moved by up to l% of n
-# in either direction.  Keys stay in 1..n and may repeat.
 psql_b <<'EOF'
 CREATE EXTENSION elastic_index;
 CREATE EXTENSION pgstattuple;
-CREATE FUNCTION ns_key(g int8, n int8, k int, l int) RETURNS int8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-	SELECT CASE WHEN (hashint8(g) & 2147483647) % 10000 < k * 100
-				THEN least(n, greatest(1, g + (hashint8(g + n) & 2147483647)
-											   % (2 * (l * n / 100) + 1) - l * n / 100))
-				ELSE g END
-$$;
 EOF
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
@@ -164,8 +153,8 @@ for type in $types; do
 		psql_b <<EOF
 DROP TABLE IF EXISTS src;
 CREATE TABLE src AS
-	SELECT g AS arrival, $(key_expr "$type" "ns_key(g, $rows, $k, $l)") AS key
-	FROM generate_series(1, $rows::int8) AS g;
+	SELECT pos AS arrival, $(key_expr "$type" "key") AS key
+	FROM elastic_index_near_sorted($rows, $k, $l);
 CREATE INDEX ON src (arrival);
 VACUUM ANALYZE src;
 EOF

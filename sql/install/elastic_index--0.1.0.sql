@@ -478,6 +478,34 @@ COMMENT ON FUNCTION elastic_btree_expand(regclass) IS
 'convert every compact leaf of an elastic_btree index back to standard leaves, reading their keys from the table';
 
 --------------------------------------------------------------------------
+-- Near-sortedness (src/inspect/sortedness.c, src/lib/nearsort.c)
+--------------------------------------------------------------------------
+
+-- The keys 1..n in a K-L near-sorted arrival order: k_percent of them moved
+-- by up to l_percent of n positions; deterministic for a seed.
+CREATE FUNCTION elastic_index_near_sorted(n int8, k_percent float8,
+	l_percent float8, seed int8 DEFAULT 1,
+	OUT pos int8, OUT key int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE ROWS 1000;
+
+COMMENT ON FUNCTION elastic_index_near_sorted(int8, float8, float8, int8) IS
+'the keys 1..n in a deterministic K-L near-sorted order (k_percent of them out of place by up to l_percent of n)';
+
+-- K and L of a column in the table's physical order, with advice.
+CREATE FUNCTION elastic_index_sortedness(tbl regclass, col name,
+	sample_rows int4 DEFAULT 30000,
+	OUT rows_sampled int8, OUT k_percent float8, OUT l_percent float8,
+	OUT advice text)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_sortedness(regclass, name, int4) IS
+'how sorted a column is in its table''s physical order (K: percent of rows out of order, L: largest displacement in percent), and which index kind that favours';
+
+--------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)
 --
 -- Kept in shared memory since the last server start; the columns of
