@@ -79,3 +79,8 @@ SELECT * FROM elastic_index_sortedness('ns_view', 'v');
 DROP VIEW ns_view;
 DROP TABLE ns_data, ns_one, ns_nulls;
 DROP FUNCTION ns_measure(float8, float8, int8);
+
+-- the next file creates the extension afresh
+SET client_min_messages = warning;
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
