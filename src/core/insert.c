@@ -38,6 +38,8 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 
 /* how many entries back a split looks for its inserter's previous row */
 #define EI_RUN_LOOKBACK		8
+/* how far (in heap blocks) the row before it may be from a run's new row */
+#define EI_RUN_NEAR_BLOCKS	16
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 static int	ei_offset_cmp(const void *a, const void *b);
 
@@ -677,12 +679,25 @@ ei_heap_tids_adjacent(ItemPointer a, ItemPointer b)
  * the row its inserter added just before it?  Looking a few entries back
  * rather than one keeps this true when several sessions load one run
  * together: their rows interleave in key order, but each session's rows
- * are still adjacent in the heap.
+ * are still adjacent in the heap.  The entry right before the new one must
+ * also be recent (its row a few heap blocks from the new row): a second
+ * pass over keys that an earlier pass loaded also follows its own previous
+ * row, but between the old rows of the first pass, and there a fill-factor
+ * split would leave a small page behind the pass at every split.
  */
 static bool
 ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 				   IndexTuple newitem)
 {
+	BlockNumber newblk = ItemPointerGetBlockNumber(&newitem->t_tid);
+	BlockNumber prevblk;
+
+	if (newitemoff <= first)
+		return false;
+	prevblk = ItemPointerGetBlockNumber(&EIReadTuple(page, newitemoff - 1)->t_tid);
+	if ((prevblk > newblk ? prevblk - newblk : newblk - prevblk) > EI_RUN_NEAR_BLOCKS)
+		return false;
+
 	for (OffsetNumber off = newitemoff - 1;
 		 off >= first && off + EI_RUN_LOOKBACK >= newitemoff; off--)
 	{
@@ -766,7 +781,19 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 	if (isleaf && newitemoff <= maxoff &&
 		ei_follows_own_row(page, first, newitemoff, newitem))
-		fillmult = EIGetFillFactor(rel) / 100.0;
+	{
+		/*
+		 * The run goes on after the new item: keep what precedes it on the
+		 * left, up to the fill factor, so that the run continues into the
+		 * room the split leaves.  A run still near the start of the page
+		 * (a second pass over keys a first pass loaded) gets a plain half
+		 * split; a fill-factor split there would peel off a nearly empty
+		 * right page at every split.
+		 */
+		double		before = (double) (newitemoff - first + 1) / nitems;
+
+		fillmult = Max(0.5, Min(EIGetFillFactor(rel) / 100.0, before));
+	}
 	else if (EI_RIGHTMOST(opaque) ||
 			 (isleaf && origoff[nitems - 1] == InvalidOffsetNumber))
 		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
