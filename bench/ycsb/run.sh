@@ -84,9 +84,10 @@ psql_b -c "CREATE EXTENSION elastic_index"
 pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
-# the rows, in a scattered order (key = position * a prime mod N, + 1)
+# the rows, in a scattered order (key = position * 2654435761 mod N, + 1,
+# a permutation of 1..N when N has no factor in common with that prime)
 step "load: $rows rows into one table per index kind ($kinds)"
-psql_b -c "CREATE TABLE src AS SELECT ((g * 1000003) % $rows) + 1 AS ycsb_key,
+psql_b -c "CREATE TABLE src AS SELECT ((g::int8 * 2654435761) % $rows) + 1 AS ycsb_key,
 	repeat(md5(g::text), 4)::char(100)::text AS field0
 	FROM generate_series(0, $rows - 1) AS g"
 for kind in $kinds; do
