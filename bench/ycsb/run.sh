@@ -169,11 +169,11 @@ if command -v gnuplot >/dev/null; then
 		echo "set output '$out/ycsb.png'"
 		echo "set title 'bench/ycsb/run.sh: YCSB workloads, $rows rows, $clients clients, ${secs} s each; tps relative to btree'"
 		echo 'set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1'
-		echo 'set ylabel "tps / btree tps"; set logscale y; set yrange [0.001:2]; set grid ytics; set key top left'
+		echo 'set ylabel "tps / btree tps"; set logscale y; set yrange [0.0001:2]; set grid ytics; set key top left'
 		plot="plot"
 		col=2
 		for kind in $kinds; do
-			plot+=" '$work/plot.dat' using $col:xtic(1) title '${kind//_/\\\\_}',"
+			plot+=" '$work/plot.dat' using $col:xtic(1) title '$kind' noenhanced,"
 			col=$((col + 1))
 		done
 		echo "${plot%,}"
