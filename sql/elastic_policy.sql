@@ -1,0 +1,99 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+--
+-- The size policy on its own (src/elastic/policy.c, "Elasticity" in
+-- src/README.md): an index with a size bound makes full leaves compact once
+-- its file reaches shrink_threshold of the bound, stays within the bound
+-- while rows keep coming, and after most rows are deleted VACUUM converts
+-- its compact leaves back.  Every phase is checked with
+-- elastic_index_check and against a sequential scan.
+--
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS pol;
+RESET client_min_messages;
+
+CREATE TABLE pol (id int8, k int8) WITH (autovacuum_enabled = off);
+-- 1 MB = 128 pages; 0.9 of it is where shrinking starts
+CREATE INDEX pol_k ON pol USING elastic_btree (k) WITH (size_bound = '1MB');
+SELECT elastic_state, size_bound_pages, compact_leaf_pages FROM elastic_index_stats('pol_k');
+
+-- the rows for every phase: scattered keys, the same for every run
+CREATE FUNCTION pol_load(lo int8, hi int8) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO pol SELECT g, (g * 2654435761) % 1000003 FROM generate_series(lo, hi) AS g
+$$;
+-- the index agrees with a sequential scan, and passes the verifier
+CREATE FUNCTION pol_agrees() RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE
+	a text;
+	b text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SELECT count(*) || ':' || coalesce(sum(k), 0) INTO a FROM pol WHERE k >= 1000 AND k < 900000;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	SELECT count(*) || ':' || coalesce(sum(k), 0) INTO b FROM pol WHERE k >= 1000 AND k < 900000;
+	PERFORM elastic_index_check('pol_k', true);
+	RETURN a = b;
+END
+$$;
+
+-- 1. below the bound: a plain B+-tree
+SELECT pol_load(1, 20000);
+SELECT elastic_state, compact_leaf_pages FROM elastic_index_stats('pol_k');
+
+-- 2. past 0.9 of the bound: full leaves become compact, the file stops
+-- growing, and stays within the bound (+5%) as the rows double
+SELECT pol_load(20001, 40000);
+SELECT pol_load(40001, 80000);
+SELECT elastic_state, compact_leaf_pages > 0 AS has_compact,
+	   total_pages <= 1.05 * size_bound_pages AS within_bound, entries
+FROM elastic_index_stats('pol_k');
+SELECT leaves_made_compact > 0 AS converted, compact_inserts > 0 AS compact_inserts
+FROM elastic_index_stat_activity WHERE indexrelname = 'pol_k';
+SELECT pol_agrees();
+
+-- the same rows take well over the bound in a btree, even one packed by
+-- CREATE INDEX
+CREATE INDEX pol_bt ON pol USING btree (k);
+SELECT pg_relation_size('pol_bt') > 1.5 * 1024 * 1024 AS btree_over_the_bound;
+DROP INDEX pol_bt;
+
+-- 3. a quarter of the rows gone: in standard leaves the entries would still
+-- need more than expand_threshold (0.7) of the bound, so VACUUM keeps the
+-- compact leaves
+DELETE FROM pol WHERE id % 4 = 0;
+VACUUM pol;
+SELECT elastic_state, compact_leaf_pages > 0 AS has_compact FROM elastic_index_stats('pol_k');
+SELECT pol_agrees();
+
+-- 4. most rows gone: the entries fit well under the bound in standard
+-- leaves, so VACUUM converts every compact leaf back
+DELETE FROM pol WHERE id % 8 <> 1;
+VACUUM pol;
+SELECT elastic_state, compact_leaf_pages, entries = (SELECT count(*) FROM pol) AS entries_match
+FROM elastic_index_stats('pol_k');
+SELECT leaves_made_standard > 0 AS expanded
+FROM elastic_index_stat_activity WHERE indexrelname = 'pol_k';
+SELECT pol_agrees();
+
+-- 5. the GUC gives the bound when the reloption is unset; the reloption wins
+ALTER INDEX pol_k RESET (size_bound);
+SELECT size_bound_pages FROM elastic_index_stats('pol_k');
+SET elastic_btree.size_bound = '2MB';
+SELECT size_bound_pages FROM elastic_index_stats('pol_k');
+SET elastic_btree.size_bound = '50%';
+SELECT size_bound_pages = greatest(pg_relation_size('pol') / 8192 / 2, 1) AS half_of_table
+FROM elastic_index_stats('pol_k');
+ALTER INDEX pol_k SET (size_bound = '4MB');
+SELECT size_bound_pages FROM elastic_index_stats('pol_k');
+RESET elastic_btree.size_bound;
+
+DROP TABLE pol;
+DROP FUNCTION pol_load(int8, int8);
+DROP FUNCTION pol_agrees();
+
+-- the next file creates the extension afresh
+SET client_min_messages = warning;
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
