@@ -89,6 +89,35 @@ ALTER INDEX pol_k SET (size_bound = '4MB');
 SELECT size_bound_pages FROM elastic_index_stats('pol_k');
 RESET elastic_btree.size_bound;
 
+-- 6. expanding takes hot leaves first: a compact leaf a scan read since the
+-- last VACUUM is converted before the others
+CREATE TABLE hot (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO hot SELECT g FROM generate_series(1, 100000) AS g;
+CREATE INDEX hot_k ON hot USING elastic_btree (k);
+SELECT elastic_btree_shrink('hot_k') > 100 AS shrunk;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM hot WHERE k = 50000;
+SELECT elastic_btree_expand('hot_k', 1) AS expanded;
+SELECT elastic_state, compact_leaf_pages = leaf_pages - 1 AS one_leaf_back
+FROM elastic_index_stats('hot_k');
+-- the leaf holding 50000 is standard now: looking it up reads no key from
+-- the heap, while a cold leaf still does
+SELECT heap_key_reads AS reads0 FROM elastic_index_stat_activity WHERE indexrelname = 'hot_k' \gset
+SELECT count(*) FROM hot WHERE k = 50000;
+SELECT heap_key_reads - :reads0 AS reads_for_hot_key
+FROM elastic_index_stat_activity WHERE indexrelname = 'hot_k';
+SELECT count(*) FROM hot WHERE k = 10000;
+SELECT heap_key_reads - :reads0 > 0 AS cold_key_read_from_heap
+FROM elastic_index_stat_activity WHERE indexrelname = 'hot_k';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_btree_expand('hot_k') > 100 AS rest_expanded;
+SELECT elastic_state, compact_leaf_pages FROM elastic_index_stats('hot_k');
+SELECT elastic_btree_expand('hot_k', -1);
+SELECT elastic_btree_expand(NULL) IS NULL AS null_in_null_out;
+DROP TABLE hot;
+
 DROP TABLE pol;
 DROP FUNCTION pol_load(int8, int8);
 DROP FUNCTION pol_agrees();

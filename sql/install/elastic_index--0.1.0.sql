@@ -468,14 +468,15 @@ LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION elastic_btree_shrink(regclass, int8) IS
 'convert standard leaves of an elastic_btree index to compact leaves (all, or the first "leaves" of them) and make full leaves compact instead of splitting them';
 
--- Convert every compact leaf back to standard leaves (state NORMAL).
-CREATE FUNCTION elastic_btree_expand(index regclass)
+-- Convert compact leaves back to standard leaves: all (state NORMAL), or
+-- the first "leaves" of them, hot ones first.
+CREATE FUNCTION elastic_btree_expand(index regclass, leaves int8 DEFAULT NULL)
 RETURNS int8
 AS 'MODULE_PATHNAME'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION elastic_btree_expand(regclass) IS
-'convert every compact leaf of an elastic_btree index back to standard leaves, reading their keys from the table';
+COMMENT ON FUNCTION elastic_btree_expand(regclass, int8) IS
+'convert compact leaves of an elastic_btree index back to standard leaves (all, or the first "leaves" of them, those read since the last VACUUM first), reading their keys from the table';
 
 --------------------------------------------------------------------------
 -- Near-sortedness (src/inspect/sortedness.c, src/lib/nearsort.c)

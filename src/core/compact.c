@@ -185,7 +185,7 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	Assert(norm->ok && norm->keylen > 0);
 	Assert(EI_IS_LEAF(sopaque) && !(sopaque->ei_flags & EI_COMPACT));
 
-	EIInitPage(dst, (sopaque->ei_flags & ~EI_HAS_GARBAGE) | EI_COMPACT, 0);
+	EIInitPage(dst, (sopaque->ei_flags & ~(EI_HAS_GARBAGE | EI_ACCESSED)) | EI_COMPACT, 0);
 	dopaque = EIPageGetOpaque(dst);
 	dopaque->ei_prev = sopaque->ei_prev;
 	dopaque->ei_next = sopaque->ei_next;
@@ -409,7 +409,7 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 {
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 	uint16		flags = oopaque->ei_flags &
-		~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT);
+		~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT | EI_ACCESSED);
 	char	   *otids = (char *) origpage + ((PageHeader) origpage)->pd_upper;
 	SeqTree		ost;
 	SeqTree		tst;

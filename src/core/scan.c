@@ -1185,6 +1185,18 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 
 	so->currPos.compact = true;
 	n = EICompactNKeys(page);
+
+	/*
+	 * Remember that the leaf is read, for VACUUM's expansion (hot leaves
+	 * first).  Only a hint, set under our share lock without WAL like the
+	 * LP_DEAD hints, and only once per VACUUM cycle, so reads seldom dirty
+	 * the page.
+	 */
+	if (!(opaque->ei_flags & EI_ACCESSED))
+	{
+		opaque->ei_flags |= EI_ACCESSED;
+		MarkBufferDirtyHint(buf, true);
+	}
 	lo = 0;
 	hi = n - 1;
 

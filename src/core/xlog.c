@@ -694,7 +694,8 @@ ei_identify(uint8 info)
 /*
  * Mask the parts of a page that may legitimately differ between primary and
  * standby: LSN, checksum, hint bits, unused space, and the LP_DEAD hints
- * (with the EI_HAS_GARBAGE flag that summarizes them).
+ * (with the EI_HAS_GARBAGE flag that summarizes them), and the EI_ACCESSED
+ * hint of compact leaves.
  */
 void
 ei_mask(char *pagedata, BlockNumber blkno)
@@ -713,7 +714,7 @@ ei_mask(char *pagedata, BlockNumber blkno)
 	opaque = EIPageGetOpaque(page);
 	if (EI_IS_LEAF(opaque) && !(opaque->ei_flags & EI_COMPACT))
 		mask_lp_flags(page);
-	opaque->ei_flags &= ~EI_HAS_GARBAGE;
+	opaque->ei_flags &= ~(EI_HAS_GARBAGE | EI_ACCESSED);
 }
 
 /*

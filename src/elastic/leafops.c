@@ -446,7 +446,7 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 			 RelationGetRelationName(rel));
 
 	tmp = PageGetTempPage(page);
-	EIInitPage(tmp, opaque->ei_flags & ~(EI_COMPACT | EI_HAS_GARBAGE),
+	EIInitPage(tmp, opaque->ei_flags & ~(EI_COMPACT | EI_HAS_GARBAGE | EI_ACCESSED),
 			   opaque->ei_level);
 	topaque = EIPageGetOpaque(tmp);
 	topaque->ei_prev = opaque->ei_prev;

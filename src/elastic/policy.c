@@ -248,14 +248,16 @@ EIElasticSetState(Relation rel, uint32 state)
 /*
  * Walk the leaf level left to right converting leaves: to compact ones
  * (shrink) or back to standard ones (expand), splitting a compact leaf
- * whose entries do not fit in one standard leaf first.  Stops after
- * max_leaves conversions (-1: no limit) or, when expanding with
- * stop_pages > 0, once the index has that many pages.  Returns the number
- * of leaves converted; *remaining counts the compact leaves left behind.
+ * whose entries do not fit in one standard leaf first.  With hot_only, only
+ * compact leaves a scan read since the last VACUUM (EI_ACCESSED) are
+ * expanded.  Stops after max_leaves conversions (-1: no limit); when
+ * expanding with stop_pages > 0, a leaf that needs a split is left compact
+ * once the index has that many pages.  Returns the number of leaves
+ * converted; *remaining counts the compact leaves left behind.
  */
 static int64
-ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
-				  int64 stop_pages, int64 *remaining)
+ei_convert_pass(Relation rel, Relation heap, bool shrink, bool hot_only,
+				int64 max_leaves, int64 stop_pages, int64 *remaining)
 {
 	Buffer		buf = EIGetEndpoint(rel, 0, false);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -281,7 +283,8 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 		}
 		compact = (opaque->ei_flags & EI_COMPACT) != 0;
 
-		if (!EI_IGNORE(opaque) && compact != shrink)
+		if (!EI_IGNORE(opaque) && compact != shrink &&
+			(shrink || !hot_only || (opaque->ei_flags & EI_ACCESSED)))
 		{
 			if (max_leaves >= 0 && converted >= max_leaves)
 			{
@@ -315,6 +318,56 @@ ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 		EIRelBuf(rel, buf);
 	}
 	return converted;
+}
+
+/*
+ * Convert leaves (see ei_convert_pass).  Expanding takes the hot compact
+ * leaves, those scans read since the last VACUUM, before the others, so
+ * that a limit (max_leaves, or the bound's room for splits) leaves the cold
+ * ones compact: they cost heap reads only when somebody reads them.
+ */
+static int64
+ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
+				  int64 stop_pages, int64 *remaining)
+{
+	int64		converted = 0;
+
+	if (!shrink)
+	{
+		converted = ei_convert_pass(rel, heap, false, true, max_leaves,
+									stop_pages, remaining);
+		if (max_leaves >= 0)
+			max_leaves = Max(max_leaves - converted, 0);
+	}
+	return converted + ei_convert_pass(rel, heap, shrink, false, max_leaves,
+									   stop_pages, remaining);
+}
+
+/*
+ * Clear the EI_ACCESSED hints of the compact leaves, so that "hot" means
+ * read since this VACUUM.  A hint: share locks, no WAL.
+ */
+static void
+ei_age_access_hints(Relation rel)
+{
+	Buffer		buf = EIGetEndpoint(rel, 0, false);
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+		BlockNumber next = opaque->ei_next;
+
+		if (opaque->ei_flags & EI_ACCESSED)
+		{
+			opaque->ei_flags &= ~EI_ACCESSED;
+			MarkBufferDirtyHint(buf, true);
+		}
+		if (!BlockNumberIsValid(next))
+			break;
+		buf = EIRelAndGetBuf(rel, buf, next, EI_READ);
+	}
+	EIRelBuf(rel, buf);
 }
 
 /*
@@ -411,7 +464,10 @@ EIElasticVacuum(Relation rel)
 	if (bound <= 0)
 		return;
 	if (ei_expanded_pages(rel, &ncompact) >= ei_effective_expand_threshold() * bound)
+	{
+		ei_age_access_hints(rel);
 		return;
+	}
 	if (ncompact == 0)
 	{
 		EIElasticSetState(rel, EI_STATE_NORMAL);
@@ -427,6 +483,8 @@ EIElasticVacuum(Relation rel)
 	table_close(heap, AccessShareLock);
 	if (remaining == 0)
 		EIElasticSetState(rel, EI_STATE_NORMAL);
+	else
+		ei_age_access_hints(rel);
 }
 
 /*
@@ -469,12 +527,15 @@ ei_open_for_conversion(Oid indexoid)
 Datum
 elastic_btree_shrink(PG_FUNCTION_ARGS)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
+	Oid			indexoid;
 	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
 	Relation	rel;
 	int64		converted;
 	int64		remaining;
 
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	indexoid = PG_GETARG_OID(0);
 	if (max_leaves < -1 || (!PG_ARGISNULL(1) && max_leaves < 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -487,24 +548,37 @@ elastic_btree_shrink(PG_FUNCTION_ARGS)
 }
 
 /*
- * elastic_btree_expand(index regclass) returns int8
+ * elastic_btree_expand(index regclass, leaves int8 DEFAULT NULL) returns int8
  *
- * Convert every compact leaf back to standard leaves (splitting where the
- * entries need more than one page) and put the index in the NORMAL state.
- * Returns the number of leaves converted back.
+ * Convert compact leaves back to standard leaves (splitting where the
+ * entries need more than one page): all of them, putting the index in the
+ * NORMAL state, or the first "leaves" of them, hot ones (read since the
+ * last VACUUM) first, leaving it EXPANDING.  Returns the number of leaves
+ * converted back.
  */
 Datum
 elastic_btree_expand(PG_FUNCTION_ARGS)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
-	Relation	rel = ei_open_for_conversion(indexoid);
-	Relation	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	Oid			indexoid;
+	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
+	Relation	rel;
+	Relation	heap;
 	int64		converted;
 	int64		remaining;
 
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	indexoid = PG_GETARG_OID(0);
+	if (!PG_ARGISNULL(1) && max_leaves < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of leaves to convert must not be negative")));
+	rel = ei_open_for_conversion(indexoid);
+	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 	EIElasticSetState(rel, EI_STATE_EXPANDING);
-	converted = ei_convert_leaves(rel, heap, false, -1, -1, &remaining);
-	EIElasticSetState(rel, EI_STATE_NORMAL);
+	converted = ei_convert_leaves(rel, heap, false, max_leaves, -1, &remaining);
+	if (remaining == 0)
+		EIElasticSetState(rel, EI_STATE_NORMAL);
 	table_close(heap, AccessShareLock);
 	index_close(rel, RowExclusiveLock);
 	PG_RETURN_INT64(converted);

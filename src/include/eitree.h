@@ -96,6 +96,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
 #define EI_DELETED			(1 << 5)
 #define EI_HALF_DEAD		(1 << 6)
 #define EI_COMPACT			(1 << 7)
+#define EI_ACCESSED			(1 << 8)	/* hint: a scan read this compact leaf
+										 * since VACUUM last looked */
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
