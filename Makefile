@@ -17,6 +17,7 @@ MODULE_big = elastic_index
 OBJS = \
 	src/elastic_index.o \
 	src/am/elastic_btree.o \
+	src/am/osm_tree.o \
 	src/am/options.o \
 	src/am/validate.o \
 	src/am/normalize.o \
@@ -25,6 +26,8 @@ OBJS = \
 	src/core/insert.o \
 	src/core/pagedel.o \
 	src/core/build.o \
+	src/core/sort.o \
+	src/core/batch.o \
 	src/core/scan.o \
 	src/core/vacuum.o \
 	src/core/cost.o \
@@ -50,6 +53,10 @@ EXTENSION = elastic_index
 DATA = $(wildcard sql/install/*.sql)
 
 PG_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/src/lib
+
+# Rebuild the objects that include a header when it changes (gcc -MMD;
+# the dependency files go to .deps/).
+override autodepend = yes
 
 # Text keys under ICU collations are normalized with ICU sort keys
 # (src/am/normalize.c); PGXS defines ICU_LIBS when the server has ICU.

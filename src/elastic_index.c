@@ -47,6 +47,8 @@ _PG_init(void)
 
 	EIInitReloptions();
 	EIElasticInitGUCs();
+	OsmInitGUCs();
+	EIBatchInit();
 
 	DefineCustomEnumVariable("elastic_index.debug_fault",
 							 "Stops a split or a page deletion with an error after the given WAL-logged step (crash tests only).",

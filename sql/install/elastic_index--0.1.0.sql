@@ -377,6 +377,101 @@ DEFAULT FOR TYPE oid USING elastic_btree FAMILY oid_ops AS
 	FUNCTION 3 elastic_btree_normalize(oid);
 
 --------------------------------------------------------------------------
+-- osm_tree: the same tree, tuned for sorted and near-sorted ingestion
+-- (src/am/osm_tree.c, src/core/batch.c)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION osm_tree_handler(internal)
+RETURNS index_am_handler
+AS 'MODULE_PATHNAME'
+LANGUAGE C;
+
+CREATE ACCESS METHOD osm_tree TYPE INDEX HANDLER osm_tree_handler;
+
+COMMENT ON ACCESS METHOD osm_tree IS
+'B+-tree index for sorted and near-sorted ingestion: a transaction''s entries are applied sorted, leaf by leaf, with bulk appends at the right edge (needs shared_preload_libraries = ''elastic_index'')';
+
+-- osm_tree gets every operator family and class above, with the same
+-- members: the list of supported types is kept in one place.  A member
+-- whose operand types are both the input type of a class of its family
+-- belongs to that class; the others (cross-type) to the family alone.
+DO $osm$
+DECLARE
+	src_am oid := (SELECT oid FROM pg_am WHERE amname = 'elastic_btree');
+	fam record;
+	cls record;
+	members text;
+BEGIN
+	FOR fam IN
+		SELECT f.oid, f.opfname FROM pg_opfamily f
+		WHERE f.opfmethod = src_am ORDER BY f.opfname
+	LOOP
+		EXECUTE format('CREATE OPERATOR FAMILY %I.%I USING osm_tree',
+					   '@extschema@', fam.opfname);
+
+		FOR cls IN
+			SELECT c.opcname, c.opcintype, c.opcdefault FROM pg_opclass c
+			WHERE c.opcfamily = fam.oid ORDER BY c.opcname
+		LOOP
+			SELECT string_agg(m, ', ' ORDER BY kind, num) INTO members FROM (
+				SELECT 1 AS kind, o.amopstrategy AS num,
+					   format('OPERATOR %s %s (%s, %s)', o.amopstrategy,
+							  op.oprname, format_type(o.amoplefttype, NULL),
+							  format_type(o.amoprighttype, NULL)) AS m
+				FROM pg_amop o JOIN pg_operator op ON op.oid = o.amopopr
+				WHERE o.amopfamily = fam.oid
+				  AND o.amoplefttype = cls.opcintype
+				  AND o.amoprighttype = cls.opcintype
+				UNION ALL
+				SELECT 2, p.amprocnum,
+					   format('FUNCTION %s (%s, %s) %s', p.amprocnum,
+							  format_type(p.amproclefttype, NULL),
+							  format_type(p.amprocrighttype, NULL),
+							  p.amproc::regprocedure)
+				FROM pg_amproc p
+				WHERE p.amprocfamily = fam.oid
+				  AND p.amproclefttype = cls.opcintype
+				  AND p.amprocrighttype = cls.opcintype) AS mm;
+			EXECUTE format('CREATE OPERATOR CLASS %I.%I %s FOR TYPE %s USING osm_tree FAMILY %I.%I AS %s',
+						   '@extschema@', cls.opcname,
+						   CASE WHEN cls.opcdefault THEN 'DEFAULT' ELSE '' END,
+						   format_type(cls.opcintype, NULL),
+						   '@extschema@', fam.opfname, members);
+		END LOOP;
+
+		SELECT string_agg(m, ', ' ORDER BY kind, lt, rt, num) INTO members FROM (
+			SELECT 1 AS kind, o.amoplefttype AS lt, o.amoprighttype AS rt,
+				   o.amopstrategy AS num,
+				   format('OPERATOR %s %s (%s, %s)', o.amopstrategy,
+						  op.oprname, format_type(o.amoplefttype, NULL),
+						  format_type(o.amoprighttype, NULL)) AS m
+			FROM pg_amop o JOIN pg_operator op ON op.oid = o.amopopr
+			WHERE o.amopfamily = fam.oid
+			  AND NOT EXISTS (SELECT 1 FROM pg_opclass c
+							  WHERE c.opcfamily = fam.oid
+								AND c.opcintype = o.amoplefttype
+								AND c.opcintype = o.amoprighttype)
+			UNION ALL
+			SELECT 2, p.amproclefttype, p.amprocrighttype, p.amprocnum,
+				   format('FUNCTION %s (%s, %s) %s', p.amprocnum,
+						  format_type(p.amproclefttype, NULL),
+						  format_type(p.amprocrighttype, NULL),
+						  p.amproc::regprocedure)
+			FROM pg_amproc p
+			WHERE p.amprocfamily = fam.oid
+			  AND NOT EXISTS (SELECT 1 FROM pg_opclass c
+							  WHERE c.opcfamily = fam.oid
+								AND c.opcintype = p.amproclefttype
+								AND c.opcintype = p.amprocrighttype)) AS mm;
+		IF members IS NOT NULL THEN
+			EXECUTE format('ALTER OPERATOR FAMILY %I.%I USING osm_tree ADD %s',
+						   '@extschema@', fam.opfname, members);
+		END IF;
+	END LOOP;
+END
+$osm$;
+
+--------------------------------------------------------------------------
 -- Inspection functions
 --------------------------------------------------------------------------
 
@@ -529,7 +624,10 @@ CREATE FUNCTION elastic_index_activity(
 	OUT leaves_made_standard int8,
 	OUT compact_splits int8,
 	OUT compact_inserts int8,
-	OUT heap_key_reads int8)
+	OUT heap_key_reads int8,
+	OUT batches_applied int8,
+	OUT batched_entries int8,
+	OUT bulk_appended_entries int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
@@ -581,17 +679,20 @@ SELECT n.nspname AS schemaname,
 	   coalesce(a.leaves_made_standard, 0) AS leaves_made_standard,
 	   coalesce(a.compact_splits, 0) AS compact_splits,
 	   coalesce(a.compact_inserts, 0) AS compact_inserts,
-	   coalesce(a.heap_key_reads, 0) AS heap_key_reads
+	   coalesce(a.heap_key_reads, 0) AS heap_key_reads,
+	   coalesce(a.batches_applied, 0) AS batches_applied,
+	   coalesce(a.batched_entries, 0) AS batched_entries,
+	   coalesce(a.bulk_appended_entries, 0) AS bulk_appended_entries
 FROM pg_class c
 	 JOIN pg_am am ON am.oid = c.relam
 	 JOIN pg_index i ON i.indexrelid = c.oid
 	 JOIN pg_class t ON t.oid = i.indrelid
 	 LEFT JOIN pg_namespace n ON n.oid = c.relnamespace
 	 LEFT JOIN elastic_index_activity() a ON a.indexrelid = c.oid
-WHERE c.relkind = 'i' AND am.amname = 'elastic_btree';
+WHERE c.relkind = 'i' AND am.amname IN ('elastic_btree', 'osm_tree');
 
 COMMENT ON VIEW elastic_index_stat_activity IS
-'activity counters of every elastic_btree index of the current database, since the server started or the counters were reset';
+'activity counters of every elastic_btree and osm_tree index of the current database, since the server started or the counters were reset';
 
 -- Like pg_stat_user_indexes: readable by everyone.
 GRANT SELECT ON elastic_index_stat_activity TO PUBLIC;

@@ -13,6 +13,8 @@
 
 static relopt_kind ei_relopt_kind;
 static relopt_parse_elt ei_relopt_tab[2];
+static relopt_kind osm_relopt_kind;
+static relopt_parse_elt osm_relopt_tab[3];
 
 /*
  * Reject an invalid size_bound reloption with the accepted forms.
@@ -51,6 +53,35 @@ EIInitReloptions(void)
 	ei_relopt_tab[1].optname = "size_bound";
 	ei_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
 	ei_relopt_tab[1].offset = offsetof(EIOptions, size_bound_offset);
+
+	/*
+	 * osm_tree: every option defaults to -1, "use the osm_tree.* setting",
+	 * so that SET and ALTER SYSTEM reach every index that does not override
+	 * them.  PostgreSQL checks only values given, not defaults, against the
+	 * range.
+	 */
+	osm_relopt_kind = add_reloption_kind();
+	add_int_reloption(osm_relopt_kind, "fillfactor",
+					  "Percentage of leaf page space filled by CREATE INDEX, bulk appends at the right edge and rightmost splits (osm_tree.fill_factor if unset)",
+					  -1, EI_MIN_FILLFACTOR, 100, ShareUpdateExclusiveLock);
+	osm_relopt_tab[0].optname = "fillfactor";
+	osm_relopt_tab[0].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[0].offset = offsetof(EIOptions, fillfactor);
+
+	add_real_reloption(osm_relopt_kind, "split_factor",
+					   "Share of the entries the left page keeps when a leaf that is not the rightmost splits (osm_tree.split_factor if unset)",
+					   -1, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
+					   ShareUpdateExclusiveLock);
+	osm_relopt_tab[1].optname = "split_factor";
+	osm_relopt_tab[1].opttype = RELOPT_TYPE_REAL;
+	osm_relopt_tab[1].offset = offsetof(EIOptions, split_factor);
+
+	add_int_reloption(osm_relopt_kind, "batch_size",
+					  "Entries a transaction collects before it applies them to the index sorted, leaf by leaf; 1 inserts every entry at once (osm_tree.batch_size if unset)",
+					  -1, 1, OSM_MAX_BATCH_SIZE, ShareUpdateExclusiveLock);
+	osm_relopt_tab[2].optname = "batch_size";
+	osm_relopt_tab[2].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[2].offset = offsetof(EIOptions, batch_size);
 }
 
 /*
@@ -62,6 +93,72 @@ eioptions(Datum reloptions, bool validate)
 	return (bytea *) build_reloptions(reloptions, validate, ei_relopt_kind,
 									  sizeof(EIOptions), ei_relopt_tab,
 									  lengthof(ei_relopt_tab));
+}
+
+/*
+ * Parse and validate the reloptions of an osm_tree index (amoptions).
+ */
+bytea *
+osmoptions(Datum reloptions, bool validate)
+{
+	return (bytea *) build_reloptions(reloptions, validate, osm_relopt_kind,
+									  sizeof(EIOptions), osm_relopt_tab,
+									  lengthof(osm_relopt_tab));
+}
+
+/*
+ * Leaf fill factor of an index, in percent: its fillfactor reloption, or the
+ * default of its access method.
+ */
+int
+EIGetFillFactor(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	if (EIRelIsOsm(rel))
+		return (opts != NULL && opts->fillfactor > 0) ?
+			opts->fillfactor : osm_fill_factor;
+	return opts != NULL ? opts->fillfactor : EI_DEFAULT_FILLFACTOR;
+}
+
+/*
+ * Share of the entries the left page keeps when a leaf that is neither the
+ * rightmost nor at the end of an ascending run splits: 0.5 for
+ * elastic_btree, split_factor for osm_tree.
+ */
+double
+EIGetSplitFactor(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	if (!EIRelIsOsm(rel))
+		return 0.5;
+	return (opts != NULL && opts->split_factor > 0) ?
+		opts->split_factor : osm_split_factor;
+}
+
+/*
+ * Entries a transaction collects for the index before applying them sorted;
+ * 1 (elastic_btree always) means every entry goes in at once.
+ */
+int
+EIGetBatchSize(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	if (!EIRelIsOsm(rel))
+		return 1;
+	return (opts != NULL && opts->batch_size > 0) ?
+		opts->batch_size : osm_batch_size;
+}
+
+/*
+ * Which access method an index belongs to, as the metapage records it.
+ */
+uint32
+EIRelAmKind(Relation rel)
+{
+	return EIRelIsOsm(rel) ? EI_AM_OSM_TREE : EI_AM_ELASTIC_BTREE;
 }
 
 /*

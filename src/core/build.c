@@ -42,14 +42,6 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
-/* An entry sorted in memory; the first key is cached, as tuplesort does. */
-typedef struct EIBuildEntry
-{
-	Datum		datum1;
-	bool		isnull1;
-	IndexTuple	itup;
-} EIBuildEntry;
-
 /* State of the table scan that feeds the sort. */
 typedef struct EIBuildState
 {
@@ -69,12 +61,12 @@ typedef struct EIBuildState
 	 */
 	bool		spilled;		/* true once the tuplesort is in use */
 	MemoryContext memcxt;		/* holds the in-memory entries */
-	struct EIBuildEntry *memtuples;
+	EISortEntry *memtuples;
 	int64		nmem;
 	int64		memcap;
 	Size		memused;
 	Size		memlimit;
-	SortSupport sortkeys;		/* one per key column, for qsort */
+	EIEntrySort esort;			/* how to sort them (core/sort.c) */
 } EIBuildState;
 
 /* One level of the tree while it is loaded. */
@@ -101,7 +93,6 @@ typedef struct EILoadState
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
 									   IndexInfo *indexInfo, uint32 am_kind);
-static Oid	ei_build_sort_operator(Relation index, int attno);
 static void ei_build_begin_sort(EIBuildState *bstate);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
@@ -121,26 +112,30 @@ static Size ei_load_hikey_size(IndexTuple itup, bool isleaf);
 static void ei_load_finish(EILoadState *lstate);
 
 /*
- * Build a new elastic_btree index from the rows of its table (ambuild).
+ * Build a new index of either access method from the rows of its table
+ * (ambuild).
  *
- * An index whose entries have no normalized keys can never convert leaves
- * to the compact form; say so once, here, rather than when it reaches a
- * size bound.
+ * An elastic_btree index whose entries have no normalized keys can never
+ * convert leaves to the compact form; say so once, here, rather than when
+ * it reaches a size bound.  osm_tree has no compact leaves.
  */
 IndexBuildResult *
 eibuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
-	EINormKeyInfo *norm = EIGetNormKeyInfo(index);
+	if (!EIRelIsOsm(index))
+	{
+		EINormKeyInfo *norm = EIGetNormKeyInfo(index);
 
-	if (!norm->ok)
-		ereport(NOTICE,
-				(errmsg("index \"%s\" will always keep standard leaves",
-						RelationGetRelationName(index)),
-				 errdetail("Compact leaves need normalized keys, but %s.",
-						   norm->reason)));
-	pfree(norm);
+		if (!norm->ok)
+			ereport(NOTICE,
+					(errmsg("index \"%s\" will always keep standard leaves",
+							RelationGetRelationName(index)),
+					 errdetail("Compact leaves need normalized keys, but %s.",
+							   norm->reason)));
+		pfree(norm);
+	}
 
-	return ei_build_tree(heap, index, indexInfo, EI_AM_ELASTIC_BTREE);
+	return ei_build_tree(heap, index, indexInfo, EIRelAmKind(index));
 }
 
 /*
@@ -157,7 +152,7 @@ eibuildempty(Relation index)
 	page = (Page) palloc(BLCKSZ);
 
 	/* block 0: the metapage, pointing at the root leaf in block 1 */
-	EIInitMetaPage(page, EI_AM_ELASTIC_BTREE, 1, 0, EIGetFillFactor(index));
+	EIInitMetaPage(page, EIRelAmKind(index), 1, 0, EIGetFillFactor(index));
 	PageSetChecksumInplace(page, EI_METAPAGE);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, EI_METAPAGE,
 			   (char *) page, true);
@@ -212,7 +207,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	bstate.memlimit = (Size) maintenance_work_mem * 1024;
 	bstate.memcap = 1024;
 	bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
-										  sizeof(EIBuildEntry) * bstate.memcap);
+										  sizeof(EISortEntry) * bstate.memcap);
 
 	/* scan the table; the callback feeds the sort */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
@@ -253,47 +248,6 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 }
 
 /*
- * Return the ordering operator that sorts one index column as the tree does.
- *
- * tuplesort only sorts by ordering operators, which it resolves through a
- * btree operator family.  Our operator classes use the same operators and
- * comparison functions as btree's, so the sort order is exactly the tree's
- * order; an operator class that breaks this is refused rather than allowed
- * to build a misordered tree.
- */
-static Oid
-ei_build_sort_operator(Relation index, int attno)
-{
-	Oid			opfamily = index->rd_opfamily[attno];
-	Oid			opcintype = index->rd_opcintype[attno];
-	int16		strategy;
-	Oid			sortop;
-	Oid			btfamily;
-	Oid			btintype;
-	int16		btstrategy;
-	Oid			ourcmp;
-
-	strategy = (index->rd_indoption[attno] & INDOPTION_DESC) ?
-		BTGreaterStrategyNumber : BTLessStrategyNumber;
-	sortop = get_opfamily_member(opfamily, opcintype, opcintype, strategy);
-	if (!OidIsValid(sortop))
-		elog(ERROR, "missing operator %d(%u,%u) in opfamily %u",
-			 strategy, opcintype, opcintype, opfamily);
-
-	ourcmp = get_opfamily_proc(opfamily, opcintype, opcintype, EI_CMP_PROC);
-	if (!get_ordering_op_properties(sortop, &btfamily, &btintype, &btstrategy) ||
-		get_opfamily_proc(btfamily, btintype, btintype, BTORDER_PROC) != ourcmp)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot build index \"%s\" because the operator class of column %d does not sort like a btree operator class",
-						RelationGetRelationName(index), attno + 1),
-				 errdetail("Operator %s must also belong to a btree operator family whose comparison function is %s.",
-						   format_operator(sortop), format_procedure(ourcmp))));
-
-	return sortop;
-}
-
-/*
  * Set up the sort: one column per index key, plus the heap TID.
  */
 static void
@@ -314,7 +268,7 @@ ei_build_begin_sort(EIBuildState *bstate)
 	{
 		TupleDescCopyEntry(bstate->sortdesc, i + 1, itupdesc, i + 1);
 		attnums[i] = i + 1;
-		sortops[i] = ei_build_sort_operator(index, i);
+		sortops[i] = EISortOperator(index, i);
 		collations[i] = index->rd_indcollation[i];
 		nullsfirst[i] = (index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
 	}
@@ -325,19 +279,7 @@ ei_build_begin_sort(EIBuildState *bstate)
 	nullsfirst[nkeys] = false;
 
 	/* the same orderings, for sorting formed tuples in memory */
-	bstate->sortkeys = palloc0(sizeof(SortSupportData) * nkeys);
-	for (i = 0; i < nkeys; i++)
-	{
-		SortSupport ssup = &bstate->sortkeys[i];
-
-		ssup->ssup_cxt = CurrentMemoryContext;
-		ssup->ssup_collation = collations[i];
-		ssup->ssup_nulls_first = nullsfirst[i];
-		ssup->ssup_attno = i + 1;
-		/* the first key is cached per entry, abbreviated where possible */
-		ssup->abbreviate = (i == 0);
-		PrepareSortSupportFromOrderingOp(sortops[i], ssup);
-	}
+	EIEntrySortInit(&bstate->esort, index);
 
 	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, ncols, attnums,
 										sortops, collations, nullsfirst,
@@ -371,25 +313,20 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	if (!bstate->spilled)
 	{
-		Size		size = GetMemoryChunkSpace(itup) + sizeof(EIBuildEntry);
+		Size		size = GetMemoryChunkSpace(itup) + sizeof(EISortEntry);
 
 		if (bstate->memused + size <= bstate->memlimit)
 		{
-			EIBuildEntry *entry;
+			EISortEntry *entry;
 
 			if (bstate->nmem == bstate->memcap)
 			{
 				bstate->memcap *= 2;
 				bstate->memtuples = repalloc_huge(bstate->memtuples,
-												  sizeof(EIBuildEntry) * bstate->memcap);
+												  sizeof(EISortEntry) * bstate->memcap);
 			}
 			entry = &bstate->memtuples[bstate->nmem++];
-			entry->itup = itup;
-			entry->datum1 = index_getattr(itup, 1, RelationGetDescr(index),
-										  &entry->isnull1);
-			if (bstate->sortkeys[0].abbrev_converter != NULL && !entry->isnull1)
-				entry->datum1 = bstate->sortkeys[0].abbrev_converter(entry->datum1,
-																	 &bstate->sortkeys[0]);
+			EIEntrySortSet(&bstate->esort, entry, itup);
 			bstate->memused += size;
 			MemoryContextSwitchTo(oldcxt);
 			return;
@@ -446,125 +383,12 @@ ei_build_spill(EIBuildState *bstate)
 }
 
 /*
- * Order two formed entries whose cached first keys compare equal: by the
- * first key in full if the cached one is abbreviated, then by the other key
- * columns, then by heap TID.
- */
-static int
-ei_build_compare_rest(const EIBuildEntry *ea, const EIBuildEntry *eb,
-					  EIBuildState *bstate)
-{
-	TupleDesc	itupdesc = RelationGetDescr(bstate->index);
-	int			i;
-
-	/* equal abbreviations say nothing: compare the first key in full */
-	if (bstate->sortkeys[0].abbrev_converter != NULL)
-	{
-		bool		nulla;
-		bool		nullb;
-		Datum		da = index_getattr(ea->itup, 1, itupdesc, &nulla);
-		Datum		db = index_getattr(eb->itup, 1, itupdesc, &nullb);
-		int			cmp;
-
-		cmp = ApplySortAbbrevFullComparator(da, nulla, db, nullb,
-											&bstate->sortkeys[0]);
-		if (cmp != 0)
-			return cmp;
-	}
-
-	for (i = 1; i < bstate->nkeys; i++)
-	{
-		bool		nulla;
-		bool		nullb;
-		Datum		da = index_getattr(ea->itup, i + 1, itupdesc, &nulla);
-		Datum		db = index_getattr(eb->itup, i + 1, itupdesc, &nullb);
-		int			cmp;
-
-		cmp = ApplySortComparator(da, nulla, db, nullb, &bstate->sortkeys[i]);
-		if (cmp != 0)
-			return cmp;
-	}
-	return ItemPointerCompare(&ea->itup->t_tid, &eb->itup->t_tid);
-}
-
-/*
- * Define an order of two formed entries as the tree orders them: the cached
- * first keys compared with APPLY (one of sortsupport.h's Apply*Comparator
- * functions), then the rest.  Each instance inlines its comparison into a
- * sort made from sort_template.h, as tuplesort specializes its own sorts.
- */
-#define EI_BUILD_COMPARE(NAME, APPLY) \
-static inline int \
-NAME(const EIBuildEntry *ea, const EIBuildEntry *eb, EIBuildState *bstate) \
-{ \
-	int			cmp = APPLY(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1, \
-							&bstate->sortkeys[0]); \
-\
-	return cmp != 0 ? cmp : ei_build_compare_rest(ea, eb, bstate); \
-}
-
-/* any first key, through its comparator function */
-EI_BUILD_COMPARE(ei_build_compare, ApplySortComparator)
-/* first keys compared as signed 64-bit values (int8, timestamp, ...) */
-EI_BUILD_COMPARE(ei_build_compare_signed, ApplySignedSortComparator)
-/* first keys compared as 32-bit integers (int4, date, ...) */
-EI_BUILD_COMPARE(ei_build_compare_int32, ApplyInt32SortComparator)
-/* first keys compared as unsigned Datums (abbreviated text, uuid, ...) */
-EI_BUILD_COMPARE(ei_build_compare_unsigned, ApplyUnsignedSortComparator)
-
-#define ST_SORT ei_sort_entries_unsigned
-#define ST_ELEMENT_TYPE EIBuildEntry
-#define ST_COMPARE(a, b, state) ei_build_compare_unsigned(a, b, state)
-#define ST_COMPARE_ARG_TYPE EIBuildState
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-#define ST_SORT ei_sort_entries
-#define ST_ELEMENT_TYPE EIBuildEntry
-#define ST_COMPARE(a, b, state) ei_build_compare(a, b, state)
-#define ST_COMPARE_ARG_TYPE EIBuildState
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-#define ST_SORT ei_sort_entries_signed
-#define ST_ELEMENT_TYPE EIBuildEntry
-#define ST_COMPARE(a, b, state) ei_build_compare_signed(a, b, state)
-#define ST_COMPARE_ARG_TYPE EIBuildState
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-#define ST_SORT ei_sort_entries_int32
-#define ST_ELEMENT_TYPE EIBuildEntry
-#define ST_COMPARE(a, b, state) ei_build_compare_int32(a, b, state)
-#define ST_COMPARE_ARG_TYPE EIBuildState
-#define ST_CHECK_FOR_INTERRUPTS
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
-/*
- * Sort the in-memory entries, with a comparison specialized for the first
- * key's sort support where one applies.
+ * Sort the in-memory entries in the tree's order.
  */
 static void
 ei_build_sort_memory(EIBuildState *bstate)
 {
-	SortSupport first = &bstate->sortkeys[0];
-
-	if (first->comparator == ssup_datum_unsigned_cmp)
-		ei_sort_entries_unsigned(bstate->memtuples, bstate->nmem, bstate);
-	else if (first->comparator == ssup_datum_signed_cmp)
-		ei_sort_entries_signed(bstate->memtuples, bstate->nmem, bstate);
-	else if (first->comparator == ssup_datum_int32_cmp)
-		ei_sort_entries_int32(bstate->memtuples, bstate->nmem, bstate);
-	else
-		ei_sort_entries(bstate->memtuples, bstate->nmem, bstate);
+	EIEntrySortRun(&bstate->esort, bstate->memtuples, bstate->nmem);
 }
 
 /*

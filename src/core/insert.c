@@ -41,6 +41,10 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
+static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
+						  IndexTuple *items, int nitems);
+static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
+							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
 
 /*
@@ -117,6 +121,325 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 		((EIMetaPageData *) rel->rd_amcache)->elastic_state != EI_STATE_SHRINKING)
 		EIElasticSetState(rel, EI_STATE_SHRINKING);
 	return false;
+}
+
+/*
+ * Insert entries sorted by (keys, heap TID), one leaf at a time.
+ *
+ * Each descent finds the leaf of the next entry; every following entry that
+ * belongs on the same leaf and fits goes in with it, under one lock and in
+ * one WAL record.  On the rightmost leaf, entries past its last item fill
+ * it only up to the fill factor; the rest of such a run goes onto whole new
+ * leaves, each filled to the fill factor and linked in by a split that moves
+ * nothing (ei_append_page).  An entry whose leaf is full or compact takes
+ * the ordinary path (EIDoInsert), which splits.  An entry that is already
+ * in the tree (a batch applied again after an error) is skipped, so
+ * applying the same entries twice adds each once.
+ */
+void
+EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
+{
+	int			i = 0;
+
+	EICheckPreloaded();
+	/* read now what the policy needs, not later under a leaf's lock */
+	(void) EICompactInfo(rel);
+
+	while (i < nitems)
+	{
+		EIScanInsert key;
+		EIStack		stack;
+		Buffer		buf;
+		Page		page;
+		int			done;
+
+		CHECK_FOR_INTERRUPTS();
+
+		key = EIMakeScanKey(rel, items[i], true);
+		key->nextkey = true;
+		stack = EISearch(rel, key, &buf, EI_WRITE);
+		EIStatsCount(rel, EI_STAT_DESCENTS, 1);
+		page = BufferGetPage(buf);
+		pfree(key);
+
+		done = 0;
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
+			done = ei_insert_run(rel, buf, stack, items + i, nitems - i);
+		else
+			EIRelBuf(rel, buf);
+		EIFreeStack(stack);
+
+		if (done == 0)
+		{
+			/* a full or compact leaf: the ordinary path splits it */
+			EIDoInsert(rel, items[i], heapRel);
+			done = 1;
+		}
+		i += done;
+	}
+}
+
+/*
+ * Put as many of the sorted entries as belong on the write-locked leaf buf
+ * and fit there; then, if the leaf is the rightmost and the run goes on
+ * past it, append new leaves.  Releases buf (and consumes nothing but the
+ * lock when the first entry does not fit).  Returns how many entries were
+ * dealt with: inserted, found already present, or appended.
+ */
+static int
+ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
+			  int nitems)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	bool		rightmost = EI_RIGHTMOST(opaque);
+	Size		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
+	Page		tmp = PageGetTempPage(page);
+	OffsetNumber *offsets = palloc(sizeof(OffsetNumber) * nitems);
+	IndexTuple *inserted = palloc(sizeof(IndexTuple) * nitems);
+	int			ninserted = 0;
+	int			k;
+	bool		append = false;
+
+	/* build the leaf's new contents aside; it changes in one step below */
+	memcpy(tmp, page, BLCKSZ);
+
+	for (k = 0; k < nitems; k++)
+	{
+		IndexTuple	itup = items[k];
+		Size		itemsz = MAXALIGN(IndexTupleSize(itup));
+		EIScanInsert key = EIMakeScanKey(rel, itup, true);
+		OffsetNumber off;
+		bool		present;
+
+		key->nextkey = true;
+		if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+		{
+			pfree(key);
+			break;				/* belongs to a leaf further right */
+		}
+		off = EIBinSearch(rel, key, tmp);
+		present = (off > EI_FIRST_DATA(opaque) &&
+				   EICompare(rel, key, tmp, OffsetNumberPrev(off)) == 0);
+		pfree(key);
+		if (present)
+			continue;
+
+		if (PageGetFreeSpace(tmp) < itemsz)
+			break;
+
+		/*
+		 * Past the last item of the rightmost leaf, fill only up to the fill
+		 * factor, keeping room for the high key an append will add; the run
+		 * continues on new leaves.
+		 */
+		if (rightmost && off > PageGetMaxOffsetNumber(tmp) &&
+			PageGetFreeSpace(tmp) - itemsz <
+			slack + MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData)) +
+			sizeof(ItemIdData))
+		{
+			append = true;
+			break;
+		}
+
+		if (PageAddItem(tmp, (Item) itup, itemsz, off, false, false) ==
+			InvalidOffsetNumber)
+			elog(ERROR, "failed to add item to block %u of index \"%s\"",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+		offsets[ninserted] = off;
+		inserted[ninserted++] = itup;
+	}
+
+	if (ninserted > 0)
+	{
+		Size		tupbytes = 0;
+		char	   *tupdata;
+
+		/* one piece of record data: a record takes only so many pieces */
+		for (int j = 0; j < ninserted; j++)
+			tupbytes += MAXALIGN(IndexTupleSize(inserted[j]));
+		tupdata = palloc(tupbytes);
+		tupbytes = 0;
+		for (int j = 0; j < ninserted; j++)
+		{
+			Size		sz = MAXALIGN(IndexTupleSize(inserted[j]));
+
+			memcpy(tupdata + tupbytes, inserted[j], IndexTupleSize(inserted[j]));
+			memset(tupdata + tupbytes + IndexTupleSize(inserted[j]), 0,
+				   sz - IndexTupleSize(inserted[j]));
+			tupbytes += sz;
+		}
+
+		START_CRIT_SECTION();
+
+		memcpy(page, tmp, BLCKSZ);
+		MarkBufferDirty(buf);
+
+		if (RelationNeedsWAL(rel))
+		{
+			xl_ei_insert_multi xlrec;
+			XLogRecPtr	recptr;
+
+			xlrec.nitems = ninserted;
+			XLogBeginInsert();
+			XLogRegisterData((char *) &xlrec, SizeOfEIInsertMulti);
+			XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+			XLogRegisterBufData(0, (char *) offsets,
+								sizeof(OffsetNumber) * ninserted);
+			/* the tuples, in the order they went in at those offsets */
+			XLogRegisterBufData(0, tupdata, tupbytes);
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_INSERT_MULTI);
+			PageSetLSN(page, recptr);
+		}
+
+		END_CRIT_SECTION();
+		EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, ninserted);
+		pfree(tupdata);
+	}
+	pfree(tmp);
+	pfree(offsets);
+	pfree(inserted);
+
+	if (append)
+	{
+		int			nappended = 0;
+		bool		isroot = EI_IS_ROOT(opaque);	/* before the append */
+		Buffer		rbuf;
+
+		rbuf = ei_append_page(rel, buf, items + k, nitems - k, &nappended);
+		if (BufferIsValid(rbuf))
+		{
+
+			if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
+			{
+				/* leave the append incomplete, as a crash here would */
+				EIRelBuf(rel, rbuf);
+				EIRelBuf(rel, buf);
+				EIFaultPoint(EI_FAULT_AFTER_SPLIT);
+			}
+			EIInsertParent(rel, buf, rbuf, stack, isroot);
+			return k + nappended;
+		}
+	}
+
+	EIRelBuf(rel, buf);
+	return k;
+}
+
+/*
+ * Append a new rightmost leaf after the write-locked rightmost leaf buf,
+ * holding the first of the sorted entries (all of them after every item of
+ * buf) up to the fill factor.  The old leaf gains a high key and keeps all
+ * of its items: this is a split that moves nothing, logged as an
+ * XLOG_EI_SPLIT whose first right offset is past the last item and which
+ * has no new item, so redo needs nothing new.  Like a split's first phase
+ * it leaves EI_INCOMPLETE_SPLIT on buf; the caller inserts the downlink.
+ * Returns the new leaf write-locked, or InvalidBuffer (nothing done) if the
+ * high key does not fit on buf.
+ */
+static Buffer
+ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
+			   int *nappended)
+{
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	Size		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
+	IndexTuple	lefthikey;
+	Page		leftpage;
+	Page		rightpage;
+	Buffer		rbuf;
+	BlockNumber rightblk;
+	OffsetNumber off = FirstOffsetNumber;
+	int			n = 0;
+
+	Assert(EI_RIGHTMOST(oopaque) && EI_IS_LEAF(oopaque));
+
+	lefthikey = EIFormPivot(items[0]);
+	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
+	{
+		pfree(lefthikey);
+		return InvalidBuffer;
+	}
+
+	/* the new leaf: the run, up to the fill factor (at least one entry) */
+	rightpage = PageGetTempPage(origpage);
+	EIInitPage(rightpage, EI_LEAF, 0);
+	while (n < nitems)
+	{
+		Size		itemsz = MAXALIGN(IndexTupleSize(items[n]));
+
+		if (n > 0 &&
+			PageGetFreeSpace(rightpage) < itemsz + slack +
+			MAXALIGN(IndexTupleSize(items[n]) + sizeof(ItemPointerData)) +
+			sizeof(ItemIdData))
+			break;
+		if (PageAddItem(rightpage, (Item) items[n], itemsz, off,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add item to new leaf of index \"%s\"",
+				 RelationGetRelationName(rel));
+		off++;
+		n++;
+	}
+
+	/* the old leaf: every item stays, behind the new high key */
+	leftpage = PageGetTempPage(origpage);
+	EISplitBuildPages(rel, origpage, OffsetNumberNext(maxoff),
+					  InvalidOffsetNumber, NULL, false, lefthikey,
+					  leftpage, NULL);
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = BufferGetBlockNumber(buf);
+	EIPageGetOpaque(rightpage)->ei_next = InvalidBlockNumber;
+	PageSetLSN(leftpage, PageGetLSN(origpage));
+
+	START_CRIT_SECTION();
+
+	memcpy(origpage, leftpage, BLCKSZ);
+	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
+	MarkBufferDirty(buf);
+	MarkBufferDirty(rbuf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_split xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.level = 0;
+		xlrec.firstrightoff = OffsetNumberNext(maxoff);
+		xlrec.newitemoff = InvalidOffsetNumber;
+		xlrec.flags = 0;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) lefthikey,
+							MAXALIGN(IndexTupleSize(lefthikey)));
+		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_SPLIT);
+		PageSetLSN(origpage, recptr);
+		PageSetLSN(BufferGetPage(rbuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
+
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+
+	/* the next run starts at the new right edge */
+	RelationSetTargetBlock(rel, rightblk);
+
+	*nappended = n;
+	return rbuf;
 }
 
 /*
@@ -746,7 +1069,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	Size		hikeysz = 0;
 	Size		total = 0;
 	Size		leftsz = 0;
-	double		fillmult = 0.5;
+	double		fillmult = isleaf ? EIGetSplitFactor(rel) : 0.5;
 	double		bestdelta = -1;
 	int			best = -1;
 	int			k;

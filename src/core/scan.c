@@ -1860,6 +1860,9 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 
 	Assert(norderbys == 0);
 
+	/* our own not yet applied entries go in first (core/batch.c) */
+	EIBatchFlushIndex(rel);
+
 	scan = RelationGetIndexScan(rel, nkeys, norderbys);
 
 	so = (EIScanOpaque) palloc(sizeof(EIScanOpaqueData));

@@ -89,6 +89,47 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 }
 
 /*
+ * Replay XLOG_EI_INSERT_MULTI: add the tuples at their offsets, in order.
+ */
+static void
+ei_redo_insert_multi(XLogReaderState *record)
+{
+	xl_ei_insert_multi *xlrec = (xl_ei_insert_multi *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		OffsetNumber *offsets = (OffsetNumber *) ei_copy_data(data,
+															  sizeof(OffsetNumber) * xlrec->nitems);
+		char	   *tuples = data + sizeof(OffsetNumber) * xlrec->nitems;
+
+		for (int i = 0; i < xlrec->nitems; i++)
+		{
+			IndexTupleData hdr;
+			Size		sz;
+			char	   *itup;
+
+			memcpy(&hdr, tuples, sizeof(IndexTupleData));
+			sz = MAXALIGN(IndexTupleSize(&hdr));
+			itup = ei_copy_data(tuples, sz);
+			if (PageAddItem(page, (Item) itup, sz, offsets[i],
+							false, false) == InvalidOffsetNumber)
+				elog(PANIC, "elastic_index redo: failed to add item");
+			pfree(itup);
+			tuples += sz;
+		}
+		pfree(offsets);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
  * Replay XLOG_EI_SPLIT.
  */
 static void
@@ -525,6 +566,9 @@ ei_redo(XLogReaderState *record)
 		case XLOG_EI_COMPACT_IMAGE:
 			ei_redo_compact_image(record);
 			break;
+		case XLOG_EI_INSERT_MULTI:
+			ei_redo_insert_multi(record);
+			break;
 		default:
 			elog(PANIC, "elastic_index redo: unknown op code %u", info);
 	}
@@ -639,6 +683,10 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 ", sibling" : "");
 				break;
 			}
+		case XLOG_EI_INSERT_MULTI:
+			appendStringInfo(buf, "nitems: %u",
+							 ((xl_ei_insert_multi *) rec)->nitems);
+			break;
 		case XLOG_EI_REUSE_PAGE:
 			{
 				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
@@ -687,6 +735,8 @@ ei_identify(uint8 info)
 			return "COMPACT_DELETE";
 		case XLOG_EI_COMPACT_IMAGE:
 			return "COMPACT_IMAGE";
+		case XLOG_EI_INSERT_MULTI:
+			return "INSERT_MULTI";
 	}
 	return NULL;
 }

@@ -70,7 +70,8 @@ EICompactInfo(Relation rel)
 		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
 
 		MemoryContextSwitchTo(oldcxt);
-		if (norm->ok && norm->keylen > 0 && norm->keylen <= SEQTREE_MAX_KEYLEN &&
+		if (!EIRelIsOsm(rel) &&
+			norm->ok && norm->keylen > 0 && norm->keylen <= SEQTREE_MAX_KEYLEN &&
 			IndexRelationGetNumberOfAttributes(rel) ==
 			IndexRelationGetNumberOfKeyAttributes(rel) &&
 			ei_table_is_heap(rel->rd_index->indrelid))

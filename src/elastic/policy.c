@@ -175,6 +175,8 @@ EIElasticBoundPages(Relation rel)
 	double		percent;
 	const char *hint;
 
+	if (EIRelIsOsm(rel))
+		return -1;				/* osm_tree has no size bound */
 	if (opts != NULL && opts->size_bound_offset != 0)
 		value = (const char *) opts + opts->size_bound_offset;
 	if (!ei_parse_size_bound(value, &kb, &percent, &hint))
@@ -499,6 +501,12 @@ ei_open_for_conversion(Oid indexoid)
 	if (!pg_class_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
+	if (EIRelIsOsm(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("index \"%s\" is an osm_tree index",
+						RelationGetRelationName(rel)),
+				 errdetail("Only elastic_btree indexes have compact leaves and a size bound.")));
 	if (EICompactInfo(rel) == NULL)
 	{
 		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);

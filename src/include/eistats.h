@@ -41,7 +41,10 @@
 	X(EI_STAT_TO_STANDARD, "leaves_made_standard") \
 	X(EI_STAT_COMPACT_SPLITS, "compact_splits") \
 	X(EI_STAT_COMPACT_INSERTS, "compact_inserts") \
-	X(EI_STAT_HEAP_KEY_READS, "heap_key_reads")
+	X(EI_STAT_HEAP_KEY_READS, "heap_key_reads") \
+	X(EI_STAT_BATCHES, "batches_applied") \
+	X(EI_STAT_BATCH_ENTRIES, "batched_entries") \
+	X(EI_STAT_BULK_APPENDED, "bulk_appended_entries")
 
 #define EI_STAT_ENUM_ENTRY(sym, name) sym,
 

@@ -63,6 +63,11 @@
 #define EI_DEFAULT_FILLFACTOR	90
 #define EI_NONLEAF_FILLFACTOR	70
 
+/* osm_tree settings: ranges (defaults are in am/osm_tree.c) */
+#define OSM_MIN_SPLIT_FACTOR	0.05
+#define OSM_MAX_SPLIT_FACTOR	0.95
+#define OSM_MAX_BATCH_SIZE		10000000
+
 /* ----------------------------------------------------------------
  * Page layout
  *
@@ -337,13 +342,15 @@ typedef EIParallelScanDescData *EIParallelScanDesc;
 typedef struct EIOptions
 {
 	int32		varlena_header_;	/* varlena header (do not touch) */
-	int			fillfactor;		/* leaf page fill factor */
-	int			size_bound_offset;	/* size_bound string, or 0 */
+	int			fillfactor;		/* leaf page fill factor; osm_tree: -1 =
+								 * osm_tree.fill_factor */
+	int			size_bound_offset;	/* elastic_btree: size_bound string, or 0 */
+	double		split_factor;	/* osm_tree: -1 = osm_tree.split_factor */
+	int			batch_size;		/* osm_tree: -1 = osm_tree.batch_size */
 } EIOptions;
 
-#define EIGetFillFactor(rel) \
-	((rel)->rd_options ? ((EIOptions *) (rel)->rd_options)->fillfactor : \
-	 EI_DEFAULT_FILLFACTOR)
+/* Is this index an osm_tree (rather than an elastic_btree)? */
+#define EIRelIsOsm(rel)	((rel)->rd_indam->aminsert == osminsert)
 
 /* Lock modes, as nbtree names them. */
 #define EI_READ		BUFFER_LOCK_SHARE
@@ -485,6 +492,8 @@ extern void EIFreeStack(EIStack stack);
 
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
+extern void EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items,
+						   int nitems);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
 extern Buffer EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child);
 extern void EIInsertParent(Relation rel, Buffer buf, Buffer rbuf,
@@ -493,6 +502,30 @@ extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstrig
 							  OffsetNumber newitemoff, IndexTuple newitem,
 							  bool newitemonleft, IndexTuple lefthikey,
 							  Page leftpage, Page rightpage);
+
+/*
+ * Sorting formed entries in memory (core/sort.c): the first key of each is
+ * cached, abbreviated where its type allows, as tuplesort does.
+ */
+typedef struct EISortEntry
+{
+	Datum		datum1;
+	bool		isnull1;
+	IndexTuple	itup;
+} EISortEntry;
+
+typedef struct EIEntrySort
+{
+	Relation	index;
+	int			nkeys;			/* key columns */
+	struct SortSupportData *sortkeys;	/* one per key column */
+} EIEntrySort;
+
+extern Oid	EISortOperator(Relation index, int attno);
+extern void EIEntrySortInit(EIEntrySort *esort, Relation index);
+extern void EIEntrySortSet(EIEntrySort *esort, EISortEntry *entry,
+						   IndexTuple itup);
+extern void EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n);
 
 /* core/build.c: bulk build */
 extern IndexBuildResult *eibuild(Relation heap, Relation index, IndexInfo *indexInfo);
@@ -555,17 +588,39 @@ extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 /* am/options.c and am/validate.c */
 extern void EIInitReloptions(void);
 extern bytea *eioptions(Datum reloptions, bool validate);
+extern bytea *osmoptions(Datum reloptions, bool validate);
+extern int	EIGetFillFactor(Relation rel);
+extern double EIGetSplitFactor(Relation rel);
+extern int	EIGetBatchSize(Relation rel);
+extern uint32 EIRelAmKind(Relation rel);
 extern bool eivalidate(Oid opclassoid);
 extern bool eiproperty(Oid index_oid, int attno, IndexAMProperty prop,
 					   const char *propname, bool *res, bool *isnull);
 extern char *eibuildphasename(int64 phasenum);
 
 /* am/elastic_btree.c */
+extern Datum elastic_btree_handler(PG_FUNCTION_ARGS);
 extern bool eiinsert(Relation rel, Datum *values, bool *isnull,
 					 ItemPointer ht_ctid, Relation heapRel,
 					 IndexUniqueCheck checkUnique, bool indexUnchanged,
 					 IndexInfo *indexInfo);
 extern bool eicanreturn(Relation index, int attno);
+
+/* am/osm_tree.c: settings of osm_tree (reloptions override them) */
+extern int	osm_fill_factor;
+extern double osm_split_factor;
+extern int	osm_batch_size;
+extern void OsmInitGUCs(void);
+extern bool osminsert(Relation rel, Datum *values, bool *isnull,
+					  ItemPointer ht_ctid, Relation heapRel,
+					  IndexUniqueCheck checkUnique, bool indexUnchanged,
+					  IndexInfo *indexInfo);
+
+/* core/batch.c: entries collected per transaction and applied sorted */
+extern void EIBatchInit(void);
+extern void EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup);
+extern void EIBatchFlushIndex(Relation rel);
+extern void EIBatchFlushAll(void);
 
 /* build phases reported in pg_stat_progress_create_index */
 #define EI_BUILD_PHASE_SCAN		2	/* PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1 */

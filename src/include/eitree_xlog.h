@@ -43,6 +43,7 @@
 #define XLOG_EI_COMPACT_DELETE	0xB0	/* remove entries from a compact leaf */
 #define XLOG_EI_COMPACT_IMAGE	0xC0	/* compact leaves made, split or
 										 * expanded: full page images */
+#define XLOG_EI_INSERT_MULTI	0xD0	/* add several tuples to one leaf */
 
 /*
  * XLOG_EI_META
@@ -66,7 +67,26 @@ typedef struct xl_ei_insert
 #define SizeOfEIInsert	(offsetof(xl_ei_insert, offnum) + sizeof(OffsetNumber))
 
 /*
+ * XLOG_EI_INSERT_MULTI: sorted entries applied to one leaf (core/insert.c,
+ * EIInsertSorted).
+ *
+ * Block 0: the leaf; its data is nitems OffsetNumbers, then the nitems
+ * tuples (each MAXALIGNed).  Redo adds tuple i at offset i, in order, as
+ * the primary did, so the page comes out byte for byte the same.
+ */
+typedef struct xl_ei_insert_multi
+{
+	uint16		nitems;
+} xl_ei_insert_multi;
+
+#define SizeOfEIInsertMulti	(offsetof(xl_ei_insert_multi, nitems) + sizeof(uint16))
+
+/*
  * XLOG_EI_SPLIT
+ *
+ * A bulk append at the right edge (EIInsertSorted) is logged as a split
+ * that moves nothing: firstrightoff is past the left page's last item and
+ * newitemoff is InvalidOffsetNumber (no new item).
  *
  * Block 0: the left (original) page.  Its data is the new item, if it went
  * to the left page, followed by the left page's new high key.  Redo keeps

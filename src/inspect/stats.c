@@ -100,6 +100,9 @@ EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
 						relname)));
 	}
 
+	/* show and check the index with this transaction's batch applied */
+	EIBatchFlushIndex(rel);
+
 	return rel;
 }
 

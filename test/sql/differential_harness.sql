@@ -6,7 +6,8 @@
 -- Each data set BASE lives in three tables with identical rows:
 --   BASE_seq   no index; read with a sequential scan (the reference)
 --   BASE_bt    PostgreSQL's btree indexes
---   BASE_ei    the same indexes with USING elastic_btree
+--   BASE_ei    the same indexes with USING elastic_btree, or with the
+--              access method the setting ei_test.am names (osm_tree)
 -- ei_diff(BASE, QUERY, ORDERED, MODES) expands QUERY, a format() template in
 -- which %I (or %1$I) stands for the table, for each table, runs it under
 -- every planner mode in MODES and raises an error unless every result equals
@@ -89,6 +90,12 @@ BEGIN
 END
 $fn$;
 
+-- The access method under test: ei_test.am if set, else elastic_btree.
+CREATE OR REPLACE FUNCTION ei_am() RETURNS text
+LANGUAGE sql AS $fn$
+	SELECT coalesce(nullif(current_setting('ei_test.am', true), ''), 'elastic_btree')
+$fn$;
+
 -- Does an EXPLAIN (FORMAT JSON) plan read an elastic_btree index of TBL
 -- with the scan kind MODE asks for?
 CREATE OR REPLACE FUNCTION ei_plan_uses(plan jsonb, tbl text, mode text) RETURNS bool
@@ -103,7 +110,7 @@ LANGUAGE sql AS $fn$
 				JOIN pg_class ci ON ci.oid = i.indexrelid
 				JOIN pg_am am ON am.oid = ci.relam
 				WHERE i.indrelid = tbl::regclass
-				  AND am.amname = 'elastic_btree')
+				  AND am.amname = ei_am())
 		  AND CASE mode
 				WHEN 'index' THEN node ->> 'Node Type' = 'Index Scan'
 				WHEN 'indexonly' THEN node ->> 'Node Type' = 'Index Only Scan'
@@ -150,8 +157,8 @@ BEGIN
 			IF tbl = base || '_ei' THEN
 				EXECUTE 'EXPLAIN (COSTS OFF, FORMAT JSON) ' || q INTO plan;
 				IF NOT ei_plan_uses(plan, tbl, mode) THEN
-					RAISE EXCEPTION 'mode %: plan does not use an elastic_btree index as expected: %',
-						mode, format(query, tbl)
+					RAISE EXCEPTION 'mode %: plan does not use an % index as expected: %',
+						mode, ei_am(), format(query, tbl)
 						USING DETAIL = jsonb_pretty(plan);
 				END IF;
 				-- an ordered query read through the index must get its order
@@ -274,7 +281,7 @@ CREATE OR REPLACE FUNCTION ei_index(base text, name text, def text) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
 	EXECUTE format('CREATE INDEX %I ON %I USING btree %s', base || '_bt_' || name, base || '_bt', def);
-	EXECUTE format('CREATE INDEX %I ON %I USING elastic_btree %s', base || '_ei_' || name, base || '_ei', def);
+	EXECUTE format('CREATE INDEX %I ON %I USING %s %s', base || '_ei_' || name, base || '_ei', ei_am(), def);
 END
 $fn$;
 
@@ -307,7 +314,7 @@ BEGIN
 		JOIN pg_class ci ON ci.oid = i.indexrelid
 		JOIN pg_am am ON am.oid = ci.relam
 		WHERE i.indrelid = (base || '_ei')::regclass
-		  AND am.amname = 'elastic_btree'
+		  AND am.amname = ei_am()
 		ORDER BY ci.relname
 	LOOP
 		PERFORM elastic_index_check(idx, true);

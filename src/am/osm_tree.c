@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * osm_tree.c
+ *	  The osm_tree access method: its handler, its settings, and its insert
+ *	  callback, which hands entries to the per-transaction batch
+ *	  (core/batch.c) instead of inserting them one by one.
+ *
+ * osm_tree is the shared tree core tuned for sorted and near-sorted
+ * ingestion: entries a transaction inserts are sorted and applied leaf by
+ * leaf, runs past the right edge become whole new leaves filled to
+ * osm_tree.fill_factor, and leaves that are not the rightmost split at
+ * osm_tree.split_factor.  Everything else (search, scans, VACUUM, WAL) is
+ * the core's, exactly as for elastic_btree.  See src/README.md, "osm_tree".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "commands/vacuum.h"
+#include "eitree.h"
+#include "fmgr.h"
+#include "utils/guc.h"
+
+PG_FUNCTION_INFO_V1(osm_tree_handler);
+
+/* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
+int			osm_fill_factor = 95;
+
+/* osm_tree.split_factor: share the left page keeps in an ordinary split */
+double		osm_split_factor = 0.5;
+
+/* osm_tree.batch_size: entries a transaction collects before applying them */
+int			osm_batch_size = 100000;
+
+/*
+ * Define the osm_tree.* settings; called from _PG_init.
+ */
+void
+OsmInitGUCs(void)
+{
+	DefineCustomIntVariable("osm_tree.fill_factor",
+							"Percentage of leaf page space filled by CREATE INDEX, bulk appends at the right edge and rightmost splits of osm_tree indexes.",
+							"The fillfactor storage parameter of an index overrides it.",
+							&osm_fill_factor,
+							95, EI_MIN_FILLFACTOR, 100,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("osm_tree.split_factor",
+							 "Share of the entries the left page keeps when an osm_tree leaf that is not the rightmost splits.",
+							 "The split_factor storage parameter of an index overrides it.",
+							 &osm_split_factor,
+							 0.5, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.batch_size",
+							"Entries a transaction collects per osm_tree index before applying them sorted, leaf by leaf; 1 inserts each entry at once.",
+							"The batch_size storage parameter of an index overrides it.",
+							&osm_batch_size,
+							100000, 1, OSM_MAX_BATCH_SIZE,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("osm_tree");
+}
+
+/*
+ * Insert one heap tuple's entry (aminsert): into the transaction's batch,
+ * or at once where other backends must see it before we commit.
+ *
+ * An exclusion constraint's check in another backend searches the index
+ * for our uncommitted entry in order to wait for us, so those indexes
+ * (and any uniqueness check) take entries at once.  Serializable
+ * transactions need nothing special: an access method without predicate
+ * locks is checked for conflicts at the relation level by index_insert,
+ * before this is called.
+ */
+bool
+osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
+		  Relation heapRel, IndexUniqueCheck checkUnique, bool indexUnchanged,
+		  IndexInfo *indexInfo)
+{
+	IndexTuple	itup;
+
+	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
+	itup->t_tid = *ht_ctid;
+
+	if (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
+		indexInfo->ii_ExclusionOps != NULL || EIGetBatchSize(rel) <= 1)
+		EIDoInsert(rel, itup, heapRel);
+	else
+		EIBatchAdd(rel, heapRel, itup);
+	pfree(itup);
+
+	return false;
+}
+
+/*
+ * Describe the access method to the server (the AM handler).  Only
+ * aminsert and amoptions differ from elastic_btree.
+ */
+Datum
+osm_tree_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine;
+
+	amroutine = (IndexAmRoutine *) DatumGetPointer(DirectFunctionCall1(elastic_btree_handler,
+																	   PointerGetDatum(NULL)));
+	amroutine->aminsert = osminsert;
+	amroutine->amoptions = osmoptions;
+
+	PG_RETURN_POINTER(amroutine);
+}

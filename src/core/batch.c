@@ -1,0 +1,329 @@
+/*-------------------------------------------------------------------------
+ *
+ * batch.c
+ *	  Batch-aware ingestion: the entries a transaction inserts into an index
+ *	  are collected in backend memory, sorted, and applied leaf by leaf.
+ *
+ * An index that batches (osm_tree; EIGetBatchSize > 1) does not insert an
+ * entry when aminsert is called.  It keeps a copy in this backend, and
+ * applies all the entries it holds for the index, sorted by (keys, heap
+ * TID), through EIInsertSorted (core/insert.c): one lock and one WAL record
+ * per leaf touched, whole new leaves for the run past the right edge.
+ *
+ * Nobody but this transaction can see its new rows, so nobody but this
+ * transaction needs their entries before it commits.  The entries are
+ * applied
+ *
+ *	- when the index holds batch_size of them (or work_mem of memory);
+ *	- before this backend begins a scan of the index (its own reads, the
+ *	  leader of a parallel scan before any worker starts, the inspection
+ *	  functions);
+ *	- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
+ *	  XACT_EVENT_PRE_PREPARE), so the commit record follows them in WAL.
+ *
+ * Entries of a subtransaction that aborts are dropped: their heap tuples
+ * are dead at once, VACUUM may remove them and reuse their TIDs, and an
+ * entry applied later would point at somebody else's row.  Everything is
+ * dropped when the transaction aborts.  An index that was dropped,
+ * truncated or rebuilt in the meantime (its relfilenode changed) has its
+ * entries dropped too: the new storage was built from the heap, our rows
+ * included.  Exclusion constraints and SERIALIZABLE are handled where
+ * entries come in (am/osm_tree.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "eistats.h"
+#include "eitree.h"
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/* The entries one index holds for this transaction. */
+typedef struct EIBatch
+{
+	Oid			indexoid;		/* hash key */
+	Oid			heapoid;
+	Oid			relfilenode;	/* storage the entries were meant for */
+	int			nitems;
+	int			maxitems;
+	Size		bytes;			/* memory held by the copies */
+	IndexTuple *items;			/* copies, in arrival order */
+	SubTransactionId *subids;	/* subtransaction that added each */
+} EIBatch;
+
+/* Batches of the current transaction, in ei_batch_cxt; NULL if none. */
+static HTAB *ei_batches = NULL;
+static MemoryContext ei_batch_cxt = NULL;
+
+static void ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch);
+static void ei_batch_xact_callback(XactEvent event, void *arg);
+static void ei_batch_subxact_callback(SubXactEvent event,
+									  SubTransactionId mySubid,
+									  SubTransactionId parentSubid,
+									  void *arg);
+
+/*
+ * Register the transaction callbacks; called from _PG_init.
+ */
+void
+EIBatchInit(void)
+{
+	RegisterXactCallback(ei_batch_xact_callback, NULL);
+	RegisterSubXactCallback(ei_batch_subxact_callback, NULL);
+}
+
+/*
+ * Keep a copy of one entry for the transaction, applying the index's batch
+ * once it holds batch_size entries or work_mem of memory.
+ */
+void
+EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
+{
+	Oid			indexoid = RelationGetRelid(rel);
+	EIBatch    *batch;
+	bool		found;
+	MemoryContext oldcxt;
+
+	/* refuse an oversized entry now, with the row that has it */
+	EICheckPreloaded();
+	EICheckItemSize(rel, heapRel, itup);
+
+	if (ei_batches == NULL)
+	{
+		HASHCTL		ctl;
+
+		ei_batch_cxt = AllocSetContextCreate(TopTransactionContext,
+											 "elastic_index batches",
+											 ALLOCSET_DEFAULT_SIZES);
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(EIBatch);
+		ctl.hcxt = ei_batch_cxt;
+		ei_batches = hash_create("elastic_index batches", 8, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+
+	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
+	if (!found || batch->relfilenode != rel->rd_node.relNode)
+	{
+		if (found && batch->nitems > 0)
+		{
+			/* the index got new storage since: those entries are moot */
+			for (int i = 0; i < batch->nitems; i++)
+				pfree(batch->items[i]);
+			pfree(batch->items);
+			pfree(batch->subids);
+		}
+		batch->heapoid = RelationGetRelid(heapRel);
+		batch->relfilenode = rel->rd_node.relNode;
+		batch->nitems = 0;
+		batch->maxitems = 0;
+		batch->bytes = 0;
+		batch->items = NULL;
+		batch->subids = NULL;
+	}
+
+	oldcxt = MemoryContextSwitchTo(ei_batch_cxt);
+	if (batch->nitems == batch->maxitems)
+	{
+		batch->maxitems = Max(64, batch->maxitems * 2);
+		if (batch->items == NULL)
+		{
+			batch->items = palloc(sizeof(IndexTuple) * batch->maxitems);
+			batch->subids = palloc(sizeof(SubTransactionId) * batch->maxitems);
+		}
+		else
+		{
+			batch->items = repalloc_huge(batch->items,
+										 sizeof(IndexTuple) * batch->maxitems);
+			batch->subids = repalloc_huge(batch->subids,
+										  sizeof(SubTransactionId) * batch->maxitems);
+		}
+	}
+	batch->items[batch->nitems] = CopyIndexTuple(itup);
+	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
+	batch->nitems++;
+	batch->bytes += GetMemoryChunkSpace(batch->items[batch->nitems - 1]) +
+		sizeof(IndexTuple) + sizeof(SubTransactionId);
+	MemoryContextSwitchTo(oldcxt);
+
+	if (batch->nitems >= EIGetBatchSize(rel) ||
+		batch->bytes >= (Size) work_mem * 1024)
+		ei_batch_apply(rel, heapRel, batch);
+}
+
+/*
+ * Apply the entries this transaction holds for an index, if any (before a
+ * scan of it, say).
+ */
+void
+EIBatchFlushIndex(Relation rel)
+{
+	Oid			indexoid = RelationGetRelid(rel);
+	EIBatch    *batch;
+	Relation	heapRel;
+
+	if (ei_batches == NULL)
+		return;
+	batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
+	if (batch == NULL || batch->nitems == 0)
+		return;
+	if (batch->relfilenode != rel->rd_node.relNode)
+	{
+		batch->nitems = 0;		/* storage replaced: see above */
+		return;
+	}
+
+	/* we inserted rows into the table, so we hold a lock on it already */
+	heapRel = table_open(batch->heapoid, NoLock);
+	ei_batch_apply(rel, heapRel, batch);
+	table_close(heapRel, NoLock);
+}
+
+/*
+ * Apply every batch of the transaction (before it commits).  An index that
+ * no longer exists, or got new storage, loses its entries.
+ */
+void
+EIBatchFlushAll(void)
+{
+	HASH_SEQ_STATUS status;
+	EIBatch    *batch;
+
+	if (ei_batches == NULL)
+		return;
+
+	hash_seq_init(&status, ei_batches);
+	while ((batch = hash_seq_search(&status)) != NULL)
+	{
+		Relation	rel;
+
+		if (batch->nitems == 0)
+			continue;
+		/* we hold RowExclusiveLock since our inserts, unless it was dropped */
+		rel = try_relation_open(batch->indexoid, NoLock);
+		if (rel == NULL)
+		{
+			batch->nitems = 0;
+			continue;
+		}
+		if (rel->rd_rel->relkind == RELKIND_INDEX &&
+			rel->rd_indam != NULL && rel->rd_indam->aminsert == osminsert)
+			EIBatchFlushIndex(rel);
+		else
+			batch->nitems = 0;
+		relation_close(rel, NoLock);
+	}
+}
+
+/*
+ * Sort an index's batch and apply it to the tree; the batch is empty after.
+ */
+static void
+ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
+{
+	MemoryContext sortcxt;
+	MemoryContext oldcxt;
+	EIEntrySort esort;
+	EISortEntry *entries;
+	IndexTuple *sorted;
+	int			n = batch->nitems;
+
+	if (n == 0)
+		return;
+
+	sortcxt = AllocSetContextCreate(CurrentMemoryContext,
+									"elastic_index batch sort",
+									ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(sortcxt);
+
+	EIEntrySortInit(&esort, rel);
+	entries = palloc_extended(sizeof(EISortEntry) * n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		EIEntrySortSet(&esort, &entries[i], batch->items[i]);
+	EIEntrySortRun(&esort, entries, n);
+	sorted = palloc_extended(sizeof(IndexTuple) * n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
+		sorted[i] = entries[i].itup;
+
+	/*
+	 * Empty the batch first: if applying fails, the transaction aborts and
+	 * the entries are moot anyway.
+	 */
+	batch->nitems = 0;
+	batch->bytes = 0;
+
+	EIInsertSorted(rel, heapRel, sorted, n);
+	EIStatsCount(rel, EI_STAT_BATCHES, 1);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(sortcxt);
+
+	for (int i = 0; i < n; i++)
+		pfree(batch->items[i]);
+}
+
+/*
+ * Apply the batches before commit and prepare; forget them at the end of
+ * the transaction (their memory goes with TopTransactionContext).
+ */
+static void
+ei_batch_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			EIBatchFlushAll();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			ei_batches = NULL;
+			ei_batch_cxt = NULL;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * Drop the entries of an aborted subtransaction and of every subtransaction
+ * inside it: all of them started after it, so they have larger ids.
+ */
+static void
+ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg)
+{
+	HASH_SEQ_STATUS status;
+	EIBatch    *batch;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB || ei_batches == NULL)
+		return;
+
+	hash_seq_init(&status, ei_batches);
+	while ((batch = hash_seq_search(&status)) != NULL)
+	{
+		int			kept = 0;
+
+		for (int i = 0; i < batch->nitems; i++)
+		{
+			if (batch->subids[i] >= mySubid)
+			{
+				pfree(batch->items[i]);
+				continue;
+			}
+			batch->items[kept] = batch->items[i];
+			batch->subids[kept] = batch->subids[i];
+			kept++;
+		}
+		batch->nitems = kept;
+	}
+}

@@ -1,0 +1,228 @@
+/*-------------------------------------------------------------------------
+ *
+ * sort.c
+ *	  Sorting formed index entries in memory in the tree's order: by the key
+ *	  columns as the operator classes order them, then by heap TID.
+ *
+ * CREATE INDEX sorts its entries here while they fit in
+ * maintenance_work_mem (core/build.c), and a batch of inserted entries is
+ * sorted here before it is applied leaf by leaf (core/batch.c).  The first
+ * key of every entry is cached, abbreviated where its type allows, as
+ * tuplesort does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "catalog/pg_amop.h"
+#include "eitree.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/rel.h"
+#include "utils/sortsupport.h"
+
+/*
+ * Prepare the sort support of every key column of an index.
+ */
+void
+EIEntrySortInit(EIEntrySort *esort, Relation index)
+{
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+
+	esort->index = index;
+	esort->nkeys = nkeys;
+	esort->sortkeys = palloc0(sizeof(SortSupportData) * nkeys);
+	for (int i = 0; i < nkeys; i++)
+	{
+		SortSupport ssup = &esort->sortkeys[i];
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = index->rd_indcollation[i];
+		ssup->ssup_nulls_first =
+			(index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+		ssup->ssup_attno = i + 1;
+		/* the first key is cached per entry, abbreviated where possible */
+		ssup->abbreviate = (i == 0);
+		PrepareSortSupportFromOrderingOp(EISortOperator(index, i), ssup);
+	}
+}
+
+/*
+ * Fill in a sort entry for a formed index tuple, caching its first key.
+ */
+void
+EIEntrySortSet(EIEntrySort *esort, EISortEntry *entry, IndexTuple itup)
+{
+	SortSupport first = &esort->sortkeys[0];
+
+	entry->itup = itup;
+	entry->datum1 = index_getattr(itup, 1, RelationGetDescr(esort->index),
+								  &entry->isnull1);
+	if (first->abbrev_converter != NULL && !entry->isnull1)
+		entry->datum1 = first->abbrev_converter(entry->datum1, first);
+}
+
+/*
+ * Return the ordering operator that sorts one index column as the tree does.
+ *
+ * tuplesort only sorts by ordering operators, which it resolves through a
+ * btree operator family.  Our operator classes use the same operators and
+ * comparison functions as btree's, so the sort order is exactly the tree's
+ * order; an operator class that breaks this is refused rather than allowed
+ * to build a misordered tree.
+ */
+Oid
+EISortOperator(Relation index, int attno)
+{
+	Oid			opfamily = index->rd_opfamily[attno];
+	Oid			opcintype = index->rd_opcintype[attno];
+	int16		strategy;
+	Oid			sortop;
+	Oid			btfamily;
+	Oid			btintype;
+	int16		btstrategy;
+	Oid			ourcmp;
+
+	strategy = (index->rd_indoption[attno] & INDOPTION_DESC) ?
+		BTGreaterStrategyNumber : BTLessStrategyNumber;
+	sortop = get_opfamily_member(opfamily, opcintype, opcintype, strategy);
+	if (!OidIsValid(sortop))
+		elog(ERROR, "missing operator %d(%u,%u) in opfamily %u",
+			 strategy, opcintype, opcintype, opfamily);
+
+	ourcmp = get_opfamily_proc(opfamily, opcintype, opcintype, EI_CMP_PROC);
+	if (!get_ordering_op_properties(sortop, &btfamily, &btintype, &btstrategy) ||
+		get_opfamily_proc(btfamily, btintype, btintype, BTORDER_PROC) != ourcmp)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot build index \"%s\" because the operator class of column %d does not sort like a btree operator class",
+						RelationGetRelationName(index), attno + 1),
+				 errdetail("Operator %s must also belong to a btree operator family whose comparison function is %s.",
+						   format_operator(sortop), format_procedure(ourcmp))));
+
+	return sortop;
+}
+
+/*
+ * Order two formed entries whose cached first keys compare equal: by the
+ * first key in full if the cached one is abbreviated, then by the other key
+ * columns, then by heap TID.
+ */
+static int
+ei_sort_compare_rest(const EISortEntry *ea, const EISortEntry *eb,
+					  EIEntrySort *esort)
+{
+	TupleDesc	itupdesc = RelationGetDescr(esort->index);
+	int			i;
+
+	/* equal abbreviations say nothing: compare the first key in full */
+	if (esort->sortkeys[0].abbrev_converter != NULL)
+	{
+		bool		nulla;
+		bool		nullb;
+		Datum		da = index_getattr(ea->itup, 1, itupdesc, &nulla);
+		Datum		db = index_getattr(eb->itup, 1, itupdesc, &nullb);
+		int			cmp;
+
+		cmp = ApplySortAbbrevFullComparator(da, nulla, db, nullb,
+											&esort->sortkeys[0]);
+		if (cmp != 0)
+			return cmp;
+	}
+
+	for (i = 1; i < esort->nkeys; i++)
+	{
+		bool		nulla;
+		bool		nullb;
+		Datum		da = index_getattr(ea->itup, i + 1, itupdesc, &nulla);
+		Datum		db = index_getattr(eb->itup, i + 1, itupdesc, &nullb);
+		int			cmp;
+
+		cmp = ApplySortComparator(da, nulla, db, nullb, &esort->sortkeys[i]);
+		if (cmp != 0)
+			return cmp;
+	}
+	return ItemPointerCompare(&ea->itup->t_tid, &eb->itup->t_tid);
+}
+
+/*
+ * Define an order of two formed entries as the tree orders them: the cached
+ * first keys compared with APPLY (one of sortsupport.h's Apply*Comparator
+ * functions), then the rest.  Each instance inlines its comparison into a
+ * sort made from sort_template.h, as tuplesort specializes its own sorts.
+ */
+#define EI_BUILD_COMPARE(NAME, APPLY) \
+static inline int \
+NAME(const EISortEntry *ea, const EISortEntry *eb, EIEntrySort *esort) \
+{ \
+	int			cmp = APPLY(ea->datum1, ea->isnull1, eb->datum1, eb->isnull1, \
+							&esort->sortkeys[0]); \
+\
+	return cmp != 0 ? cmp : ei_sort_compare_rest(ea, eb, esort); \
+}
+
+/* any first key, through its comparator function */
+EI_BUILD_COMPARE(ei_sort_compare, ApplySortComparator)
+/* first keys compared as signed 64-bit values (int8, timestamp, ...) */
+EI_BUILD_COMPARE(ei_sort_compare_signed, ApplySignedSortComparator)
+/* first keys compared as 32-bit integers (int4, date, ...) */
+EI_BUILD_COMPARE(ei_sort_compare_int32, ApplyInt32SortComparator)
+/* first keys compared as unsigned Datums (abbreviated text, uuid, ...) */
+EI_BUILD_COMPARE(ei_sort_compare_unsigned, ApplyUnsignedSortComparator)
+
+#define ST_SORT ei_sort_entries_unsigned
+#define ST_ELEMENT_TYPE EISortEntry
+#define ST_COMPARE(a, b, state) ei_sort_compare_unsigned(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIEntrySort
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT ei_sort_entries
+#define ST_ELEMENT_TYPE EISortEntry
+#define ST_COMPARE(a, b, state) ei_sort_compare(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIEntrySort
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT ei_sort_entries_signed
+#define ST_ELEMENT_TYPE EISortEntry
+#define ST_COMPARE(a, b, state) ei_sort_compare_signed(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIEntrySort
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+#define ST_SORT ei_sort_entries_int32
+#define ST_ELEMENT_TYPE EISortEntry
+#define ST_COMPARE(a, b, state) ei_sort_compare_int32(a, b, state)
+#define ST_COMPARE_ARG_TYPE EIEntrySort
+#define ST_CHECK_FOR_INTERRUPTS
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/*
+ * Sort n entries in the tree's order, with a comparison specialized for the
+ * first key's sort support where one applies.
+ */
+void
+EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n)
+{
+	SortSupport first = &esort->sortkeys[0];
+
+	if (first->comparator == ssup_datum_unsigned_cmp)
+		ei_sort_entries_unsigned(entries, n, esort);
+	else if (first->comparator == ssup_datum_signed_cmp)
+		ei_sort_entries_signed(entries, n, esort);
+	else if (first->comparator == ssup_datum_int32_cmp)
+		ei_sort_entries_int32(entries, n, esort);
+	else
+		ei_sort_entries(entries, n, esort);
+}
