@@ -208,3 +208,5 @@ FROM elastic_index_stat_activity WHERE indexrelname = 'o_cnt_k';
 
 SET client_min_messages = warning;
 DROP SCHEMA ei_osm CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;

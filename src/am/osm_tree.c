@@ -8,8 +8,8 @@
  * osm_tree is the shared tree core tuned for sorted and near-sorted
  * ingestion: entries a transaction inserts are sorted and applied leaf by
  * leaf, runs past the right edge become whole new leaves filled to
- * osm_tree.fill_factor, and leaves that are not the rightmost split at
- * osm_tree.split_factor.  Everything else (search, scans, VACUUM, WAL) is
+ * osm_tree.fill_factor, and a leaf that an entry of a batch splits keeps at
+ * least osm_tree.split_factor on the left.  Everything else (search, scans, VACUUM, WAL) is
  * the core's, exactly as for elastic_btree.  See src/README.md, "osm_tree".
  *
  *-------------------------------------------------------------------------
@@ -27,8 +27,8 @@ PG_FUNCTION_INFO_V1(osm_tree_handler);
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 95;
 
-/* osm_tree.split_factor: share the left page keeps in an ordinary split */
-double		osm_split_factor = 0.5;
+/* osm_tree.split_factor: least share the left page keeps in a batch's split */
+double		osm_split_factor = 0.7;
 
 /* osm_tree.batch_size: entries a transaction collects before applying them */
 int			osm_batch_size = 100000;
@@ -48,10 +48,10 @@ OsmInitGUCs(void)
 							NULL, NULL, NULL);
 
 	DefineCustomRealVariable("osm_tree.split_factor",
-							 "Share of the entries the left page keeps when an osm_tree leaf that is not the rightmost splits.",
+							 "Least share of a leaf the left page keeps when an entry of a sorted batch splits an osm_tree leaf.",
 							 "The split_factor storage parameter of an index overrides it.",
 							 &osm_split_factor,
-							 0.5, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
+							 0.7, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 

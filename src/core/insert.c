@@ -41,6 +41,13 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
+
+/*
+ * True while EIInsertSorted inserts one entry of a sorted batch through the
+ * ordinary path: a leaf split then keeps on the left what precedes the new
+ * entry (see ei_find_split_loc).
+ */
+static bool ei_split_sorted_run = false;
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  IndexTuple *items, int nitems);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
@@ -158,7 +165,6 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		key = EIMakeScanKey(rel, items[i], true);
 		key->nextkey = true;
 		stack = EISearch(rel, key, &buf, EI_WRITE);
-		EIStatsCount(rel, EI_STAT_DESCENTS, 1);
 		page = BufferGetPage(buf);
 		pfree(key);
 
@@ -172,7 +178,16 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		if (done == 0)
 		{
 			/* a full or compact leaf: the ordinary path splits it */
-			EIDoInsert(rel, items[i], heapRel);
+			ei_split_sorted_run = true;
+			PG_TRY();
+			{
+				EIDoInsert(rel, items[i], heapRel);
+			}
+			PG_FINALLY();
+			{
+				ei_split_sorted_run = false;
+			}
+			PG_END_TRY();
 			done = 1;
 		}
 		i += done;
@@ -1069,7 +1084,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	Size		hikeysz = 0;
 	Size		total = 0;
 	Size		leftsz = 0;
-	double		fillmult = isleaf ? EIGetSplitFactor(rel) : 0.5;
+	double		fillmult = 0.5;
 	double		bestdelta = -1;
 	int			best = -1;
 	int			k;
@@ -1102,8 +1117,21 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (isleaf && newitemoff <= maxoff &&
-		ei_follows_own_row(page, first, newitemoff, newitem))
+	if (isleaf && ei_split_sorted_run && newitemoff <= maxoff)
+	{
+		/*
+		 * An entry of a sorted batch (EIInsertSorted): the batch's next
+		 * entries follow this one, so what precedes it stays on the left (at
+		 * least split_factor, at most the fill factor) and the room the
+		 * split makes is on the right, where the batch continues.
+		 */
+		double		before = (double) (newitemoff - first + 1) / nitems;
+
+		fillmult = Max(EIGetSplitFactor(rel),
+					   Min(EIGetFillFactor(rel) / 100.0, before));
+	}
+	else if (isleaf && newitemoff <= maxoff &&
+			 ei_follows_own_row(page, first, newitemoff, newitem))
 	{
 		/*
 		 * The run goes on after the new item: keep what precedes it on the

@@ -1,7 +1,7 @@
 --
 -- Differential test harness, included by every sql/differential_*.sql file
 -- (\i runs relative to the directory pg_regress is started from, the
--- repository root).
+-- repository root).  It does not echo itself into the test output.
 --
 -- Each data set BASE lives in three tables with identical rows:
 --   BASE_seq   no index; read with a sequential scan (the reference)
@@ -28,6 +28,7 @@
 -- '24 hours' (interval) are equal but print differently, so such queries
 -- print normalized values (x + 0, trim_scale(x), justify_interval(x)).
 --
+\set ECHO none
 SET client_min_messages = warning;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, MDY';
@@ -332,3 +333,4 @@ END
 $fn$;
 
 RESET client_min_messages;
+\set ECHO all

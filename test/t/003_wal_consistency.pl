@@ -5,7 +5,8 @@
 # writes every kind of record: leaf and inner inserts, splits on every
 # level, new roots, VACUUM (with page deletion and page reuse), the
 # opportunistic deletion of dead entries before a split, index builds, and
-# compact leaves (conversion, inserts, splits, VACUUM, expansion).
+# compact leaves (conversion, inserts, splits, VACUUM, expansion), and
+# osm_tree's batches (multi-entry inserts, bulk appends).
 # Then the same once more with wal_consistency_checking = 'all'.
 
 use strict;
@@ -97,6 +98,18 @@ DELETE FROM c WHERE id % 3 = 0 OR k BETWEEN 10000 AND 14000;
 VACUUM c;
 SELECT elastic_btree_expand('c_u');
 INSERT INTO c SELECT g, g % 30000, md5(g::text)::uuid FROM generate_series(40001, 45000) AS g;
+-- osm_tree: batches applied leaf by leaf (INSERT_MULTI), bulk appends at
+-- the right edge (SPLIT records that move nothing), stragglers in a packed
+-- region (ordinary splits at split_factor), single rows, VACUUM
+DROP TABLE IF EXISTS o;
+CREATE TABLE o (id int8, k int8);
+CREATE INDEX o_k ON o USING osm_tree (k) WITH (batch_size = 3000, split_factor = 0.7);
+INSERT INTO o SELECT pos, key FROM elastic_index_near_sorted(40000, 5, 5, 3) ORDER BY pos;
+INSERT INTO o SELECT pos, key + 40000 FROM elastic_index_near_sorted(20000, 25, 25, 4) ORDER BY pos;
+INSERT INTO o SELECT g, (g * 7919) % 60000 FROM generate_series(1, 3000) AS g;
+INSERT INTO o VALUES (0, 30000), (0, 70000);
+DELETE FROM o WHERE id % 5 = 0;
+VACUUM o;
 };
 
 sub run_and_check
@@ -116,7 +129,8 @@ sub run_and_check
 		q{SELECT count(*), sum(k) FROM (SELECT k FROM t ORDER BY k DESC) AS x},
 		q{SELECT count(*), sum(k) FROM s WHERE k > 100},
 		q{SELECT count(*), sum(k) FROM (SELECT k FROM c WHERE k > 500 ORDER BY k) AS x},
-		q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM c ORDER BY u DESC) AS x})
+		q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM c ORDER BY u DESC) AS x},
+		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM o ORDER BY k) AS x})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
 			$primary->safe_psql('postgres', "$force $q"),
@@ -141,7 +155,7 @@ note 'WAL written: '
 	"SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '$start_lsn'))");
 foreach my $type (
 	qw(INSERT_LEAF INSERT_INNER SPLIT NEWROOT VACUUM DELETE MARK_HALFDEAD UNLINK_PAGE REUSE_PAGE
-	COMPACT_INSERT COMPACT_DELETE COMPACT_IMAGE)
+	COMPACT_INSERT COMPACT_DELETE COMPACT_IMAGE INSERT_MULTI)
   )
 {
 	like($types, qr/\b$type\b/, "the workload wrote $type records");
@@ -158,7 +172,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u))
+foreach my $idx (qw(t_w t_k s_k c_k c_u o_k))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
