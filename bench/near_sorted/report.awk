@@ -2,7 +2,7 @@
 #
 # Input: the CSV written by bench/near_sorted/run.sh (header line first).
 # Variables: cmd, pgver, extver, rows, batch, singles, clients, duration,
-# nproc, date, commit.
+# kinds (index kinds besides btree, e.g. "elastic osm"), nproc, date, commit.
 
 # x / y with two decimals, or "-" when either is missing.
 function ratio(x, y) {
@@ -23,7 +23,13 @@ NR == 1 { next }
 }
 
 END {
-	print "# Near-sorted ingestion: elastic_btree against btree"
+	nk = split(kinds, kind, " ")
+	amname["elastic"] = "elastic_btree"
+	amname["osm"] = "osm_tree"
+	names = ""
+	for (q = 1; q <= nk; q++)
+		names = names (q > 1 ? " and " : "") amname[kind[q]]
+	print "# Near-sorted ingestion: " names " against btree"
 	print ""
 	printf "Produced by `%s` (from the repository root) on %s.\n", cmd, date
 	print ""
@@ -34,41 +40,46 @@ END {
 	print "  (a permutation of 1..N, deterministic). K=L=0 is sorted, K=L=100 scrambled."
 	print "  timestamp keys are `2000-01-01 + key seconds`."
 	printf "- **COPY**: the rows in arrival order, one COPY per %d rows (one transaction each), into a\n", batch
-	print "  table without an index, with a btree index and with an elastic_btree index. Index time ="
+	print "  table without an index, with a btree index and with an index of each kind. Index time ="
 	print "  load time with the index minus without. WAL per row includes the heap's."
 	print "- **CREATE INDEX** over the same rows (the COPY target is \"at most 2x a build\")."
 	printf "- **Single-row inserts**: %d rows, one INSERT per transaction, from %d pgbench clients\n", singles, clients
 	print "  taking rows in arrival order (a sequence); total seconds without an index, with btree,"
-	print "  with elastic_btree, and the ratio of the index times (load with the index minus"
+	print "  with the kind, and the ratio of the index times (load with the index minus"
 	print "  without) only where both exceed 10% of the load without an index: one transaction per"
 	print "  row costs far more than the index, and smaller differences are noise. Latency"
 	print "  percentiles of one INSERT (pgbench per-transaction log)."
 	printf "- **Reads** on the index the COPY load left: pgbench point lookups and 100-key range\n"
 	printf "  scans, 1 client, %d s each (tps).\n", duration
 	print ""
-	print "Ratios are elastic_btree / btree from the same run: below 1 is better for times and"
+	print "Ratios are kind / btree from the same run: below 1 is better for times and"
 	print "sizes, above 1 is better for tps."
-	print ""
-	print "| type | K% | L% | COPY index s (btree / elastic, ratio) | WAL B/row (ratio) | size MB (ratio) | leaf fill % (btree / elastic) | COPY / CREATE INDEX (elastic) | single-row s (none / btree / elastic; index-time ratio) | p99.9 ms (btree / elastic) | point tps ratio | range tps ratio |"
-	print "|---|---:|---:|---|---|---|---|---:|---|---|---:|---:|"
-	for (j = 1; j <= n; j++) {
-		key = order[j]
-		split(key, p, SUBSEP)
-		none = v[key, "none", 11]
-		sratio = "within noise"
-		if (v[key, "btree", 12] > 0.1 * none && v[key, "elastic", 12] > 0.1 * none)
-			sratio = ratio(v[key, "elastic", 12], v[key, "btree", 12])
-		printf "| %s | %s | %s | %s / %s (%s) | %s / %s (%s) | %.1f / %.1f (%s) | %s / %s | %s | %s / %s / %s (%s) | %s / %s | %s | %s |\n",
-			p[1], p[2], p[3],
-			v[key, "btree", 6], v[key, "elastic", 6], ratio(v[key, "elastic", 6], v[key, "btree", 6]),
-			v[key, "btree", 7], v[key, "elastic", 7], ratio(v[key, "elastic", 7], v[key, "btree", 7]),
-			v[key, "btree", 8] / 1048576, v[key, "elastic", 8] / 1048576, ratio(v[key, "elastic", 8], v[key, "btree", 8]),
-			v[key, "btree", 9], v[key, "elastic", 9],
-			ratio(v[key, "elastic", 6], v[key, "elastic", 10]),
-			none, v[key, "btree", 11], v[key, "elastic", 11], sratio,
-			v[key, "btree", 15], v[key, "elastic", 15],
-			ratio(v[key, "elastic", 16], v[key, "btree", 16]),
-			ratio(v[key, "elastic", 17], v[key, "btree", 17])
+	for (q = 1; q <= nk; q++) {
+		e = kind[q]
+		print ""
+		print "## " amname[e]
+		print ""
+		print "| type | K% | L% | COPY index s (btree / " e ", ratio) | WAL B/row (ratio) | size MB (ratio) | leaf fill % (btree / " e ") | COPY / CREATE INDEX (" e ") | single-row s (none / btree / " e "; index-time ratio) | p99.9 ms (btree / " e ") | point tps ratio | range tps ratio |"
+		print "|---|---:|---:|---|---|---|---|---:|---|---|---:|---:|"
+		for (j = 1; j <= n; j++) {
+			key = order[j]
+			split(key, p, SUBSEP)
+			none = v[key, "none", 11]
+			sratio = "within noise"
+			if (v[key, "btree", 12] > 0.1 * none && v[key, e, 12] > 0.1 * none)
+				sratio = ratio(v[key, e, 12], v[key, "btree", 12])
+			printf "| %s | %s | %s | %s / %s (%s) | %s / %s (%s) | %.1f / %.1f (%s) | %s / %s | %s | %s / %s / %s (%s) | %s / %s | %s | %s |\n",
+				p[1], p[2], p[3],
+				v[key, "btree", 6], v[key, e, 6], ratio(v[key, e, 6], v[key, "btree", 6]),
+				v[key, "btree", 7], v[key, e, 7], ratio(v[key, e, 7], v[key, "btree", 7]),
+				v[key, "btree", 8] / 1048576, v[key, e, 8] / 1048576, ratio(v[key, e, 8], v[key, "btree", 8]),
+				v[key, "btree", 9], v[key, e, 9],
+				ratio(v[key, e, 6], v[key, e, 10]),
+				none, v[key, "btree", 11], v[key, e, 11], sratio,
+				v[key, "btree", 15], v[key, e, 15],
+				ratio(v[key, e, 16], v[key, "btree", 16]),
+				ratio(v[key, e, 17], v[key, "btree", 17])
+		}
 	}
 	print ""
 	print "Raw numbers, including the load without an index, are in near-sorted.csv."

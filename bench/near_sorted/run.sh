@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# bench/near_sorted/run.sh - ingesting near-sorted data: elastic_btree
-# against PostgreSQL's btree, in one run on one throwaway cluster.
+# bench/near_sorted/run.sh - ingesting near-sorted data: elastic_btree and
+# osm_tree against PostgreSQL's btree, in one run on one throwaway cluster.
 #
 # For every key type and sortedness, the same N rows (keys 1..N in a
 # near-sorted arrival order: K% of the rows out of place, each by at most
 # L% of N, from elastic_index_near_sorted) are loaded into a table with no index, with a
-# btree index and with an elastic_btree index, and the runner reports per
-# index kind:
+# btree index and with an index of each kind in --kinds (elastic_btree and
+# osm_tree by default), and the runner reports per index kind:
 #
 #   copy      COPY in transactions of --batch rows, in arrival order:
 #             index maintenance time (load with the index minus load
@@ -24,6 +24,7 @@
 # Usage: bench/near_sorted/run.sh [--rows N] [--large]
 #            [--sortedness "0:0 1:1 5:5 25:25 100:100"] [--types "int8 timestamp"]
 #            [--batch B] [--singles M] [--clients C] [--duration S]
+#            [--kinds "elastic osm"]
 #            [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
 #   --rows N        rows per data set (default 1000000)
@@ -33,6 +34,7 @@
 #   --singles M     rows inserted one per transaction (default rows / 10)
 #   --clients C     pgbench clients for single-row inserts (default 4)
 #   --duration S    seconds per read workload (default 5)
+#   --kinds         index kinds besides btree: elastic (elastic_btree), osm (osm_tree)
 set -euo pipefail
 
 # One brace group: bash parses the whole script before running it.
@@ -49,6 +51,7 @@ types="int8 timestamp"
 batch=100000
 clients=4
 duration=5
+kinds="elastic osm"
 port=56090
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--singles) need_int "$1" "${2-}"; singles=$2; shift 2 ;;
 	--clients) need_int "$1" "${2-}"; clients=$2; shift 2 ;;
 	--duration) need_int "$1" "${2-}"; duration=$2; shift 2 ;;
+	--kinds) kinds=${2-}; shift 2 ;;
 	--port) need_int "$1" "${2-}"; port=$2; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--workdir) workbase=${2:?--workdir needs a directory}; shift 2 ;;
@@ -78,6 +82,12 @@ for s in $sortedness; do
 		echo "run.sh: --sortedness takes K:L pairs in percent, got '$s'" >&2
 		exit 2
 	fi
+done
+for kd in $kinds; do
+	case $kd in
+	elastic | osm) ;;
+	*) echo "run.sh: unknown index kind '$kd' (elastic, osm)" >&2; exit 2 ;;
+	esac
 done
 for t in $types; do
 	case $t in
@@ -127,7 +137,7 @@ key_expr() {
 leaf_fill() {
 	case $1 in
 	btree) psql_b -c "SELECT round(avg_leaf_density::numeric, 1) FROM pgstatindex('$2')" ;;
-	elastic) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
+	elastic | osm) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
 	none) echo "" ;;
 	esac
 }
@@ -137,6 +147,8 @@ am_of() {
 	case $1 in
 	btree) echo btree ;;
 	elastic) echo elastic_btree ;;
+	osm) echo osm_tree ;;
+	*) echo "run.sh: unknown index kind '$1' (elastic, osm)" >&2; exit 2 ;;
 	esac
 }
 
@@ -165,7 +177,7 @@ EOF
 		done
 
 		declare -A copy_s=() single_s=()
-		for kind in none btree elastic; do
+		for kind in none btree $kinds; do
 			# COPY in batches
 			psql_b -c "DROP TABLE IF EXISTS t; CREATE TABLE t (key $type)"
 			[ "$kind" = none ] || psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind") (key)"
@@ -238,7 +250,7 @@ mkdir -p "$out"
 cp "$results" "$out/near-sorted.csv"
 awk -F, -v cmd="$command_line" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v rows="$rows" -v batch="$batch" -v singles="$singles" -v clients="$clients" \
-	-v duration="$duration" -v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
+	-v duration="$duration" -v kinds="$kinds" -v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	-f "$here/report.awk" "$results" >"$out/near-sorted.md"
 step "report: $out/near-sorted.csv, $out/near-sorted.md"
