@@ -139,6 +139,35 @@ COMMIT;
 SELECT * FROM os_queries(false);
 SELECT ei_check_all('os');
 
+-- Applying a batch fails half way inside a PL/pgSQL block (forced: a bulk
+-- append stops with an error after its first step).  The block's rows are
+-- rolled back and their entries dropped; the entries of the rows inserted
+-- before the block stay in the batch, although part of them reached the
+-- tree before the error, and are applied again at commit: each is in the
+-- index once.
+CREATE TABLE o_retry (k int8);
+CREATE INDEX o_retry_k ON o_retry USING osm_tree (k) WITH (batch_size = 3000);
+INSERT INTO o_retry SELECT generate_series(1, 1000);
+BEGIN;
+INSERT INTO o_retry SELECT generate_series(1001, 2500);
+DO $$
+BEGIN
+	SET LOCAL elastic_index.debug_fault = 'after_split';
+	INSERT INTO o_retry SELECT generate_series(2501, 4000);
+EXCEPTION WHEN OTHERS THEN
+	RAISE NOTICE 'caught: %', SQLERRM;
+END
+$$;
+RESET elastic_index.debug_fault;
+COMMIT;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), count(DISTINCT k), min(k), max(k) FROM o_retry WHERE k > 0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*), count(DISTINCT k), min(k), max(k) FROM o_retry;
+SELECT elastic_index_check('o_retry_k', true);
+
 -- Parallel index scans in a transaction that inserted: the leader applies
 -- its batch before the workers start.
 BEGIN;

@@ -25,7 +25,7 @@
 PG_FUNCTION_INFO_V1(osm_tree_handler);
 
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
-int			osm_fill_factor = 95;
+int			osm_fill_factor = 96;
 
 /* osm_tree.split_factor: least share the left page keeps in a batch's split */
 double		osm_split_factor = 0.7;
@@ -43,7 +43,7 @@ OsmInitGUCs(void)
 							"Percentage of leaf page space filled by CREATE INDEX, bulk appends at the right edge and rightmost splits of osm_tree indexes.",
 							"The fillfactor storage parameter of an index overrides it.",
 							&osm_fill_factor,
-							95, EI_MIN_FILLFACTOR, 100,
+							96, EI_MIN_FILLFACTOR, 100,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

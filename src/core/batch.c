@@ -252,12 +252,11 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 		sorted[i] = entries[i].itup;
 
 	/*
-	 * Empty the batch first: if applying fails, the transaction aborts and
-	 * the entries are moot anyway.
+	 * The batch is emptied only once all of it is in.  If applying fails in
+	 * a subtransaction that is rolled back while the transaction goes on,
+	 * the entries stay and are applied again later; EIInsertSorted skips
+	 * those already in the tree.
 	 */
-	batch->nitems = 0;
-	batch->bytes = 0;
-
 	EIInsertSorted(rel, heapRel, sorted, n);
 	EIStatsCount(rel, EI_STAT_BATCHES, 1);
 
@@ -266,6 +265,8 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 
 	for (int i = 0; i < n; i++)
 		pfree(batch->items[i]);
+	batch->nitems = 0;
+	batch->bytes = 0;
 }
 
 /*
@@ -324,6 +325,8 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			batch->subids[kept] = batch->subids[i];
 			kept++;
 		}
+		if (batch->nitems > 0)
+			batch->bytes = batch->bytes / batch->nitems * kept;
 		batch->nitems = kept;
 	}
 }
