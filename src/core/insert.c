@@ -29,6 +29,13 @@ static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
 							  OffsetNumber newitemoff);
 static Buffer ei_split(Relation rel, Buffer buf, Buffer cbuf,
 					   OffsetNumber newitemoff, IndexTuple newitem);
+static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
+							 Buffer sbuf, Buffer cbuf, Page leftpage,
+							 Page rightpage, OffsetNumber firstright,
+							 OffsetNumber newitemoff, IndexTuple newitem,
+							 IndexTuple lefthikey);
+static void ei_finish_split(Relation rel, Buffer buf, Buffer rbuf,
+							EIStack stack, bool isroot);
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
 									  IndexTuple newitem, bool *newitemonleft);
@@ -49,7 +56,7 @@ static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
  */
 static bool ei_split_sorted_run = false;
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
-						  IndexTuple *items, int nitems);
+						  IndexTuple *items, int nitems, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
@@ -159,6 +166,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		Buffer		buf;
 		Page		page;
 		int			done;
+		bool		dense;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -169,16 +177,22 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		pfree(key);
 
 		done = 0;
+		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
-			done = ei_insert_run(rel, buf, stack, items + i, nitems - i);
+			done = ei_insert_run(rel, buf, stack, items + i, nitems - i,
+								 &dense);
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
 
 		if (done == 0)
 		{
-			/* a full or compact leaf: the ordinary path splits it */
-			ei_split_sorted_run = true;
+			/*
+			 * A full or compact leaf: the ordinary path splits it, at the
+			 * entry if the batch goes on densely in this leaf (see
+			 * ei_find_split_loc), else as for any insert.
+			 */
+			ei_split_sorted_run = dense;
 			PG_TRY();
 			{
 				EIDoInsert(rel, items[i], heapRel);
@@ -199,11 +213,13 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
  * and fit there; then, if the leaf is the rightmost and the run goes on
  * past it, append new leaves.  Releases buf (and consumes nothing but the
  * lock when the first entry does not fit).  Returns how many entries were
- * dealt with: inserted, found already present, or appended.
+ * dealt with: inserted, found already present, or appended.  When an entry
+ * does not fit, *dense tells whether the batch still holds at least an
+ * eighth of the leaf's item count for it: a run worth splitting for.
  */
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
-			  int nitems)
+			  int nitems, bool *dense)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -243,7 +259,30 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
 			continue;
 
 		if (PageGetFreeSpace(tmp) < itemsz)
+		{
+			int			nleaf = PageGetMaxOffsetNumber(tmp) -
+				EI_FIRST_DATA(opaque) + 1;
+			int			want = Max(nleaf / 8, 1);
+			int			follow = 0;
+
+			for (int j = k; j < nitems && follow < want; j++)
+			{
+				if (!rightmost)
+				{
+					EIScanInsert jkey = EIMakeScanKey(rel, items[j], true);
+					bool		beyond;
+
+					jkey->nextkey = true;
+					beyond = EICompare(rel, jkey, tmp, EI_HIKEY) >= 0;
+					pfree(jkey);
+					if (beyond)
+						break;
+				}
+				follow++;
+			}
+			*dense = (follow >= want);
 			break;
+		}
 
 		/*
 		 * Past the last item of the rightmost leaf, fill only up to the fill
@@ -326,15 +365,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
 		rbuf = ei_append_page(rel, buf, items + k, nitems - k, &nappended);
 		if (BufferIsValid(rbuf))
 		{
-
-			if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
-			{
-				/* leave the append incomplete, as a crash here would */
-				EIRelBuf(rel, rbuf);
-				EIRelBuf(rel, buf);
-				EIFaultPoint(EI_FAULT_AFTER_SPLIT);
-			}
-			EIInsertParent(rel, buf, rbuf, stack, isroot);
+			ei_finish_split(rel, buf, rbuf, stack, isroot);
 			return k + nappended;
 		}
 	}
@@ -413,37 +444,10 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 	EIPageGetOpaque(leftpage)->ei_next = rightblk;
 	EIPageGetOpaque(rightpage)->ei_prev = BufferGetBlockNumber(buf);
 	EIPageGetOpaque(rightpage)->ei_next = InvalidBlockNumber;
-	PageSetLSN(leftpage, PageGetLSN(origpage));
 
-	START_CRIT_SECTION();
-
-	memcpy(origpage, leftpage, BLCKSZ);
-	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
-	MarkBufferDirty(buf);
-	MarkBufferDirty(rbuf);
-
-	if (RelationNeedsWAL(rel))
-	{
-		xl_ei_split xlrec;
-		XLogRecPtr	recptr;
-
-		xlrec.level = 0;
-		xlrec.firstrightoff = OffsetNumberNext(maxoff);
-		xlrec.newitemoff = InvalidOffsetNumber;
-		xlrec.flags = 0;
-
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) lefthikey,
-							MAXALIGN(IndexTupleSize(lefthikey)));
-		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
-		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_SPLIT);
-		PageSetLSN(origpage, recptr);
-		PageSetLSN(BufferGetPage(rbuf), recptr);
-	}
-
-	END_CRIT_SECTION();
+	ei_split_install(rel, buf, rbuf, InvalidBuffer, InvalidBuffer,
+					 leftpage, rightpage, OffsetNumberNext(maxoff),
+					 InvalidOffsetNumber, NULL, lefthikey);
 	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
 
 	pfree(leftpage);
@@ -694,14 +698,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 		Buffer		rbuf;
 
 		rbuf = ei_split(rel, buf, cbuf, newitemoff, itup);
-		if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
-		{
-			/* leave the split incomplete, as a crash here would */
-			EIRelBuf(rel, rbuf);
-			EIRelBuf(rel, buf);
-			EIFaultPoint(EI_FAULT_AFTER_SPLIT);
-		}
-		EIInsertParent(rel, buf, rbuf, stack, isroot);
+		ei_finish_split(rel, buf, rbuf, stack, isroot);
 		return;
 	}
 
@@ -747,6 +744,25 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 	if (BufferIsValid(cbuf))
 		EIRelBuf(rel, cbuf);
 	EIRelBuf(rel, buf);
+}
+
+/*
+ * Second phase of a split or a bulk append: insert the right page's
+ * downlink (EIInsertParent releases buf and rbuf).  With
+ * elastic_index.debug_fault = after_split, stop with an error instead,
+ * leaving the split incomplete as a crash here would.
+ */
+static void
+ei_finish_split(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
+				bool isroot)
+{
+	if (ei_debug_fault == EI_FAULT_AFTER_SPLIT)
+	{
+		EIRelBuf(rel, rbuf);
+		EIRelBuf(rel, buf);
+		EIFaultPoint(EI_FAULT_AFTER_SPLIT);
+	}
+	EIInsertParent(rel, buf, rbuf, stack, isroot);
 }
 
 /*
@@ -849,6 +865,87 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 }
 
 /*
+ * Put the two halves of a split in place and WAL-log them (XLOG_EI_SPLIT),
+ * in one critical section: leftpage replaces buf, rightpage goes to the new
+ * page rbuf, the old right sibling sbuf (if valid) gets its left link and
+ * cbuf (if valid), the child whose split this completes, loses its
+ * EI_INCOMPLETE_SPLIT flag.  newitem is the new item if it went left (redo
+ * rebuilds the left page from the original one with it), else NULL.  A
+ * bulk append (ei_append_page) is the case that moves nothing:
+ * firstright past the last item and no new item.
+ */
+static void
+ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
+				 Buffer cbuf, Page leftpage, Page rightpage,
+				 OffsetNumber firstright, OffsetNumber newitemoff,
+				 IndexTuple newitem, IndexTuple lefthikey)
+{
+	Page		origpage = BufferGetPage(buf);
+	BlockNumber rightblk = BufferGetBlockNumber(rbuf);
+	EIPageOpaque lopaque = EIPageGetOpaque(leftpage);
+	bool		newitemonleft = (newitem != NULL);
+
+	/*
+	 * The left half replaces the original page in place: it keeps the
+	 * original's LSN, or XLogInsert would think the page was never logged
+	 * and attach a full image of it to every split.
+	 */
+	PageSetLSN(leftpage, PageGetLSN(origpage));
+
+	START_CRIT_SECTION();
+
+	memcpy(origpage, leftpage, BLCKSZ);
+	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
+	MarkBufferDirty(buf);
+	MarkBufferDirty(rbuf);
+	if (BufferIsValid(sbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev = rightblk;
+		MarkBufferDirty(sbuf);
+	}
+	if (BufferIsValid(cbuf))
+	{
+		EIPageGetOpaque(BufferGetPage(cbuf))->ei_flags &= ~EI_INCOMPLETE_SPLIT;
+		MarkBufferDirty(cbuf);
+	}
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_split xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.level = lopaque->ei_level;
+		xlrec.firstrightoff = firstright;
+		xlrec.newitemoff = newitemoff;
+		xlrec.flags = newitemonleft ? EI_XLOG_SPLIT_NEWITEM_LEFT : 0;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		if (newitemonleft)
+			XLogRegisterBufData(0, (char *) newitem,
+								MAXALIGN(IndexTupleSize(newitem)));
+		XLogRegisterBufData(0, (char *) lefthikey,
+							MAXALIGN(IndexTupleSize(lefthikey)));
+		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		if (BufferIsValid(sbuf))
+			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
+		if (BufferIsValid(cbuf))
+			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
+
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_SPLIT);
+		PageSetLSN(origpage, recptr);
+		PageSetLSN(BufferGetPage(rbuf), recptr);
+		if (BufferIsValid(sbuf))
+			PageSetLSN(BufferGetPage(sbuf), recptr);
+		if (BufferIsValid(cbuf))
+			PageSetLSN(BufferGetPage(cbuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+}
+
+/*
  * Split a write-locked page to make room for newitem (first phase).
  *
  * Returns the new right page, write-locked; buf stays locked and now
@@ -874,7 +971,6 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	Page		rightpage;
 	EIPageOpaque lopaque;
 	EIPageOpaque ropaque;
-	Size		newitemsz = MAXALIGN(IndexTupleSize(newitem));
 
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem,
 								   &newitemonleft);
@@ -922,63 +1018,9 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 							RelationGetRelationName(rel))));
 	}
 
-	/*
-	 * The left half replaces the original page in place: it keeps the
-	 * original's LSN, or XLogInsert would think the page was never logged
-	 * and attach a full image of it to every split.
-	 */
-	PageSetLSN(leftpage, PageGetLSN(origpage));
-
-	START_CRIT_SECTION();
-
-	memcpy(origpage, leftpage, BLCKSZ);
-	memcpy(BufferGetPage(rbuf), rightpage, BLCKSZ);
-	MarkBufferDirty(buf);
-	MarkBufferDirty(rbuf);
-	if (BufferIsValid(sbuf))
-	{
-		EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev = rightblk;
-		MarkBufferDirty(sbuf);
-	}
-	if (BufferIsValid(cbuf))
-	{
-		EIPageGetOpaque(BufferGetPage(cbuf))->ei_flags &= ~EI_INCOMPLETE_SPLIT;
-		MarkBufferDirty(cbuf);
-	}
-
-	if (RelationNeedsWAL(rel))
-	{
-		xl_ei_split xlrec;
-		XLogRecPtr	recptr;
-
-		xlrec.level = lopaque->ei_level;
-		xlrec.firstrightoff = firstright;
-		xlrec.newitemoff = newitemoff;
-		xlrec.flags = newitemonleft ? EI_XLOG_SPLIT_NEWITEM_LEFT : 0;
-
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		if (newitemonleft)
-			XLogRegisterBufData(0, (char *) newitem, newitemsz);
-		XLogRegisterBufData(0, (char *) lefthikey,
-							MAXALIGN(IndexTupleSize(lefthikey)));
-		XLogRegisterBuffer(1, rbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
-		if (BufferIsValid(sbuf))
-			XLogRegisterBuffer(2, sbuf, REGBUF_STANDARD);
-		if (BufferIsValid(cbuf))
-			XLogRegisterBuffer(3, cbuf, REGBUF_STANDARD);
-
-		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_SPLIT);
-		PageSetLSN(origpage, recptr);
-		PageSetLSN(BufferGetPage(rbuf), recptr);
-		if (BufferIsValid(sbuf))
-			PageSetLSN(BufferGetPage(sbuf), recptr);
-		if (BufferIsValid(cbuf))
-			PageSetLSN(BufferGetPage(cbuf), recptr);
-	}
-
-	END_CRIT_SECTION();
+	ei_split_install(rel, buf, rbuf, sbuf, cbuf, leftpage, rightpage,
+					 firstright, newitemoff, newitemonleft ? newitem : NULL,
+					 lefthikey);
 	EIStatsCount(rel, isleaf ? EI_STAT_LEAF_SPLITS : EI_STAT_INNER_SPLITS, 1);
 
 	if (BufferIsValid(sbuf))
