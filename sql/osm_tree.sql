@@ -159,6 +159,9 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 RESET elastic_index.debug_fault;
+-- part of the batch reached the tree before the error
+SELECT bulk_appended_entries > 0 AS partly_applied
+FROM elastic_index_stat_activity WHERE indexrelname = 'o_retry_k';
 COMMIT;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
