@@ -124,7 +124,7 @@ ei_sortedness_advice(double k, double l)
 	if (k <= 0.1 && l <= 0.1)
 		return "sorted: BRIN fits (tiny and exact for range scans); btree and elastic_btree append at the right edge and pack leaves at their fill factor, osm_tree appends whole leaves at 96% (0.94x btree's size)";
 	if (k <= 30 && l <= 30)
-		return "near-sorted: btree leaves end up about half full here; osm_tree loads such data in sorted batches and keeps leaves about 90% full (at K=L=5%: 0.58x btree's size and 0.35x its index time by COPY, docs/benchmarks/near-sorted.md); BRIN ranges overlap and lose selectivity";
+		return "near-sorted: btree leaves end up about half full here; osm_tree loads such data in sorted batches and keeps leaves about 90% full (at K=L=5%: 0.58x btree's size and 0.31x its index time by COPY, docs/benchmarks/near-sorted.md); BRIN ranges overlap and lose selectivity";
 	return "scrambled: no order to exploit; use btree or elastic_btree (with a size bound if space matters); BRIN does not help";
 }
 
