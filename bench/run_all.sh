@@ -5,6 +5,7 @@
 #   bench/core/run.sh            point, range, index-only, bulk insert, build
 #   bench/sliding_window/run.sh  a 7-day window: insert a day, delete a day, VACUUM
 #   bench/near_sorted/run.sh     near-sorted ingestion (COPY, single rows, reads)
+#   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F
 #
@@ -17,7 +18,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-runners="core sliding_window near_sorted elastic ycsb"
+runners="core sliding_window near_sorted osm_tuning elastic ycsb"
 args=()
 
 while [ $# -gt 0 ]; do

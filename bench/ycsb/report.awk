@@ -23,7 +23,7 @@ END {
 	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
 	printf "- One table per index kind (%s), each with the same %d rows (an int8 key, a 100-byte field; keys loaded in a scattered order) and one index on the key. Each workload runs %d s per table, %d pgbench clients, keys chosen by `random_zipfian(1, N, 1.01)` (YCSB uses 0.99; pgbench accepts 1.001 and above), sequential scans off; a VACUUM after each workload.\n",
 		kinds, rows, secs, clients
-	print "- osm_tree is not built yet; it joins the comparison by adding its name to `kinds` in the runner."
+	print "- Every index is loaded by one INSERT of all rows in the scattered order (osm_tree applies it in sorted batches of 100000)."
 	print ""
 	printf "| workload | mix |"
 	for (j = 1; j <= nk; j++)
