@@ -43,6 +43,7 @@ OBJS = \
 	src/inspect/preview.o \
 	src/inspect/activity.o \
 	src/inspect/sortedness.o \
+	src/hypo/hypothetical.o \
 	src/lib/keynorm.o \
 	src/lib/nearsort.o \
 	src/lib/seqtree.o

@@ -13,6 +13,7 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config}
 PACKAGES=(
 	"postgresql-${PG_MAJOR}"
 	"postgresql-server-dev-${PG_MAJOR}"
+	"postgresql-${PG_MAJOR}-hypopg"
 	clang-14
 	llvm-14
 	libclang-rt-14-dev

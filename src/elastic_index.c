@@ -49,6 +49,7 @@ _PG_init(void)
 	EIElasticInitGUCs();
 	OsmInitGUCs();
 	EIBatchInit();
+	EIHypoInit();
 
 	DefineCustomEnumVariable("elastic_index.debug_fault",
 							 "Stops a split or a page deletion with an error after the given WAL-logged step (crash tests only).",

@@ -696,3 +696,42 @@ COMMENT ON VIEW elastic_index_stat_activity IS
 
 -- Like pg_stat_user_indexes: readable by everyone.
 GRANT SELECT ON elastic_index_stat_activity TO PUBLIC;
+
+--------------------------------------------------------------------------
+-- Hypothetical indexes (src/hypo): elastic_btree and osm_tree indexes that
+-- only EXPLAIN (without ANALYZE) sees, next to HypoPG's
+--------------------------------------------------------------------------
+
+CREATE FUNCTION elastic_index_hypothetical_create(definition text,
+	OUT indexrelid oid, OUT indexname text)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_hypothetical_create(text) IS
+'make a hypothetical elastic_btree or osm_tree index from a CREATE INDEX statement, for this session''s EXPLAIN';
+
+CREATE FUNCTION elastic_index_hypothetical_list(
+	OUT indexrelid oid, OUT indexname text, OUT relid regclass,
+	OUT amname text, OUT estimated_pages int8, OUT estimated_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_hypothetical_list() IS
+'this session''s hypothetical elastic_index indexes, with their estimated size';
+
+CREATE FUNCTION elastic_index_hypothetical_drop(indexrelid oid)
+RETURNS bool
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_hypothetical_drop(oid) IS
+'forget one hypothetical index; false if there was none with that OID';
+
+CREATE FUNCTION elastic_index_hypothetical_reset()
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_hypothetical_reset() IS
+'forget every hypothetical index of this session';

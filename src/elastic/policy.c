@@ -195,6 +195,36 @@ EIElasticBoundPages(Relation rel)
 }
 
 /*
+ * Parse a size bound ('64MB' or '50%'): exported for the hypothetical
+ * index size model (hypo/hypothetical.c).
+ */
+bool
+EIParseSizeBound(const char *value, int64 *kb, double *percent,
+				 const char **hint)
+{
+	return ei_parse_size_bound(value, kb, percent, hint);
+}
+
+/*
+ * The current elastic_btree.shrink_threshold.
+ */
+double
+EIElasticShrinkThreshold(void)
+{
+	return ei_shrink_threshold;
+}
+
+/*
+ * The current elastic_btree.size_bound, or NULL when it is empty.
+ */
+const char *
+EIElasticDefaultBound(void)
+{
+	return (ei_size_bound != NULL && ei_size_bound[0] != '\0') ?
+		ei_size_bound : NULL;
+}
+
+/*
  * Should a full standard leaf of this index become compact instead of
  * splitting?  Yes when the index can have compact leaves and is at least
  * shrink_threshold of its bound, or when elastic_btree_shrink put it in

@@ -479,6 +479,13 @@ extern bool EIElasticWantsCompact(Relation rel);
 extern void EIElasticSetState(Relation rel, uint32 state);
 extern void EIElasticVacuum(Relation rel);
 extern bool EIValidateSizeBound(const char *value, char **hint);
+extern bool EIParseSizeBound(const char *value, int64 *kb, double *percent,
+							 const char **hint);
+extern double EIElasticShrinkThreshold(void);
+extern const char *EIElasticDefaultBound(void);
+
+/* hypo/hypothetical.c: hypothetical indexes for EXPLAIN */
+extern void EIHypoInit(void);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
