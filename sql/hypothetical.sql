@@ -86,3 +86,5 @@ SELECT * FROM elastic_index_hypothetical_create('SELECT 1');
 DROP TABLE hy;
 DROP FUNCTION hy_plan(text);
 DROP EXTENSION hypopg;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;

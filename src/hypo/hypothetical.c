@@ -28,6 +28,7 @@
 
 #include "access/htup_details.h"
 #include "access/nbtree.h"
+#include "access/relation.h"
 #include "access/reloptions.h"
 #include "access/table.h"
 #include "catalog/index.h"
@@ -567,20 +568,24 @@ elastic_index_hypothetical_list(PG_FUNCTION_ARGS)
 		EIHypoIndex *hypo = (EIHypoIndex *) lfirst(lc);
 		Datum		values[6];
 		bool		nulls[6] = {false};
-		Relation	heap = table_open(hypo->relid, AccessShareLock);
-		double		ntuples = Max(heap->rd_rel->reltuples, 0);
-		BlockNumber pages;
+		Relation	heap = try_relation_open(hypo->relid, AccessShareLock);
+		BlockNumber pages = 0;
 		int			height;
 
-		ei_hypo_estimate(hypo, ntuples, RelationGetNumberOfBlocks(heap),
-						 &pages, &height);
-		table_close(heap, AccessShareLock);
+		/* a table dropped since: no estimate */
+		if (heap != NULL)
+		{
+			ei_hypo_estimate(hypo, Max(heap->rd_rel->reltuples, 0),
+							 RelationGetNumberOfBlocks(heap), &pages, &height);
+			relation_close(heap, AccessShareLock);
+		}
 		values[0] = ObjectIdGetDatum(hypo->oid);
 		values[1] = CStringGetTextDatum(hypo->name);
 		values[2] = ObjectIdGetDatum(hypo->relid);
 		values[3] = CStringGetTextDatum(hypo->amname);
 		values[4] = Int64GetDatum((int64) pages);
 		values[5] = Int64GetDatum((int64) pages * BLCKSZ);
+		nulls[4] = nulls[5] = (heap == NULL);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
