@@ -1,45 +1,126 @@
 #!/usr/bin/env bash
 # bench/run_all.sh - every benchmark of the repository, one after the other,
-# each writing its report into docs/benchmarks/ (or --out DIR):
+# each writing its report into docs/benchmarks/ (or --out DIR), then one
+# suite report (suite.md, suite.csv) that gathers them:
 #
 #   bench/core/run.sh            point, range, index-only, bulk insert, build
 #   bench/sliding_window/run.sh  a 7-day window: insert a day, delete a day, VACUUM
-#   bench/near_sorted/run.sh     near-sorted ingestion (COPY, single rows, reads)
+#   bench/near_sorted/run.sh     near-sorted ingestion (COPY, single rows, reads):
+#                                btree, BRIN, elastic_btree, osm_tree
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
-#   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F
+#   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
+#                                elastic_btree, osm_tree
 #
 # Each runner prints its own progress; this script prints which one runs
-# and how long it took, and stops at the first failure.  The default sizes
-# finish in about 40 minutes on a 2-core machine; --large passes --large to
-# every runner (hours).  The extension must be installed ("make install").
+# ([i/n]), how long it took, and the elapsed total.  The default sizes
+# finish in about an hour on a 2-core machine; --small runs every runner
+# at a size that takes a few minutes in all (a smoke run: its reports go to
+# /tmp/elastic_index_bench_small unless --out is given, never over the
+# committed ones); --large passes --large to every runner (hours).  The
+# extension must be installed ("make install").
 #
-# Usage: bench/run_all.sh [--large] [--only "core elastic ..."] [--out DIR]
+# Usage: bench/run_all.sh [--small | --large] [--only "core elastic ..."] [--out DIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
 runners="core sliding_window near_sorted osm_tuning elastic ycsb"
-args=()
+size=default
+out=""
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--large) args+=(--large); shift ;;
+	--small) size=small; shift ;;
+	--large) size=large; shift ;;
 	--only) runners=${2:?--only needs a list}; shift 2 ;;
-	--out) args+=(--out "${2:?--out needs a directory}"); shift 2 ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	-h | --help) sed -n '/^# Usage:/p' "$0" | sed 's/^# //'; exit 0 ;;
 	*) echo "run_all.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
+if [ -z "$out" ]; then
+	if [ "$size" = small ]; then
+		out=/tmp/elastic_index_bench_small
+	else
+		out="$repo/docs/benchmarks"
+	fi
+fi
+mkdir -p "$out"
 
+# The arguments of runner $1 at the chosen size.
+runner_args() {
+	case $size in
+	large) echo "--large" ;;
+	default) echo "" ;;
+	small)
+		case $1 in
+		core) echo "--rows 100000 --duration 2 --clients 1" ;;
+		sliding_window) echo "--day 20000 --windows 8" ;;
+		near_sorted) echo "--rows 200000 --types int8 --sortedness 0:0,5:5,100:100 --duration 2" ;;
+		osm_tuning) echo "--rows 200000 --fill 96 --split 0.7 --grid 1,5,25" ;;
+		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
+		ycsb) echo "--rows 100000 --secs 2" ;;
+		esac
+		;;
+	esac
+}
+
+# The report a runner writes, by runner name.
+report_of() {
+	case $1 in
+	core) echo core ;;
+	sliding_window) echo sliding-window ;;
+	near_sorted) echo near-sorted ;;
+	osm_tuning) echo osm-tuning ;;
+	elastic) echo elastic ;;
+	ycsb) echo ycsb ;;
+	esac
+}
+
+n=$(echo "$runners" | wc -w)
+i=0
 start=$(date +%s)
+echo "runner,status,seconds,report" >"$out/suite.csv"
 for r in $runners; do
-	if [ ! -x "$here/$r/run.sh" ] && [ ! -f "$here/$r/run.sh" ]; then
+	i=$((i + 1))
+	if [ ! -f "$here/$r/run.sh" ]; then
 		echo "run_all.sh: no runner bench/$r/run.sh" >&2
 		exit 2
 	fi
+	# lists in the small arguments are written with commas: make them words
+	read -r -a rargs <<<"$(runner_args "$r")"
+	for j in "${!rargs[@]}"; do
+		rargs[j]=${rargs[j]//,/ }
+	done
 	t0=$(date +%s)
-	echo "=== bench/$r/run.sh ${args[*]:-}"
-	bash "$here/$r/run.sh" "${args[@]}"
-	echo "=== bench/$r/run.sh done in $((($(date +%s) - t0) / 60)) min $((($(date +%s) - t0) % 60)) s"
+	echo "=== [$i/$n] bench/$r/run.sh ${rargs[*]:-} --out $out (total elapsed $((t0 - start)) s)"
+	status=ok
+	bash "$here/$r/run.sh" "${rargs[@]}" --out "$out" || status=failed
+	secs=$(($(date +%s) - t0))
+	echo "$r,$status,$secs,$(report_of "$r").md" >>"$out/suite.csv"
+	echo "=== [$i/$n] bench/$r/run.sh $status in $((secs / 60)) min $((secs % 60)) s"
+	[ "$status" = ok ] || exit 1
 done
-echo "=== all done in $((($(date +%s) - start) / 60)) min"
+
+# suite.md: which runners ran, how long, and every report's text, with its
+# headings moved one level down
+{
+	echo "# Benchmark suite"
+	echo
+	flag=""
+	[ "$size" = default ] || flag=" --$size"
+	echo "Produced by \`bench/run_all.sh$flag\` (from the repository root) on $(date -u '+%Y-%m-%d %H:%M UTC'),"
+	echo "repository commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown), $(nproc) CPUs."
+	echo "Every figure compares an index kind with PostgreSQL's btree measured in the"
+	echo "same run of the same runner; each section below is that runner's report."
+	echo
+	echo "| runner | report | seconds |"
+	echo "|---|---|---:|"
+	tail -n +2 "$out/suite.csv" | awk -F, '{ printf "| bench/%s/run.sh | [%s](%s) | %s |\n", $1, $4, $4, $3 }'
+	for r in $runners; do
+		echo
+		sed 's/^#/##/' "$out/$(report_of "$r").md"
+	done
+} >"$out/suite.md"
+echo "=== all done in $((($(date +%s) - start) / 60)) min: $out/suite.md"

@@ -26,6 +26,7 @@ END {
 	nk = split(kinds, kind, " ")
 	amname["elastic"] = "elastic_btree"
 	amname["osm"] = "osm_tree"
+	amname["brin"] = "brin"
 	names = ""
 	for (q = 1; q <= nk; q++)
 		names = names (q > 1 ? " and " : "") amname[kind[q]]

@@ -34,7 +34,8 @@
 #   --singles M     rows inserted one per transaction (default rows / 10)
 #   --clients C     pgbench clients for single-row inserts (default 4)
 #   --duration S    seconds per read workload (default 5)
-#   --kinds         index kinds besides btree: elastic (elastic_btree), osm (osm_tree)
+#   --kinds         index kinds besides btree: brin, elastic (elastic_btree),
+#                   osm (osm_tree); default all three
 set -euo pipefail
 
 # One brace group: bash parses the whole script before running it.
@@ -51,7 +52,7 @@ types="int8 timestamp"
 batch=100000
 clients=4
 duration=5
-kinds="elastic osm"
+kinds="brin elastic osm"
 port=56090
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
@@ -85,8 +86,8 @@ for s in $sortedness; do
 done
 for kd in $kinds; do
 	case $kd in
-	elastic | osm) ;;
-	*) echo "run.sh: unknown index kind '$kd' (elastic, osm)" >&2; exit 2 ;;
+	brin | elastic | osm) ;;
+	*) echo "run.sh: unknown index kind '$kd' (brin, elastic, osm)" >&2; exit 2 ;;
 	esac
 done
 for t in $types; do
@@ -138,7 +139,7 @@ leaf_fill() {
 	case $1 in
 	btree) psql_b -c "SELECT round(avg_leaf_density::numeric, 1) FROM pgstatindex('$2')" ;;
 	elastic | osm) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
-	none) echo "" ;;
+	none | brin) echo "" ;;
 	esac
 }
 
@@ -146,6 +147,7 @@ leaf_fill() {
 am_of() {
 	case $1 in
 	btree) echo btree ;;
+	brin) echo brin ;;
 	elastic) echo elastic_btree ;;
 	osm) echo osm_tree ;;
 	*) echo "run.sh: unknown index kind '$1' (elastic, osm)" >&2; exit 2 ;;
