@@ -1,7 +1,7 @@
 --
--- Hypothetical elastic_btree and osm_tree indexes (src/hypo), next to
--- HypoPG's hypothetical btree on the same table, in one session.  Only a
--- plain EXPLAIN sees them; EXPLAIN ANALYZE and real queries never do.
+-- Hypothetical elastic_btree (and osm_tree) indexes (src/hypo), next to
+-- HypoPG's hypothetical btree indexes on the same table, in one session.
+-- Only a plain EXPLAIN sees them; EXPLAIN ANALYZE and real queries never do.
 --
 CREATE EXTENSION IF NOT EXISTS elastic_index;
 CREATE EXTENSION IF NOT EXISTS hypopg;
@@ -10,8 +10,8 @@ INSERT INTO hy SELECT g, md5(g::text), timestamp '2024-01-01' + g * interval '1 
 FROM generate_series(1, 100000) AS g;
 ANALYZE hy;
 
--- plan lines with the hypothetical OIDs (which differ between HypoPG
--- versions and catalogs) masked
+-- plan lines with the hypothetical OIDs (which differ between catalogs)
+-- masked
 CREATE FUNCTION hy_plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
@@ -20,71 +20,192 @@ BEGIN
 		RETURN NEXT regexp_replace(line, '<[0-9]+>', '<oid>', 'g');
 	END LOOP;
 END $$;
+-- the costs of the plan's top node
+CREATE FUNCTION hy_cost(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	EXECUTE 'EXPLAIN ' || q INTO line;
+	RETURN substring(line FROM 'cost=[0-9.]+\.\.[0-9.]+');
+END $$;
 
--- side by side: HypoPG's btree and our elastic_btree on id, osm_tree on ts
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS hypopg_index
-FROM hypopg_create_index('CREATE INDEX ON hy (id)');
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)');
+-- side by side on hy.id: HypoPG's btree and our elastic_btree
+SELECT indexrelid AS hypopg_oid, regexp_replace(indexname, '<[0-9]+>', '<oid>') AS hypopg_index
+FROM hypopg_create_index('CREATE INDEX ON hy (id)') \gset
+SELECT indexrelid AS ours_oid, regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
+SELECT :'hypopg_index' AS hypopg_index, :'our_index' AS our_index;
+SELECT (SELECT count(*) FROM hypopg_list_indexes) AS hypopg_indexes,
+	   (SELECT count(*) FROM elastic_index_hypothetical_list()) AS our_indexes;
+-- our OID is no relation's and lies below HypoPG's range (which starts
+-- above the largest pg_class OID under 16384)
+SELECT :ours_oid NOT IN (SELECT oid FROM pg_class) AS no_relation,
+	   :ours_oid < (SELECT max(oid) FROM pg_class WHERE oid < 16384) AS below_hypopg_range,
+	   :ours_oid < ALL (SELECT indexrelid FROM hypopg_list_indexes) AS below_hypopg_oids;
+
+-- without ours, EXPLAIN chooses HypoPG's; without HypoPG's, ours
+SELECT elastic_index_hypothetical_drop(:ours_oid);
+SELECT * FROM hy_plan('SELECT * FROM hy WHERE id = 42');
+SELECT indexrelid AS ours_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
+SELECT hypopg_drop_index(:hypopg_oid);
+SELECT * FROM hy_plan('SELECT * FROM hy WHERE id = 42');
+
+-- both in one plan: HypoPG's btree on v, ours on id
+SELECT count(*) AS hypopg_index FROM hypopg_create_index('CREATE INDEX ON hy (v)');
+SELECT * FROM hy_plan('SELECT * FROM hy WHERE id = 42 OR v = ''abc''');
+-- ordered scans, index-only scans, and a plan chosen under enable_seqscan = off
+SELECT * FROM hy_plan('SELECT id FROM hy ORDER BY id DESC LIMIT 3');
+SET enable_seqscan = off;
+SELECT * FROM hy_plan('SELECT count(*) FROM hy WHERE id > 5000');
+RESET enable_seqscan;
+-- an osm_tree with a descending key serves ORDER BY ts DESC
 SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
 FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (ts DESC)');
-SELECT count(*) AS hypopg_indexes FROM hypopg_list_indexes;
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS indexname, relid, amname
-FROM elastic_index_hypothetical_list() ORDER BY indexname;
--- their OIDs do not collide, and no relation has them
-SELECT count(*) AS collisions FROM elastic_index_hypothetical_list() e
-WHERE e.indexrelid IN (SELECT indexrelid FROM hypopg_list_indexes)
-   OR e.indexrelid IN (SELECT oid FROM pg_class);
-
--- EXPLAIN chooses each: osm_tree for ts; for id, HypoPG's btree and our
--- elastic_btree cost the same and the planner takes one of them
-SELECT * FROM hy_plan('SELECT * FROM hy WHERE ts >= ''2024-02-01'' AND ts < ''2024-02-02''');
 SELECT * FROM hy_plan('SELECT ts FROM hy ORDER BY ts DESC LIMIT 5');
-SELECT * FROM hy_plan('SELECT * FROM hy WHERE id = 42') AS p
-WHERE p LIKE '%Index Scan%';
--- without HypoPG's, ours is chosen
-SELECT hypopg_reset();
-SELECT * FROM hy_plan('SELECT * FROM hy WHERE id = 42');
+
 -- EXPLAIN ANALYZE and real queries never use a hypothetical index
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM hy WHERE id = 42;
 SELECT count(*) FROM hy WHERE id = 42;
+-- nor does EXECUTE reuse a generic plan that EXPLAIN EXECUTE made with one
+PREPARE hy_q(int8) AS SELECT * FROM hy WHERE id = $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT * FROM hy_plan('EXECUTE hy_q(42)');
+EXECUTE hy_q(42);
+RESET plan_cache_mode;
+DEALLOCATE hy_q;
 
--- the size model: a bound makes the estimate smaller, text keys never
--- compact, osm_tree fills leaves to 96%
+-- the planner costs a hypothetical index as the real one it describes
 SELECT elastic_index_hypothetical_reset();
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)');
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''1MB'')');
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (v) WITH (size_bound = ''1MB'')');
-SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (id)');
-WITH l AS (SELECT row_number() OVER (ORDER BY indexrelid DESC) AS n, * FROM elastic_index_hypothetical_list())
-SELECT (SELECT estimated_pages FROM l WHERE n = 2) < (SELECT estimated_pages FROM l WHERE n = 1) AS bound_shrinks_estimate,
-	   (SELECT estimated_pages FROM l WHERE n = 2) <= 128 * 1.05 AS compact_within_bound,
-	   (SELECT estimated_pages FROM l WHERE n = 3) > 128 AS text_not_compact,
-	   (SELECT estimated_pages FROM l WHERE n = 4) < (SELECT estimated_pages FROM l WHERE n = 1) AS osm_packs_tighter;
--- the real index's size next to the estimate for the unbounded one
+SELECT hypopg_reset();
+SELECT indexrelid AS ours_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
+SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 100 AND 2000') AS hypothetical_cost \gset
+SELECT elastic_index_hypothetical_reset();
 CREATE INDEX hy_id_real ON hy USING elastic_btree (id);
-SELECT round(pg_relation_size('hy_id_real')::numeric / e.estimated_bytes, 1) AS real_vs_estimate
-FROM elastic_index_hypothetical_list() e ORDER BY e.indexrelid DESC LIMIT 1;
+SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 100 AND 2000') = :'hypothetical_cost' AS same_cost;
+SELECT indexrelid AS ours_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
+SELECT e.total_pages = s.total_pages AS same_pages, e.tree_height = s.height AS same_height
+FROM elastic_index_hypothetical_estimate(:ours_oid) e, elastic_index_stats('hy_id_real') s;
 DROP INDEX hy_id_real;
-SELECT elastic_index_hypothetical_drop(indexrelid) FROM elastic_index_hypothetical_list();
-SELECT elastic_index_hypothetical_drop(1);
+
+-- the size model: a bound makes the estimate smaller (int8 keys can be
+-- compact), text keys keep standard leaves, osm_tree fills leaves to 96%
+SELECT elastic_index_hypothetical_reset();
+SELECT indexrelid AS plain_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
+SELECT indexrelid AS bounded_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''2MB'')') \gset
+SELECT indexrelid AS text_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (v)') \gset
+SELECT indexrelid AS text_bounded_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (v) WITH (size_bound = ''1MB'')') \gset
+SELECT indexrelid AS osm_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (id)') \gset
+SELECT p.entries, p.compact_leaves AS plain_compact, p.size_bound_pages AS plain_bound,
+	   b.standard_leaves > 0 AND b.compact_leaves > 0 AS bounded_has_both,
+	   b.total_pages < p.total_pages AS bound_shrinks_estimate,
+	   b.size_bound_pages, b.total_pages <= 0.9 * b.size_bound_pages AS within_bound
+FROM elastic_index_hypothetical_estimate(:plain_oid) p,
+	 elastic_index_hypothetical_estimate(:bounded_oid) b;
+SELECT t.compact_leaves AS text_compact, tb.total_pages = t.total_pages AS text_bound_changes_nothing,
+	   o.total_pages < p.total_pages AS osm_packs_tighter
+FROM elastic_index_hypothetical_estimate(:plain_oid) p,
+	 elastic_index_hypothetical_estimate(:text_oid) t,
+	 elastic_index_hypothetical_estimate(:text_bounded_oid) tb,
+	 elastic_index_hypothetical_estimate(:osm_oid) o;
+-- under a bound of 1MB even compact leaves do not fit 0.9 x 128 pages:
+-- all leaves compact, and the index grows past the bound
+SELECT indexrelid AS small_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''1MB'')') \gset
+SELECT s.standard_leaves AS small_standard, s.compact_leaves > 0 AS small_compact,
+	   s.total_pages > 0.9 * s.size_bound_pages AS past_bound,
+	   s.total_pages < b.total_pages AS smaller_still
+FROM elastic_index_hypothetical_estimate(:small_oid) s,
+	 elastic_index_hypothetical_estimate(:bounded_oid) b;
+-- elastic_btree.size_bound applies to indexes without their own bound
+SET elastic_btree.size_bound = '2MB';
+SELECT (SELECT total_pages FROM elastic_index_hypothetical_estimate(:plain_oid)) =
+	   (SELECT total_pages FROM elastic_index_hypothetical_estimate(:bounded_oid)) AS setting_applies;
+RESET elastic_btree.size_bound;
+-- the list shows the same estimates
+SELECT count(*) AS listed FROM elastic_index_hypothetical_list() l,
+	LATERAL elastic_index_hypothetical_estimate(l.indexrelid) e
+WHERE l.estimated_pages = e.total_pages AND l.estimated_bytes = e.estimated_bytes;
+
+-- a hypothetical index whose column changes type is left out
+CREATE TABLE hy2 (a int4);
+INSERT INTO hy2 SELECT g FROM generate_series(1, 10000) g;
+ANALYZE hy2;
+SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS our_index
+FROM elastic_index_hypothetical_create('CREATE INDEX hy2_a ON hy2 USING elastic_btree (a)');
+SELECT * FROM hy_plan('SELECT * FROM hy2 WHERE a = 1');
+ALTER TABLE hy2 ALTER a TYPE int8;
+SELECT * FROM hy_plan('SELECT * FROM hy2 WHERE a = 1');
+SELECT regexp_replace(indexname, '<[0-9]+>', '<oid>') AS indexname, estimated_pages
+FROM elastic_index_hypothetical_list() WHERE relid = 'hy2'::regclass;
+DO $$
+BEGIN
+	PERFORM elastic_index_hypothetical_estimate(indexrelid)
+	FROM elastic_index_hypothetical_list() WHERE relid = 'hy2'::regclass;
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+	RAISE NOTICE '%', regexp_replace(SQLERRM, '<[0-9]+>', '<oid>');
+END $$;
+DROP TABLE hy2;
+
+SELECT elastic_index_hypothetical_drop(:plain_oid);
+SELECT elastic_index_hypothetical_drop(:plain_oid);
+SELECT elastic_index_hypothetical_reset();
 SELECT count(*) FROM elastic_index_hypothetical_list();
 
--- bad definitions
+-- bad definitions: not our access method, not one CREATE INDEX, an
+-- unknown storage parameter
 SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy (id)');
-SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (id) WITH (nope = 1)');
-SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (id) WITH (fillfactor = 5)');
-SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (lower(v))');
-SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (id) WHERE id > 0');
-SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (nosuch)');
 SELECT * FROM elastic_index_hypothetical_create('SELECT 1');
+SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (nope = 1)');
+-- and more, as SQLSTATE, message, detail and hint
+CREATE FUNCTION hy_error(definition text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	detail text;
+	hint text;
+BEGIN
+	PERFORM elastic_index_hypothetical_create(definition);
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+	RETURN concat_ws(' / ', SQLSTATE || ' ' || SQLERRM, nullif(detail, ''), nullif(hint, ''));
+END $$;
+\x on
+SELECT d AS definition, hy_error(d) AS error FROM (VALUES
+	('CREATE INDEX ON hy USING hash (id)'),
+	('CREATE INDEX ON hy USING nosuch (id)'),
+	('CREATE INDEX ON hy USING elastic_btree (id); CREATE INDEX ON hy USING elastic_btree (v)'),
+	('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''lots'')'),
+	('CREATE INDEX ON hy USING osm_tree (id) WITH (fillfactor = 5)'),
+	('CREATE INDEX ON hy USING elastic_btree (lower(v))'),
+	('CREATE INDEX ON hy USING elastic_btree (id) WHERE id > 0'),
+	('CREATE INDEX ON hy USING elastic_btree (id) INCLUDE (v)'),
+	('CREATE UNIQUE INDEX ON hy USING elastic_btree (id)'),
+	('CREATE INDEX ON hy USING elastic_btree (id text_ops)'),
+	('CREATE INDEX ON hy USING elastic_btree (nosuch)'),
+	('CREATE INDEX ON nosuch USING elastic_btree (id)')) AS v(d);
+\x off
+SELECT * FROM elastic_index_hypothetical_estimate(1);
+CREATE TABLE hy_parted (a int) PARTITION BY RANGE (a);
+SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_parted USING elastic_btree (a)');
+DROP TABLE hy_parted;
+-- only for a table the caller may read
+CREATE ROLE regress_hy_reader;
+SET ROLE regress_hy_reader;
+SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)');
+RESET ROLE;
+DROP ROLE regress_hy_reader;
 
 DROP TABLE hy;
 DROP FUNCTION hy_plan(text);
+DROP FUNCTION hy_cost(text);
+DROP FUNCTION hy_error(text);
 DROP EXTENSION hypopg;
 -- the next file creates the extension afresh
 DROP EXTENSION elastic_index CASCADE;

@@ -697,10 +697,10 @@ COMMENT ON VIEW elastic_index_stat_activity IS
 -- Like pg_stat_user_indexes: readable by everyone.
 GRANT SELECT ON elastic_index_stat_activity TO PUBLIC;
 
---------------------------------------------------------------------------
--- Hypothetical indexes (src/hypo): elastic_btree and osm_tree indexes that
--- only EXPLAIN (without ANALYZE) sees, next to HypoPG's
---------------------------------------------------------------------------
+-- Hypothetical indexes (src/hypo)
+--
+-- elastic_btree and osm_tree indexes that only a plain EXPLAIN (without
+-- ANALYZE) sees, next to HypoPG's; kept in the session's memory.
 
 CREATE FUNCTION elastic_index_hypothetical_create(definition text,
 	OUT indexrelid oid, OUT indexname text)
@@ -719,6 +719,16 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION elastic_index_hypothetical_list() IS
 'this session''s hypothetical elastic_index indexes, with their estimated size';
+
+CREATE FUNCTION elastic_index_hypothetical_estimate(indexrelid oid,
+	OUT entries int8, OUT total_pages int8, OUT estimated_bytes int8,
+	OUT inner_pages int8, OUT standard_leaves int8, OUT compact_leaves int8,
+	OUT tree_height int4, OUT size_bound_pages int8)
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION elastic_index_hypothetical_estimate(oid) IS
+'size estimate of a hypothetical index: entries, pages, leaves of each kind, height, size bound';
 
 CREATE FUNCTION elastic_index_hypothetical_drop(indexrelid oid)
 RETURNS bool

@@ -8,6 +8,9 @@
  * only for btree indexes: the height of the tree, read from our metapage.
  * The planner then chooses between our index and a btree on equal terms.
  *
+ * A hypothetical index (src/hypo) has no relation to open: its tree_height
+ * comes with its IndexOptInfo, from the size model.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -28,7 +31,8 @@ eicostestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 {
 	IndexOptInfo *index = path->indexinfo;
 
-	if (index->tree_height < 0)
+	/* never open a hypothetical index: its OID is no relation's */
+	if (index->tree_height < 0 && !index->hypothetical)
 	{
 		/* the planner already holds a lock on the index */
 		Relation	rel = index_open(index->indexoid, NoLock);

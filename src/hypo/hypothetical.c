@@ -10,15 +10,23 @@
  * get_relation_info_hook, after calling whatever hook was installed before
  * ours (HypoPG's, when it is loaded after us, calls ours in turn).  They
  * are added only while a plain EXPLAIN (without ANALYZE) runs, so that no
- * plan that uses one can ever execute.  EXPLAIN names them through
+ * plan that uses one can ever execute; after such an EXPLAIN the session's
+ * plan cache is reset, so that a generic plan made by EXPLAIN EXECUTE is
+ * never reused by EXECUTE.  EXPLAIN names them through
  * explain_get_index_name_hook.
+ *
+ * Their OIDs never collide with HypoPG's nor with a relation's: HypoPG
+ * (unless hypopg.use_real_oids is on, when it takes real OIDs from 16384
+ * up) counts up from one past the largest pg_class OID below
+ * FirstNormalObjectId; we count down from one below that largest OID,
+ * skipping OIDs that pg_class has.  Relations never get new OIDs below
+ * FirstNormalObjectId once initdb is done.
  *
  * A hypothetical index has no relation, so everything the planner and
  * eicostestimate need comes from here: pages, tuples and tree height from
  * a size model of standard leaves, compact leaves and the size bound
- * (ei_hypo_estimate), the operator families and sort orders from the
- * catalogs.  eicostestimate opens the index only when tree_height is
- * unknown, which it never is here.
+ * (ei_hypo_estimate), the operator families, sort orders and AM properties
+ * from the catalogs and the access method's handler.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,66 +34,116 @@
 
 #include <math.h>
 
+#include "access/genam.h"
 #include "access/htup_details.h"
-#include "access/nbtree.h"
 #include "access/relation.h"
 #include "access/reloptions.h"
+#include "access/stratnum.h"
 #include "access/table.h"
+#include "access/transam.h"
+#include "access/tupmacs.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_opclass.h"
 #include "commands/defrem.h"
 #include "commands/explain.h"
 #include "eitree.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "keynorm.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
-#include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
 #include "parser/parser.h"
 #include "seqtree.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_hypothetical_create);
 PG_FUNCTION_INFO_V1(elastic_index_hypothetical_list);
+PG_FUNCTION_INFO_V1(elastic_index_hypothetical_estimate);
 PG_FUNCTION_INFO_V1(elastic_index_hypothetical_drop);
 PG_FUNCTION_INFO_V1(elastic_index_hypothetical_reset);
 
-/* One hypothetical index. */
+/* One hypothetical index; everything in it lives in ei_hypo_context. */
 typedef struct EIHypoIndex
 {
 	Oid			oid;			/* fake OID, not in pg_class */
-	char	   *name;
+	char		name[NAMEDATALEN];
 	Oid			relid;
 	Oid			amoid;
-	char	   *amname;
+	char		amname[NAMEDATALEN];
+	bool		osm;			/* osm_tree: no size bound */
 	int			ncolumns;
-	int			indexkeys[INDEX_MAX_KEYS];
+	AttrNumber	indexkeys[INDEX_MAX_KEYS];
+	Oid			atttypes[INDEX_MAX_KEYS];	/* column types when created */
 	Oid			collations[INDEX_MAX_KEYS];
 	Oid			opfamily[INDEX_MAX_KEYS];
 	Oid			opcintype[INDEX_MAX_KEYS];
+	Oid			sortopfamily[INDEX_MAX_KEYS];
+	bool		ordered;		/* sortopfamily is set for every column */
 	bool		desc[INDEX_MAX_KEYS];
 	bool		nulls_first[INDEX_MAX_KEYS];
-	int			fillfactor;		/* percent */
-	char	   *size_bound;		/* elastic_btree: reloption, or NULL */
-	int			tuplesz;		/* bytes of a leaf entry with its line pointer */
-	int			keylen;			/* normalized key bytes, or -1: never compact */
+	int			fillfactor;		/* leaf fill factor, percent */
+	char	   *size_bound;		/* size_bound reloption, or NULL */
+	Size		itemsz;			/* a leaf entry, MAXALIGN'd */
+	Size		pivotsz;		/* a pivot (high key, inner entry), MAXALIGN'd */
+	int			keylen;			/* normalized key bytes, or -1: no compact
+								 * leaves */
+	/* the access method's properties, for IndexOptInfo */
+	bool		amcanorderbyop;
+	bool		amoptionalkey;
+	bool		amsearcharray;
+	bool		amsearchnulls;
+	bool		amhasgettuple;
+	bool		amhasgetbitmap;
+	bool		amcanparallel;
+	bool		amcanmarkpos;
+	bool		amcanreturn;
+	amcostestimate_function amcostestimate;
 } EIHypoIndex;
 
-/* The session's hypothetical indexes, in TopMemoryContext. */
+/*
+ * Average fill of compact leaves in the size model: full leaves that turn
+ * compact go on taking entries and then split, and leaves that split under
+ * scattered inserts end up about 70% full on average, as in any B-tree.
+ */
+#define EI_HYPO_COMPACT_FILL	0.7
+
+/* The size model's figures for one hypothetical index. */
+typedef struct EIHypoEstimate
+{
+	double		entries;
+	double		standard_leaves;
+	double		compact_leaves;
+	double		inner_pages;
+	double		total_pages;	/* metapage included */
+	int			height;			/* levels, the leaf level included */
+	int64		bound_pages;	/* the size bound, or -1 if none applies */
+} EIHypoEstimate;
+
+/* The session's hypothetical indexes and the context that holds them. */
 static List *ei_hypo_indexes = NIL;
+static MemoryContext ei_hypo_context = NULL;
+
+/* Largest pg_class OID below FirstNormalObjectId; 0 until looked up. */
+static Oid	ei_hypo_catalog_top = InvalidOid;
 
 /* Set while a plain EXPLAIN runs: only then are they shown to the planner. */
 static bool ei_hypo_in_explain = false;
+
+/* Set when the planner saw a hypothetical index (ours or HypoPG's). */
+static bool ei_hypo_planned = false;
 
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
 static explain_get_index_name_hook_type prev_explain_get_index_name_hook = NULL;
@@ -116,7 +174,9 @@ EIHypoInit(void)
 }
 
 /*
- * Note whether the statement is a plain EXPLAIN, run it, and forget.
+ * Note whether the statement is a plain EXPLAIN and run it; afterwards,
+ * if it planned with hypothetical indexes, invalidate the session's cached
+ * plans, one of which EXPLAIN EXECUTE may have made with them.
  */
 static void
 ei_hypo_process_utility(PlannedStmt *pstmt, const char *queryString,
@@ -125,8 +185,9 @@ ei_hypo_process_utility(PlannedStmt *pstmt, const char *queryString,
 						DestReceiver *dest, QueryCompletion *qc)
 {
 	bool		saved = ei_hypo_in_explain;
+	bool		is_explain = IsA(pstmt->utilityStmt, ExplainStmt);
 
-	if (IsA(pstmt->utilityStmt, ExplainStmt))
+	if (is_explain)
 	{
 		ExplainStmt *stmt = (ExplainStmt *) pstmt->utilityStmt;
 		bool		analyze = false;
@@ -154,88 +215,254 @@ ei_hypo_process_utility(PlannedStmt *pstmt, const char *queryString,
 	PG_FINALLY();
 	{
 		ei_hypo_in_explain = saved;
+		if (is_explain && ei_hypo_planned)
+		{
+			ei_hypo_planned = false;
+			ResetPlanCache();
+		}
 	}
 	PG_END_TRY();
 }
 
 /*
- * Entries a leaf of the given fill holds, for entries of tuplesz bytes.
+ * Entries a page holds: items of itemsz bytes (with their line pointers)
+ * up to the fill factor, leaving room for a high key of hikeysz bytes, as
+ * the bulk loader (core/build.c) fills pages; at least two.
  */
 static double
-ei_hypo_leaf_capacity(int tuplesz, int fillfactor)
+ei_hypo_page_capacity(Size itemsz, Size hikeysz, int fillfactor)
 {
 	double		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
+	double		slack = floor(usable * (100 - fillfactor) / 100);
+	double		room = usable - slack - hikeysz - sizeof(ItemIdData);
 
-	return Max(1.0, floor(usable * fillfactor / 100.0 / tuplesz));
+	return Max(2.0, floor(room / (itemsz + sizeof(ItemIdData))));
 }
 
 /*
- * Estimate pages and height of a hypothetical index over ntuples entries.
+ * Inner pages and levels above the given number of leaves.
+ */
+static void
+ei_hypo_upper_levels(double leaves, double inner_capacity,
+					 double *inner, int *height)
+{
+	double		level = leaves;
+
+	*inner = 0;
+	*height = 1;
+	while (level > 1)
+	{
+		level = ceil(level / inner_capacity);
+		*inner += level;
+		(*height)++;
+	}
+}
+
+/*
+ * The size bound that applies to a hypothetical index in pages (its
+ * size_bound reloption, else elastic_btree.size_bound now; a percentage is
+ * of heappages), or -1.  Mirrors EIElasticBoundPages.
+ */
+static int64
+ei_hypo_bound_pages(EIHypoIndex *hypo, BlockNumber heappages)
+{
+	const char *value;
+	int64		kb;
+	double		percent;
+	const char *hint;
+
+	if (hypo->osm)
+		return -1;				/* osm_tree has no size bound */
+	value = hypo->size_bound ? hypo->size_bound : EIElasticDefaultBound();
+	if (value == NULL || !EIParseSizeBound(value, &kb, &percent, &hint))
+		return -1;
+	if (kb > 0)
+		return Max(kb * 1024 / BLCKSZ, 1);
+	if (percent > 0)
+		return Max((int64) (heappages * percent / 100.0), 1);
+	return -1;
+}
+
+/*
+ * Estimate the shape of a hypothetical index over ntuples entries.
  *
- * Standard leaves hold usable space x fill factor / entry size; inner pages
- * hold pivots of the same size at 70%.  elastic_btree with a size bound
- * and compact-capable keys: the index grows in standard leaves up to
- * shrink_threshold of the bound; past that, full leaves become compact in
- * place (EICompactCapacity entries each) instead of splitting, until all
- * are compact; only then does it grow again, in compact leaves.
+ * Without a bound (or for keys that cannot be compact): leaves filled to
+ * the fill factor, inner pages to 70%, as CREATE INDEX builds them.  With
+ * a bound and compact-capable keys, once that size passes shrink_threshold
+ * of the bound, full leaves become compact in place instead of splitting,
+ * so the index stays at shrink_threshold x bound pages while its leaves,
+ * some of them compact (EICompactCapacity entries each, EI_HYPO_COMPACT_FILL
+ * of them used), can hold every entry; past that every leaf is compact and
+ * it grows again, in compact leaves.  This is the size scattered inserts
+ * keep the index at; CREATE INDEX itself writes standard leaves only, and
+ * inserts in key order convert only the leaves at the right edge.
  */
 static void
 ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
-				 BlockNumber *pages, int *height)
+				 EIHypoEstimate *est)
 {
-	double		scap = ei_hypo_leaf_capacity(hypo->tuplesz, hypo->fillfactor);
-	double		icap = ei_hypo_leaf_capacity(hypo->tuplesz + 8,
+	double		scap = ei_hypo_page_capacity(hypo->itemsz, hypo->pivotsz,
+											 hypo->fillfactor);
+	double		icap = ei_hypo_page_capacity(hypo->pivotsz, hypo->pivotsz,
 											 EI_NONLEAF_FILLFACTOR);
-	double		leaves = Max(1.0, ceil(ntuples / scap));
-	double		inner = 0;
-	double		level = leaves;
-	double		total;
-	int			h = 1;
+	double		ccap;
+	double		limit;
+	double		leaves;
 
-	while (level > 1)
+	est->entries = Max(ntuples, 0);
+	est->standard_leaves = Max(1.0, ceil(est->entries / scap));
+	est->compact_leaves = 0;
+	ei_hypo_upper_levels(est->standard_leaves, icap, &est->inner_pages,
+						 &est->height);
+	est->total_pages = 1 + est->standard_leaves + est->inner_pages;
+	est->bound_pages = ei_hypo_bound_pages(hypo, heappages);
+
+	if (est->bound_pages < 0 || hypo->keylen < 0)
+		return;
+	limit = EIElasticShrinkThreshold() * est->bound_pages;
+	ccap = EICompactCapacity(hypo->keylen, hypo->pivotsz) *
+		EI_HYPO_COMPACT_FILL;
+	if (est->total_pages < limit || ccap <= scap)
+		return;
+
+	/* the leaves the index has when it reaches the limit */
+	leaves = Max(1.0, floor(limit) - 1);
+	ei_hypo_upper_levels(leaves, icap, &est->inner_pages, &est->height);
+	leaves = Max(1.0, floor(limit) - 1 - est->inner_pages);
+
+	if (leaves * ccap >= est->entries)
 	{
-		level = ceil(level / icap);
-		inner += level;
-		h++;
-	}
-	total = 1 + leaves + inner;
+		/* as many compact leaves as it takes to hold every entry */
+		double		compact = ceil((est->entries - leaves * scap) /
+								   (ccap - scap));
 
-	if (hypo->size_bound != NULL && hypo->keylen > 0)
+		est->compact_leaves = Min(Max(compact, 0), leaves);
+		est->standard_leaves = leaves - est->compact_leaves;
+	}
+	else
 	{
-		int64		kb;
-		double		percent;
-		const char *hint;
-		double		bound = -1;
-
-		if (EIParseSizeBound(hypo->size_bound, &kb, &percent, &hint))
-		{
-			if (kb > 0)
-				bound = Max(kb * 1024.0 / BLCKSZ, 1);
-			else if (percent > 0)
-				bound = Max(heappages * percent / 100.0, 1);
-		}
-		if (bound > 0 && total > EIElasticShrinkThreshold() * bound)
-		{
-			double		ccap = EICompactCapacity(hypo->keylen,
-												 MAXALIGN(hypo->tuplesz));
-			double		limit = EIElasticShrinkThreshold() * bound;
-			double		avail = Max(1.0, limit - 1 - inner);
-
-			if (ccap > scap && avail * ccap >= ntuples)
-				total = limit;	/* some leaves compact, within the bound */
-			else if (ccap > scap)
-				total = 1 + inner + ceil(ntuples / ccap);	/* all compact */
-		}
+		est->standard_leaves = 0;
+		est->compact_leaves = ceil(est->entries / ccap);
 	}
-
-	*pages = (BlockNumber) Min(total, (double) MaxBlockNumber);
-	*height = h;
+	ei_hypo_upper_levels(est->standard_leaves + est->compact_leaves, icap,
+						 &est->inner_pages, &est->height);
+	est->total_pages = 1 + est->standard_leaves + est->compact_leaves +
+		est->inner_pages;
 }
 
 /*
- * Add the session's hypothetical indexes on this table to the planner's
- * view of it, during a plain EXPLAIN.
+ * Does the hypothetical index still fit its table and access method?  Not
+ * once the table, a column or the access method is dropped or a column's
+ * type changed (DROP EXTENSION, ALTER TABLE): such an index is left out
+ * of plans, and has no estimate.
+ */
+static bool
+ei_hypo_is_current(EIHypoIndex *hypo)
+{
+	if (!SearchSysCacheExists1(AMOID, ObjectIdGetDatum(hypo->amoid)) ||
+		!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(hypo->relid)))
+		return false;
+	for (int i = 0; i < hypo->ncolumns; i++)
+	{
+		HeapTuple	atttup = SearchSysCache2(ATTNUM,
+											 ObjectIdGetDatum(hypo->relid),
+											 Int16GetDatum(hypo->indexkeys[i]));
+		bool		same;
+
+		if (!HeapTupleIsValid(atttup))
+			return false;
+		same = !((Form_pg_attribute) GETSTRUCT(atttup))->attisdropped &&
+			((Form_pg_attribute) GETSTRUCT(atttup))->atttypid == hypo->atttypes[i];
+		ReleaseSysCache(atttup);
+		if (!same)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The IndexOptInfo the planner gets for a hypothetical index on rel.
+ */
+static IndexOptInfo *
+ei_hypo_index_info(EIHypoIndex *hypo, RelOptInfo *rel, Oid relationObjectId)
+{
+	IndexOptInfo *info = makeNode(IndexOptInfo);
+	EIHypoEstimate est;
+	int			n = hypo->ncolumns;
+
+	info->indexoid = hypo->oid;
+	info->reltablespace = rel->reltablespace;
+	info->rel = rel;
+	info->tuples = rel->tuples;
+	ei_hypo_estimate(hypo, rel->tuples, rel->pages, &est);
+	info->pages = (BlockNumber) Min(est.total_pages, (double) MaxBlockNumber);
+	info->tree_height = est.height - 1; /* levels above the leaves */
+	info->ncolumns = n;
+	info->nkeycolumns = n;
+	info->indexkeys = palloc(sizeof(int) * n);
+	info->indexcollations = palloc(sizeof(Oid) * n);
+	info->opfamily = palloc(sizeof(Oid) * n);
+	info->opcintype = palloc(sizeof(Oid) * n);
+	info->canreturn = palloc(sizeof(bool) * n);
+	info->opclassoptions = palloc0(sizeof(bytea *) * n);
+	if (hypo->ordered)
+	{
+		info->sortopfamily = palloc(sizeof(Oid) * n);
+		info->reverse_sort = palloc(sizeof(bool) * n);
+		info->nulls_first = palloc(sizeof(bool) * n);
+	}
+	info->indextlist = NIL;
+	for (int i = 0; i < n; i++)
+	{
+		Oid			atttype;
+		int32		atttypmod;
+		Oid			attcoll;
+
+		info->indexkeys[i] = hypo->indexkeys[i];
+		info->indexcollations[i] = hypo->collations[i];
+		info->opfamily[i] = hypo->opfamily[i];
+		info->opcintype[i] = hypo->opcintype[i];
+		info->canreturn[i] = hypo->amcanreturn;
+		if (hypo->ordered)
+		{
+			info->sortopfamily[i] = hypo->sortopfamily[i];
+			info->reverse_sort[i] = hypo->desc[i];
+			info->nulls_first[i] = hypo->nulls_first[i];
+		}
+		get_atttypetypmodcoll(relationObjectId, hypo->indexkeys[i],
+							  &atttype, &atttypmod, &attcoll);
+		info->indextlist =
+			lappend(info->indextlist,
+					makeTargetEntry((Expr *) makeVar(rel->relid,
+													 hypo->indexkeys[i],
+													 atttype, atttypmod,
+													 attcoll, 0),
+									i + 1, NULL, false));
+	}
+	info->relam = hypo->amoid;
+	info->indexprs = NIL;
+	info->indpred = NIL;
+	info->predOK = false;
+	info->unique = false;
+	info->immediate = true;
+	info->hypothetical = true;
+	info->amcanorderbyop = hypo->amcanorderbyop;
+	info->amoptionalkey = hypo->amoptionalkey;
+	info->amsearcharray = hypo->amsearcharray;
+	info->amsearchnulls = hypo->amsearchnulls;
+	info->amhasgettuple = hypo->amhasgettuple;
+	info->amhasgetbitmap = hypo->amhasgetbitmap;
+	info->amcanparallel = hypo->amcanparallel;
+	info->amcanmarkpos = hypo->amcanmarkpos;
+	info->amcostestimate = hypo->amcostestimate;
+	return info;
+}
+
+/*
+ * After the previous hook (HypoPG's, or whichever), add the session's
+ * hypothetical indexes on this table to the planner's view of it, during
+ * a plain EXPLAIN.
  */
 static void
 ei_hypo_get_relation_info(PlannerInfo *root, Oid relationObjectId,
@@ -246,96 +473,31 @@ ei_hypo_get_relation_info(PlannerInfo *root, Oid relationObjectId,
 	if (prev_get_relation_info_hook)
 		prev_get_relation_info_hook(root, relationObjectId, inhparent, rel);
 
-	if (!ei_hypo_in_explain || inhparent || ei_hypo_indexes == NIL)
+	if (!ei_hypo_in_explain)
 		return;
 
+	/* HypoPG's hypothetical indexes count too, for the plan cache reset */
+	foreach(lc, rel->indexlist)
+		if (((IndexOptInfo *) lfirst(lc))->hypothetical)
+			ei_hypo_planned = true;
+
+	if (inhparent)
+		return;
 	foreach(lc, ei_hypo_indexes)
 	{
 		EIHypoIndex *hypo = (EIHypoIndex *) lfirst(lc);
-		IndexOptInfo *info;
-		int			n = hypo->ncolumns;
 
-		if (hypo->relid != relationObjectId)
+		if (hypo->relid != relationObjectId || !ei_hypo_is_current(hypo))
 			continue;
-
-		info = makeNode(IndexOptInfo);
-		info->indexoid = hypo->oid;
-		info->reltablespace = InvalidOid;
-		info->rel = rel;
-		info->tuples = rel->tuples;
-		ei_hypo_estimate(hypo, Max(rel->tuples, 0), rel->pages,
-						 &info->pages, &info->tree_height);
-		info->tree_height -= 1;	/* the planner counts levels above leaves */
-		info->ncolumns = n;
-		info->nkeycolumns = n;
-		info->indexkeys = palloc(sizeof(int) * n);
-		info->indexcollations = palloc(sizeof(Oid) * n);
-		info->opfamily = palloc(sizeof(Oid) * n);
-		info->opcintype = palloc(sizeof(Oid) * n);
-		info->sortopfamily = palloc(sizeof(Oid) * n);
-		info->reverse_sort = palloc(sizeof(bool) * n);
-		info->nulls_first = palloc(sizeof(bool) * n);
-		info->canreturn = palloc(sizeof(bool) * n);
-		info->opclassoptions = palloc0(sizeof(bytea *) * n);
-		info->indextlist = NIL;
-		for (int i = 0; i < n; i++)
-		{
-			Oid			ltopr;
-			Oid			btopfamily;
-			Oid			btopcintype;
-			int16		btstrategy;
-			Oid			atttype;
-			int32		atttypmod;
-			Oid			attcoll;
-
-			info->indexkeys[i] = hypo->indexkeys[i];
-			info->indexcollations[i] = hypo->collations[i];
-			info->opfamily[i] = hypo->opfamily[i];
-			info->opcintype[i] = hypo->opcintype[i];
-			info->reverse_sort[i] = hypo->desc[i];
-			info->nulls_first[i] = hypo->nulls_first[i];
-			info->canreturn[i] = true;
-			/* the btree family that sorts like ours, as plancat.c finds it */
-			info->sortopfamily[i] = InvalidOid;
-			ltopr = get_opfamily_member(hypo->opfamily[i], hypo->opcintype[i],
-										hypo->opcintype[i], BTLessStrategyNumber);
-			if (OidIsValid(ltopr) &&
-				get_ordering_op_properties(ltopr, &btopfamily, &btopcintype,
-										   &btstrategy) &&
-				btopcintype == hypo->opcintype[i] &&
-				btstrategy == BTLessStrategyNumber)
-				info->sortopfamily[i] = btopfamily;
-
-			get_atttypetypmodcoll(relationObjectId, hypo->indexkeys[i],
-								  &atttype, &atttypmod, &attcoll);
-			info->indextlist = lappend(info->indextlist,
-									   makeTargetEntry((Expr *) makeVar(rel->relid, hypo->indexkeys[i],
-																		atttype, atttypmod, attcoll, 0),
-													   i + 1, NULL, false));
-		}
-		info->relam = hypo->amoid;
-		info->indexprs = NIL;
-		info->indpred = NIL;
-		info->predOK = false;
-		info->unique = false;
-		info->immediate = true;
-		info->hypothetical = true;
-		info->amcanorderbyop = false;
-		info->amoptionalkey = true;
-		info->amsearcharray = false;
-		info->amsearchnulls = true;
-		info->amhasgettuple = true;
-		info->amhasgetbitmap = true;
-		info->amcanparallel = true;
-		info->amcanmarkpos = true;
-		info->amcostestimate = (void (*) ()) eicostestimate;
-
-		rel->indexlist = lcons(info, rel->indexlist);
+		rel->indexlist = lcons(ei_hypo_index_info(hypo, rel, relationObjectId),
+							   rel->indexlist);
+		ei_hypo_planned = true;
 	}
 }
 
 /*
- * Name one of our hypothetical indexes in EXPLAIN output.
+ * Name one of our hypothetical indexes in EXPLAIN output; other OIDs go to
+ * the previous hook.
  */
 static const char *
 ei_hypo_index_name(Oid indexId)
@@ -355,21 +517,54 @@ ei_hypo_index_name(Oid indexId)
 }
 
 /*
- * A fake OID no relation has and none of ours has: counting down from
- * FirstNormalObjectId - 1 (HypoPG counts up from lower OIDs).
+ * The largest pg_class OID below FirstNormalObjectId: HypoPG's fake OIDs
+ * start right above it.  Read once per session, from pg_class's OID index.
+ */
+static Oid
+ei_hypo_catalog_top_oid(void)
+{
+	Relation	pg_class;
+	Relation	oid_index;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (OidIsValid(ei_hypo_catalog_top))
+		return ei_hypo_catalog_top;
+
+	pg_class = table_open(RelationRelationId, AccessShareLock);
+	oid_index = index_open(ClassOidIndexId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_class_oid, BTLessStrategyNumber, F_OIDLT,
+				ObjectIdGetDatum(FirstNormalObjectId));
+	scan = systable_beginscan_ordered(pg_class, oid_index, NULL, 1, &key);
+	tup = systable_getnext_ordered(scan, BackwardScanDirection);
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "pg_class has no OID below %u", FirstNormalObjectId);
+	ei_hypo_catalog_top = ((Form_pg_class) GETSTRUCT(tup))->oid;
+	systable_endscan_ordered(scan);
+	index_close(oid_index, AccessShareLock);
+	table_close(pg_class, AccessShareLock);
+	return ei_hypo_catalog_top;
+}
+
+/*
+ * A fake OID that no relation, none of HypoPG's hypothetical indexes and
+ * none of ours has: counting down from below the largest pg_class OID under
+ * FirstNormalObjectId (HypoPG counts up from above it) to
+ * FirstGenbkiObjectId, skipping OIDs that pg_class or our list has.
  */
 static Oid
 ei_hypo_new_oid(void)
 {
-	for (Oid oid = FirstNormalObjectId - 1; oid > FirstUnpinnedObjectId; oid--)
+	for (Oid oid = ei_hypo_catalog_top_oid() - 1; oid >= FirstGenbkiObjectId; oid--)
 	{
 		ListCell   *lc;
-		bool		taken = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(oid));
+		bool		taken = false;
 
 		foreach(lc, ei_hypo_indexes)
 			if (((EIHypoIndex *) lfirst(lc))->oid == oid)
 				taken = true;
-		if (!taken)
+		if (!taken && !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(oid)))
 			return oid;
 	}
 	ereport(ERROR,
@@ -380,101 +575,62 @@ ei_hypo_new_oid(void)
 }
 
 /*
- * elastic_index_hypothetical_create(definition text)
- *	returns table (indexrelid oid, indexname text)
- *
- * Make a hypothetical index from a CREATE INDEX statement using
- * elastic_btree or osm_tree: plain key columns, operator classes,
- * ASC/DESC, NULLS FIRST/LAST, WITH (...) storage parameters.
+ * Copy a name into a NAMEDATALEN buffer, cut at a character boundary.
  */
-Datum
-elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
+static void
+ei_hypo_set_name(char *dst, const char *src)
 {
-	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	List	   *parsetree;
-	IndexStmt  *stmt;
-	Oid			relid;
-	Relation	heap;
-	HeapTuple	amtup;
-	Form_pg_am	amform;
-	IndexAmRoutine *amroutine;
-	EIHypoIndex *hypo;
-	MemoryContext oldcxt;
+	int			len = pg_mbcliplen(src, strlen(src), NAMEDATALEN - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/*
+ * Fill in the key columns of a hypothetical index from the statement's
+ * column list: operator classes, collations, orderings, the btree
+ * families that sort like them, and the entry sizes and normalized key
+ * length for the size model.
+ */
+static void
+ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
+					StringInfo colnames)
+{
+	Oid			relid = RelationGetRelid(heap);
+	Size		datasz = 0;
+	int			keylen = KEYNORM_TID_SIZE;
+	bool		compactable = !hypo->osm;
 	ListCell   *lc;
 	int			i = 0;
-	int			datasz = 0;
-	bool		compactable;
-	Datum		reloptions;
-	EIOptions  *opts;
-	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
 
-	parsetree = raw_parser(sql, RAW_PARSE_DEFAULT);
-	if (list_length(parsetree) != 1 ||
-		!IsA(((RawStmt *) linitial(parsetree))->stmt, IndexStmt))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("hypothetical index definition must be one CREATE INDEX statement"),
-				 errhint("For example: CREATE INDEX ON t USING elastic_btree (col)")));
-	stmt = (IndexStmt *) ((RawStmt *) linitial(parsetree))->stmt;
-
-	if (stmt->accessMethod == NULL ||
-		(strcmp(stmt->accessMethod, "elastic_btree") != 0 &&
-		 strcmp(stmt->accessMethod, "osm_tree") != 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("hypothetical indexes of elastic_index use elastic_btree or osm_tree, not %s",
-						stmt->accessMethod ? stmt->accessMethod : "btree"),
-				 errhint("Use hypopg_create_index() for the access methods HypoPG supports.")));
-	if (stmt->whereClause != NULL || stmt->indexIncludingParams != NIL ||
-		stmt->unique)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("hypothetical indexes of elastic_index support plain key columns only"),
-				 errdetail("Partial, unique and INCLUDE indexes are not modelled.")));
-
-	relid = RangeVarGetRelid(stmt->relation, AccessShareLock, false);
-	heap = table_open(relid, NoLock);
-	if (heap->rd_rel->relkind != RELKIND_RELATION &&
-		heap->rd_rel->relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table or materialized view",
-						RelationGetRelationName(heap))));
 	if (list_length(stmt->indexParams) > INDEX_MAX_KEYS)
 		ereport(ERROR,
 				(errcode(ERRCODE_TOO_MANY_COLUMNS),
 				 errmsg("cannot use more than %d columns in an index",
 						INDEX_MAX_KEYS)));
 
-	amtup = SearchSysCache1(AMNAME, CStringGetDatum(stmt->accessMethod));
-	if (!HeapTupleIsValid(amtup))
-		elog(ERROR, "access method \"%s\" does not exist", stmt->accessMethod);
-	amform = (Form_pg_am) GETSTRUCT(amtup);
-	amroutine = GetIndexAmRoutine(amform->amhandler);
-
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
-	hypo = palloc0(sizeof(EIHypoIndex));
-	hypo->relid = relid;
-	hypo->amoid = amform->oid;
-	hypo->amname = pstrdup(stmt->accessMethod);
-	MemoryContextSwitchTo(oldcxt);
-	ReleaseSysCache(amtup);
-
-	compactable = (strcmp(hypo->amname, "elastic_btree") == 0);
+	hypo->ordered = true;
 	foreach(lc, stmt->indexParams)
 	{
 		IndexElem  *elem = (IndexElem *) lfirst(lc);
 		AttrNumber	attno;
 		Form_pg_attribute att;
 		Oid			opclass;
+		Oid			ltopr;
+		Oid			btopfamily;
+		Oid			btopcintype;
+		int16		btstrategy;
 
 		if (elem->name == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("hypothetical indexes of elastic_index support plain key columns only"),
 					 errdetail("Expression columns are not modelled.")));
+		if (elem->opclassopts != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("operator class options are not supported by access method \"%s\"",
+							hypo->amname)));
 		attno = get_attnum(relid, elem->name);
 		if (attno == InvalidAttrNumber)
 			ereport(ERROR,
@@ -489,54 +645,208 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 		opclass = ResolveOpClass(elem->opclass, att->atttypid,
 								 hypo->amname, hypo->amoid);
 		hypo->indexkeys[i] = attno;
+		hypo->atttypes[i] = att->atttypid;
 		hypo->opfamily[i] = get_opclass_family(opclass);
 		hypo->opcintype[i] = get_opclass_input_type(opclass);
-		hypo->collations[i] = elem->collation ?
-			get_collation_oid(elem->collation, false) : att->attcollation;
+		if (elem->collation != NIL)
+		{
+			if (!type_is_collatable(att->atttypid))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("collations are not supported by type %s",
+								format_type_be(att->atttypid))));
+			hypo->collations[i] = get_collation_oid(elem->collation, false);
+		}
+		else
+			hypo->collations[i] = att->attcollation;
 		hypo->desc[i] = (elem->ordering == SORTBY_DESC);
 		hypo->nulls_first[i] = (elem->nulls_ordering == SORTBY_NULLS_DEFAULT) ?
 			hypo->desc[i] : (elem->nulls_ordering == SORTBY_NULLS_FIRST);
 
-		/* key bytes: the type's length, or its average width */
-		datasz += att->attlen > 0 ? att->attlen :
-			get_attavgwidth(relid, attno) > 0 ? get_attavgwidth(relid, attno) : 32;
+		/* the btree family that sorts like ours, as plancat.c finds it */
+		ltopr = get_opfamily_member(hypo->opfamily[i], hypo->opcintype[i],
+									hypo->opcintype[i], BTLessStrategyNumber);
+		if (OidIsValid(ltopr) &&
+			get_ordering_op_properties(ltopr, &btopfamily, &btopcintype,
+									   &btstrategy) &&
+			btopcintype == hypo->opcintype[i] &&
+			btstrategy == BTLessStrategyNumber)
+			hypo->sortopfamily[i] = btopfamily;
+		else
+			hypo->ordered = false;
+
+		/*
+		 * Bytes of the entry's data: fixed-width columns aligned as
+		 * index_form_tuple aligns them, others at their average width
+		 * (ANALYZE's, else the type's guess), with short varlena headers.
+		 */
+		if (att->attlen > 0)
+			datasz = att_align_nominal(datasz, att->attalign) + att->attlen;
+		else
+		{
+			int32		width = get_attavgwidth(relid, attno);
+
+			if (width <= 0)
+				width = get_typavgwidth(att->atttypid, att->atttypmod);
+			datasz += width;
+		}
+
+		/* compact leaves need fixed-width normalized keys (core/normkey.c) */
 		if (att->attlen <= 0 ||
 			!OidIsValid(get_opfamily_proc(hypo->opfamily[i], hypo->opcintype[i],
-										  hypo->opcintype[i], EI_NORMALIZE_PROC)))
+										  hypo->opcintype[i], EI_NORMALIZE_PROC)) ||
+			(type_is_collatable(att->atttypid) &&
+			 !EINormKeyCollationOK(hypo->collations[i])))
 			compactable = false;
+		else
+			keylen += 1 + att->attlen;
+
+		appendStringInfo(colnames, "_%s", elem->name);
 		i++;
 	}
 	hypo->ncolumns = i;
-	hypo->tuplesz = MAXALIGN(sizeof(IndexTupleData) + datasz) + sizeof(ItemIdData);
-	hypo->keylen = -1;
-	if (compactable)
-	{
-		int			keylen = KEYNORM_TID_SIZE;
+	hypo->itemsz = MAXALIGN(sizeof(IndexTupleData) + datasz);
+	hypo->pivotsz = MAXALIGN(hypo->itemsz + sizeof(ItemPointerData));
+	hypo->keylen = (compactable && keylen <= SEQTREE_MAX_KEYLEN) ? keylen : -1;
+}
 
-		for (int c = 0; c < i; c++)
-			keylen += 1 + TupleDescAttr(RelationGetDescr(heap),
-										hypo->indexkeys[c] - 1)->attlen;
-		if (keylen <= SEQTREE_MAX_KEYLEN)
-			hypo->keylen = keylen;
-	}
+/*
+ * elastic_index_hypothetical_create(definition text)
+ *	returns table (indexrelid oid, indexname text)
+ *
+ * Make a hypothetical index from a CREATE INDEX statement using
+ * elastic_btree or osm_tree: plain key columns, operator classes,
+ * collations, ASC/DESC, NULLS FIRST/LAST, WITH (...) storage parameters.
+ */
+Datum
+elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	List	   *parsetree;
+	IndexStmt  *stmt;
+	Oid			relid;
+	Relation	heap;
+	HeapTuple	amtup;
+	IndexAmRoutine *amroutine;
+	EIHypoIndex *hypo;
+	StringInfoData colnames;
+	AclResult	aclresult;
+	Datum		reloptions;
+	EIOptions  *opts;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	MemoryContext oldcxt;
+
+	parsetree = raw_parser(sql, RAW_PARSE_DEFAULT);
+	if (list_length(parsetree) != 1 ||
+		!IsA(((RawStmt *) linitial(parsetree))->stmt, IndexStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("hypothetical index definition must be one CREATE INDEX statement"),
+				 errhint("For example: CREATE INDEX ON t USING elastic_btree (col)")));
+	stmt = (IndexStmt *) ((RawStmt *) linitial(parsetree))->stmt;
+
+	/* the access method: one whose handler is ours */
+	hypo = palloc0(sizeof(EIHypoIndex));
+	ei_hypo_set_name(hypo->amname,
+					 stmt->accessMethod ? stmt->accessMethod : DEFAULT_INDEX_TYPE);
+	amtup = SearchSysCache1(AMNAME, CStringGetDatum(hypo->amname));
+	if (!HeapTupleIsValid(amtup))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("access method \"%s\" does not exist", hypo->amname)));
+	hypo->amoid = ((Form_pg_am) GETSTRUCT(amtup))->oid;
+	amroutine = GetIndexAmRoutine(((Form_pg_am) GETSTRUCT(amtup))->amhandler);
+	ReleaseSysCache(amtup);
+	if (amroutine->amcostestimate != eicostestimate)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("access method \"%s\" is not one of elastic_index's",
+						hypo->amname),
+				 errhint("Use USING elastic_btree or USING osm_tree; HypoPG's hypopg_create_index() makes hypothetical indexes of the access methods it supports.")));
+	hypo->osm = (amroutine->aminsert == osminsert);
+	hypo->amcanorderbyop = amroutine->amcanorderbyop;
+	hypo->amoptionalkey = amroutine->amoptionalkey;
+	hypo->amsearcharray = amroutine->amsearcharray;
+	hypo->amsearchnulls = amroutine->amsearchnulls;
+	hypo->amhasgettuple = (amroutine->amgettuple != NULL);
+	hypo->amhasgetbitmap = (amroutine->amgetbitmap != NULL);
+	hypo->amcanparallel = amroutine->amcanparallel;
+	hypo->amcanmarkpos = (amroutine->ammarkpos != NULL &&
+						  amroutine->amrestrpos != NULL);
+	hypo->amcanreturn = (amroutine->amcanreturn != NULL);
+	hypo->amcostestimate = amroutine->amcostestimate;
+
+	if (stmt->unique)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("access method \"%s\" does not support unique indexes",
+						hypo->amname)));
+	if (stmt->indexIncludingParams != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("access method \"%s\" does not support included columns",
+						hypo->amname)));
+	if (stmt->whereClause != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("hypothetical indexes of elastic_index support plain key columns only"),
+				 errdetail("Partial indexes are not modelled.")));
+
+	/* the table: one the caller may read */
+	relid = RangeVarGetRelid(stmt->relation, AccessShareLock, false);
+	heap = table_open(relid, NoLock);
+	if (heap->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("hypothetical indexes on partitioned table \"%s\" are not supported",
+						RelationGetRelationName(heap)),
+				 errhint("Make one on each partition.")));
+	if (heap->rd_rel->relkind != RELKIND_RELATION &&
+		heap->rd_rel->relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table or materialized view",
+						RelationGetRelationName(heap))));
+	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, get_relkind_objtype(heap->rd_rel->relkind),
+					   RelationGetRelationName(heap));
+	hypo->relid = relid;
+
+	initStringInfo(&colnames);
+	ei_hypo_set_columns(hypo, stmt, heap, &colnames);
 
 	/* storage parameters, validated by the access method */
 	reloptions = transformRelOptions((Datum) 0, stmt->options, NULL, NULL,
 									 false, false);
 	opts = (EIOptions *) amroutine->amoptions(reloptions, true);
-	hypo->fillfactor = strcmp(hypo->amname, "osm_tree") == 0 ?
-		((opts && opts->fillfactor > 0) ? opts->fillfactor : osm_fill_factor) :
-		(opts ? opts->fillfactor : EI_DEFAULT_FILLFACTOR);
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
-	if (compactable && opts && opts->size_bound_offset != 0)
-		hypo->size_bound = pstrdup((char *) opts + opts->size_bound_offset);
-	else if (compactable && EIElasticDefaultBound() != NULL)
-		hypo->size_bound = pstrdup(EIElasticDefaultBound());
+	if (hypo->osm)
+		hypo->fillfactor = (opts && opts->fillfactor > 0) ?
+			opts->fillfactor : osm_fill_factor;
+	else
+		hypo->fillfactor = opts ? opts->fillfactor : EI_DEFAULT_FILLFACTOR;
+
+	/* keep it for the session */
+	if (ei_hypo_context == NULL)
+		ei_hypo_context = AllocSetContextCreate(TopMemoryContext,
+												"elastic_index hypothetical indexes",
+												ALLOCSET_SMALL_SIZES);
 	hypo->oid = ei_hypo_new_oid();
-	hypo->name = psprintf("<%u>%s_%s_%s", hypo->oid, hypo->amname,
-						  RelationGetRelationName(heap),
-						  get_attname(relid, hypo->indexkeys[0], false));
-	ei_hypo_indexes = lappend(ei_hypo_indexes, hypo);
+	if (stmt->idxname != NULL)
+		ei_hypo_set_name(hypo->name,
+						 psprintf("<%u>%s", hypo->oid, stmt->idxname));
+	else
+		ei_hypo_set_name(hypo->name,
+						 psprintf("<%u>%s_%s%s", hypo->oid, hypo->amname,
+								  RelationGetRelationName(heap), colnames.data));
+	oldcxt = MemoryContextSwitchTo(ei_hypo_context);
+	if (!hypo->osm && opts && opts->size_bound_offset != 0)
+		hypo->size_bound = pstrdup((char *) opts + opts->size_bound_offset);
+	ei_hypo_indexes = lappend(ei_hypo_indexes,
+							  memcpy(palloc(sizeof(EIHypoIndex)), hypo,
+									 sizeof(EIHypoIndex)));
 	MemoryContextSwitchTo(oldcxt);
 	table_close(heap, NoLock);
 
@@ -549,12 +859,35 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Estimate a hypothetical index over its table's size as the planner sees
+ * it now (estimate_rel_size); false if the table no longer fits it.
+ */
+static bool
+ei_hypo_estimate_now(EIHypoIndex *hypo, EIHypoEstimate *est)
+{
+	Relation	heap;
+	BlockNumber pages;
+	double		tuples;
+	double		allvisfrac;
+
+	if (!ei_hypo_is_current(hypo))
+		return false;
+	heap = try_relation_open(hypo->relid, AccessShareLock);
+	if (heap == NULL)
+		return false;
+	estimate_rel_size(heap, NULL, &pages, &tuples, &allvisfrac);
+	ei_hypo_estimate(hypo, tuples, pages, est);
+	relation_close(heap, AccessShareLock);
+	return true;
+}
+
+/*
  * elastic_index_hypothetical_list()
  *	returns setof (indexrelid oid, indexname text, relid regclass,
  *				   amname text, estimated_pages int8, estimated_bytes int8)
  *
- * The session's hypothetical indexes with their estimated size over the
- * table's current pg_class.reltuples.
+ * The session's hypothetical indexes with their estimated size; NULL
+ * estimates for one whose table, columns or access method are gone.
  */
 Datum
 elastic_index_hypothetical_list(PG_FUNCTION_ARGS)
@@ -568,27 +901,71 @@ elastic_index_hypothetical_list(PG_FUNCTION_ARGS)
 		EIHypoIndex *hypo = (EIHypoIndex *) lfirst(lc);
 		Datum		values[6];
 		bool		nulls[6] = {false};
-		Relation	heap = try_relation_open(hypo->relid, AccessShareLock);
-		BlockNumber pages = 0;
-		int			height;
+		EIHypoEstimate est;
 
-		/* a table dropped since: no estimate */
-		if (heap != NULL)
-		{
-			ei_hypo_estimate(hypo, Max(heap->rd_rel->reltuples, 0),
-							 RelationGetNumberOfBlocks(heap), &pages, &height);
-			relation_close(heap, AccessShareLock);
-		}
 		values[0] = ObjectIdGetDatum(hypo->oid);
 		values[1] = CStringGetTextDatum(hypo->name);
 		values[2] = ObjectIdGetDatum(hypo->relid);
 		values[3] = CStringGetTextDatum(hypo->amname);
-		values[4] = Int64GetDatum((int64) pages);
-		values[5] = Int64GetDatum((int64) pages * BLCKSZ);
-		nulls[4] = nulls[5] = (heap == NULL);
+		if (ei_hypo_estimate_now(hypo, &est))
+		{
+			values[4] = Int64GetDatum((int64) est.total_pages);
+			values[5] = Int64GetDatum((int64) est.total_pages * BLCKSZ);
+		}
+		else
+			nulls[4] = nulls[5] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
+}
+
+/*
+ * elastic_index_hypothetical_estimate(indexrelid oid)
+ *	returns (entries, total_pages, estimated_bytes, inner_pages,
+ *			 standard_leaves, compact_leaves, tree_height, size_bound_pages)
+ *
+ * The size model's figures for one hypothetical index: what the planner
+ * is given for it.
+ */
+Datum
+elastic_index_hypothetical_estimate(PG_FUNCTION_ARGS)
+{
+	Oid			oid = PG_GETARG_OID(0);
+	EIHypoIndex *hypo = NULL;
+	EIHypoEstimate est;
+	ListCell   *lc;
+	TupleDesc	tupdesc;
+	Datum		values[8];
+	bool		nulls[8] = {false};
+
+	foreach(lc, ei_hypo_indexes)
+		if (((EIHypoIndex *) lfirst(lc))->oid == oid)
+			hypo = (EIHypoIndex *) lfirst(lc);
+	if (hypo == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("this session has no hypothetical index with OID %u", oid),
+				 errhint("elastic_index_hypothetical_list() shows them.")));
+	if (!ei_hypo_estimate_now(hypo, &est))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("hypothetical index \"%s\" no longer fits its table",
+						hypo->name),
+				 errdetail("Its table, one of its columns or its access method was dropped, or a column's type changed.")));
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	values[0] = Int64GetDatum((int64) est.entries);
+	values[1] = Int64GetDatum((int64) est.total_pages);
+	values[2] = Int64GetDatum((int64) est.total_pages * BLCKSZ);
+	values[3] = Int64GetDatum((int64) est.inner_pages);
+	values[4] = Int64GetDatum((int64) est.standard_leaves);
+	values[5] = Int64GetDatum((int64) est.compact_leaves);
+	values[6] = Int32GetDatum(est.height);
+	values[7] = Int64GetDatum(est.bound_pages);
+	nulls[7] = (est.bound_pages < 0);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /*
@@ -607,6 +984,9 @@ elastic_index_hypothetical_drop(PG_FUNCTION_ARGS)
 		if (hypo->oid == oid)
 		{
 			ei_hypo_indexes = foreach_delete_current(ei_hypo_indexes, lc);
+			if (hypo->size_bound)
+				pfree(hypo->size_bound);
+			pfree(hypo);
 			PG_RETURN_BOOL(true);
 		}
 	}
@@ -619,7 +999,8 @@ elastic_index_hypothetical_drop(PG_FUNCTION_ARGS)
 Datum
 elastic_index_hypothetical_reset(PG_FUNCTION_ARGS)
 {
-	list_free(ei_hypo_indexes);
 	ei_hypo_indexes = NIL;
+	if (ei_hypo_context != NULL)
+		MemoryContextReset(ei_hypo_context);
 	PG_RETURN_VOID();
 }
