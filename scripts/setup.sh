@@ -23,6 +23,7 @@ PACKAGES=(
 	make
 	gcc
 	python3
+	gnuplot-nox
 )
 
 # Run a command as root: directly, or through sudo.
