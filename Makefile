@@ -44,6 +44,7 @@ OBJS = \
 	src/inspect/activity.o \
 	src/inspect/sortedness.o \
 	src/hypo/hypothetical.o \
+	src/lib/bloomfilter.o \
 	src/lib/keynorm.o \
 	src/lib/nearsort.o \
 	src/lib/seqtree.o
