@@ -20,7 +20,15 @@
 # committed ones); --large passes --large to every runner (hours).  The
 # extension must be installed ("make install").
 #
+# When gnuplot is installed every runner draws PNG plots from its CSV next
+# to its report and links them from it: core, sliding_window, near_sorted
+# and osm_tuning with their bench/<runner>/plot.sh DIR, elastic and ycsb in
+# their run.sh.  --plot-only runs no benchmark: it redraws, with those
+# plot.sh scripts, the plots of the CSVs already in --out (default
+# docs/benchmarks; e.g. --out docs/benchmarks/suite).
+#
 # Usage: bench/run_all.sh [--small | --large] [--only "core elastic ..."] [--out DIR]
+#        bench/run_all.sh --plot-only [--only "..."] [--out DIR]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +36,7 @@ repo=$(cd "$here/.." && pwd)
 runners="core sliding_window near_sorted osm_tuning elastic ycsb"
 size=default
 out=""
+plot_only=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -35,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--large) size=large; shift ;;
 	--only) runners=${2:?--only needs a list}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
-	-h | --help) sed -n '/^# Usage:/p' "$0" | sed 's/^# //'; exit 0 ;;
+	--plot-only) plot_only=1; shift ;;
+	-h | --help) sed -n '/^# Usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run_all.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -45,6 +55,17 @@ if [ -z "$out" ]; then
 	else
 		out="$repo/docs/benchmarks"
 	fi
+fi
+
+if [ "$plot_only" -eq 1 ]; then
+	for r in $runners; do
+		if [ -f "$here/$r/plot.sh" ]; then
+			bash "$here/$r/plot.sh" "$out"
+		else
+			echo "run_all.sh: bench/$r/run.sh draws its plots itself; rerun it to redraw them"
+		fi
+	done
+	exit 0
 fi
 mkdir -p "$out"
 

@@ -2,7 +2,8 @@
 #
 # Called by bench/core/run.sh with -F, and these variables: cmd, date, nproc,
 # mem, cpu, pgver, extver, commit, rows, irows, duration, clients, reps,
-# rounds, preload, kinds, types, runtime, load0, load1.  Plain POSIX awk (Debian's mawk is enough).
+# rounds, preload, kinds, types, runtime, load0, load1, plot (1: core.png
+# is drawn, link it).  Plain POSIX awk (Debian's mawk is enough).
 
 # Add metric row spec: name, label, format, divisor, target, per-client.
 function spec(name, label, fmt, div, target, perclient) {
@@ -104,6 +105,13 @@ END {
 	print "Produced by one run of `" cmd "` (from the repository root) on " date \
 		", about " runtime " min."
 	print ""
+	if (plot) {
+		print "![core.png: per key type and index kind, index size, CREATE INDEX and bulk-insert time, read tps and server CPU per transaction](core.png)"
+		print ""
+		print "The plot is drawn from core-results.csv of this run by `bench/core/plot.sh` (run.sh calls it at its end;"
+		print "`bench/core/plot.sh DIR` redraws it from the CSV in DIR)."
+		print ""
+	}
 	print "## Machine and settings"
 	print ""
 	print "- Machine: " nproc " CPUs (" cpu "), " mem " GB RAM; load average (1 min) " load0 \

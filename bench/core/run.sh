@@ -21,8 +21,10 @@
 # The reads run before the insert, on the freshly built indexes.
 #
 # Results go to docs/benchmarks/core-results.csv and docs/benchmarks/core.md
-# (or --out DIR).  Needs only what scripts/setup.sh installs; the extension
-# must be installed ("make install") unless --kinds leaves elastic out.
+# (or --out DIR), and core.png, drawn from the CSV by bench/core/plot.sh when
+# gnuplot is installed.  Needs only what scripts/setup.sh installs; the
+# extension must be installed ("make install") unless --kinds leaves elastic
+# out.
 #
 # Usage: bench/core/run.sh [--rows N] [--duration S] [--clients "1 2 4"]
 #            [--port P] [--large] [--insert-rows M] [--reps R] [--rounds R]
@@ -535,6 +537,9 @@ mkdir -p "$out"
 	echo "key_type,kind,metric,clients,value,unit"
 	cat "$results"
 } >"$out/core-results.csv"
+# the plots: drawn by plot.sh from the CSV when gnuplot is installed, and
+# linked from the report
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 
 mem_gb=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -551,8 +556,13 @@ awk -F, \
 	-v rounds="$rounds" -v preload="$preload" \
 	-v load0="$load_start" -v load1="$(cut -d' ' -f1 /proc/loadavg)" \
 	-v kinds="$kinds" -v types="$types" \
-	-v runtime="$(((end_epoch - start_epoch + 30) / 60))" \
+	-v runtime="$(((end_epoch - start_epoch + 30) / 60))" -v plot="$plot" \
 	-f "$here/report.awk" "$out/core-results.csv" >"$out/core.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/core.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/core/plot.sh failed; the CSV and the report are written" >&2
+fi
 
 step "done in $(((end_epoch - start_epoch) / 60)) min $(((end_epoch - start_epoch) % 60)) s"
 exit 0

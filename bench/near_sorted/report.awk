@@ -2,7 +2,8 @@
 #
 # Input: the CSV written by bench/near_sorted/run.sh (header line first).
 # Variables: cmd, pgver, extver, rows, batch, singles, clients, duration,
-# kinds (index kinds besides btree, e.g. "elastic osm"), nproc, date, commit.
+# kinds (index kinds besides btree, e.g. "elastic osm"), nproc, date, commit,
+# plot (1: near-sorted.png is drawn, link it).
 
 # x / y with two decimals, or "-" when either is missing.
 function ratio(x, y) {
@@ -34,6 +35,13 @@ END {
 	print ""
 	printf "Produced by `%s` (from the repository root) on %s.\n", cmd, date
 	print ""
+	if (plot) {
+		print "![near-sorted.png: per key type and sortedness K:L, each index kind's size, COPY index time, WAL per row and leaf fill](near-sorted.png)"
+		print ""
+		print "The plot is drawn from near-sorted.csv of this run by `bench/near_sorted/plot.sh` (run.sh calls it at its end;"
+		print "`bench/near_sorted/plot.sh DIR` redraws it from the CSV in DIR)."
+		print ""
+	}
 	printf "- %s; elastic_index %s; repository commit %s; %d CPUs.\n", pgver, extver, commit, nproc
 	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
 	printf "- %d rows per data set, keys 1..N in near-sorted arrival order: K%% of the rows out of\n", rows

@@ -19,7 +19,9 @@
 #             index loaded by COPY.
 #
 # Results go to docs/benchmarks/near-sorted.csv and near-sorted.md (or
-# --out DIR).  The extension must be installed ("make install").
+# --out DIR), and near-sorted.png, drawn from the CSV by
+# bench/near_sorted/plot.sh when gnuplot is installed.  The extension must
+# be installed ("make install").
 #
 # Usage: bench/near_sorted/run.sh [--rows N] [--large]
 #            [--sortedness "0:0 1:1 5:5 25:25 100:100"] [--types "int8 timestamp"]
@@ -250,12 +252,20 @@ done
 
 mkdir -p "$out"
 cp "$results" "$out/near-sorted.csv"
+# the plots: drawn by plot.sh from the CSV when gnuplot is installed, and
+# linked from the report
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 awk -F, -v cmd="$command_line" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v rows="$rows" -v batch="$batch" -v singles="$singles" -v clients="$clients" \
 	-v duration="$duration" -v kinds="$kinds" -v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" -v plot="$plot" \
 	-f "$here/report.awk" "$results" >"$out/near-sorted.md"
 step "report: $out/near-sorted.csv, $out/near-sorted.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/near-sorted.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/near_sorted/plot.sh failed; the CSV and the report are written" >&2
+fi
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0
 }

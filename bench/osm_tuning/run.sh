@@ -12,7 +12,9 @@
 # maintenance time (load with the index minus load without) of btree and of
 # osm_tree with its default settings, and the speedup btree / osm_tree.
 # Results go to docs/benchmarks/osm-tuning.{csv,md} and osm-grid.csv (or
-# --out).  The extension must be installed ("make install").
+# --out), and osm-tuning.png and osm-grid.png, drawn from the CSVs by
+# bench/osm_tuning/plot.sh when gnuplot is installed.  The extension must
+# be installed ("make install").
 #
 # Usage: bench/osm_tuning/run.sh [--rows N] [--large]
 #            [--sortedness "0:0 5:5 25:25 100:100"] [--fill "90 95 98"]
@@ -148,11 +150,21 @@ done
 mkdir -p "$out"
 cp "$results" "$out/osm-tuning.csv"
 cp "$gridcsv" "$out/osm-grid.csv"
+# the plots: drawn by plot.sh from the CSV when gnuplot is installed, and
+# linked from the report
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 {
 	echo "# osm_tree: fill factor and split factor"
 	echo
 	echo "Produced by \`$command_line\` (from the repository root) on $(date -u '+%Y-%m-%d %H:%M UTC')."
 	echo
+	if [ "$plot" -eq 1 ]; then
+		echo "![osm-tuning.png: per sortedness K:L, osm_tree's index size relative to btree's and its load time, by split_factor, one line per fillfactor](osm-tuning.png)"
+		echo
+		echo "The plots are drawn from osm-tuning.csv and osm-grid.csv of this run by \`bench/osm_tuning/plot.sh\` (run.sh calls it at its end;"
+		echo "\`bench/osm_tuning/plot.sh DIR\` redraws them from the CSVs in DIR)."
+		echo
+	fi
 	echo "- $pg_version; repository commit $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown); $(nproc) CPUs."
 	echo "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
 	echo "- $rows int8 keys 1..N in K-L near-sorted arrival order (\`elastic_index_near_sorted\`),"
@@ -171,6 +183,10 @@ cp "$gridcsv" "$out/osm-grid.csv"
 	echo "osm_tree with its default settings; each cell is btree's time / osm_tree's time"
 	echo "(above 1: osm_tree is faster), then the leaf fill of btree / osm_tree."
 	echo
+	if [ "$plot" -eq 1 ]; then
+		echo "![osm-grid.png: the K x L grid as a heatmap of the speedup, each cell with both index maintenance times and both leaf fills](osm-grid.png)"
+		echo
+	fi
 	awk -F, -v grid="$grid" '
 		NR > 1 { s[$1, $2] = $6; f[$1, $2] = $7 "/" $8 }
 		END {
@@ -190,5 +206,10 @@ cp "$gridcsv" "$out/osm-grid.csv"
 	echo "Raw numbers are in osm-tuning.csv and osm-grid.csv."
 } >"$out/osm-tuning.md"
 step "report: $out/osm-tuning.csv, $out/osm-tuning.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/osm-tuning.png, $out/osm-grid.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/osm_tuning/plot.sh failed; the CSV and the report are written" >&2
+fi
 exit 0
 }

@@ -2,7 +2,8 @@
 #
 # Input: the CSV written by run.sh (header line first).  Variables passed
 # with -v: cmd, date, nproc, mem, cpu, pgver, extver, commit, day, days,
-# windows, check, load0, load1, runtime.
+# windows, check, load0, load1, runtime, plot (1: sliding-window.png is
+# drawn, link it).
 
 # Pages of a size in bytes.
 function pages(bytes) {
@@ -57,6 +58,13 @@ END {
 	print ""
 	printf "Produced by one run of `%s` (from the repository root) on %s, about %d min.\n", cmd, date, runtime
 	print ""
+	if (plot) {
+		print "![sliding-window.png: per window, the size of both indexes and their deleted pages and pages in the free space map](sliding-window.png)"
+		print ""
+		print "The plot is drawn from sliding-window.csv of this run by `bench/sliding_window/plot.sh` (run.sh calls it at its end;"
+		print "`bench/sliding_window/plot.sh DIR` redraws it from the CSV in DIR)."
+		print ""
+	}
 	print "## Machine and settings"
 	print ""
 	printf "- Machine: %d CPUs (%s), %s GB RAM; load average (1 min) %s at the start, %s at the end\n", nproc, cpu, mem, load0, load1

@@ -17,9 +17,10 @@
 # and compares a scan forced through each index with a sequential scan.
 #
 # Results go to docs/benchmarks/sliding-window.csv and
-# docs/benchmarks/sliding-window.md (or --out DIR).  The extension must be
-# installed ("make install").  Runs the throwaway cluster as the postgres OS
-# user when started as root.
+# docs/benchmarks/sliding-window.md (or --out DIR), and sliding-window.png,
+# drawn from the CSV by bench/sliding_window/plot.sh when gnuplot is
+# installed.  The extension must be installed ("make install").  Runs the
+# throwaway cluster as the postgres OS user when started as root.
 #
 # Usage: bench/sliding_window/run.sh [--day N] [--days K] [--windows W]
 #            [--large] [--check] [--port P] [--out DIR] [--workdir DIR]
@@ -168,6 +169,9 @@ mkdir -p "$out"
 	echo "window,rows,elastic_bytes,btree_bytes,ratio,elastic_leaf_pages,elastic_inner_pages,elastic_deleted_pages,elastic_fsm_pages,btree_leaf_pages,btree_internal_pages,btree_deleted_pages,btree_fsm_pages,heap_bytes,insert_s,delete_s,vacuum_s"
 	cat "$results"
 } >"$out/sliding-window.csv"
+# the plots: drawn by plot.sh from the CSV when gnuplot is installed, and
+# linked from the report
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 
 mem_gb=$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)
 cpu_model=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -184,8 +188,13 @@ awk -F, \
 	-v pgver="$pg_version" -v extver="$ext_version" -v commit="$commit" \
 	-v day="$day" -v days="$days" -v windows="$windows" -v check="$check" \
 	-v load0="$load_start" -v load1="$(cut -d' ' -f1 /proc/loadavg)" \
-	-v runtime="$(((end_epoch - start_epoch + 30) / 60))" \
+	-v runtime="$(((end_epoch - start_epoch + 30) / 60))" -v plot="$plot" \
 	-f "$here/report.awk" "$out/sliding-window.csv" >"$out/sliding-window.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/sliding-window.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/sliding_window/plot.sh failed; the CSV and the report are written" >&2
+fi
 
 step "done in $(((end_epoch - start_epoch) / 60)) min $(((end_epoch - start_epoch) % 60)) s"
 exit 0
