@@ -44,6 +44,8 @@ OBJS = \
 	src/inspect/activity.o \
 	src/inspect/sortedness.o \
 	src/hypo/hypothetical.o \
+	src/osm/buffer.o \
+	src/osm/flushworker.o \
 	src/lib/bloomfilter.o \
 	src/lib/keynorm.o \
 	src/lib/nearsort.o \

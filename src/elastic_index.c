@@ -24,6 +24,8 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_halfdead", EI_FAULT_AFTER_HALFDEAD, false},
 	{"after_unlink", EI_FAULT_AFTER_UNLINK, false},
 	{"after_split", EI_FAULT_AFTER_SPLIT, false},
+	{"after_seal", EI_FAULT_AFTER_SEAL, false},
+	{"after_flush_insert", EI_FAULT_AFTER_FLUSH_INSERT, false},
 	{NULL, 0, false}
 };
 
@@ -52,7 +54,7 @@ _PG_init(void)
 	EIHypoInit();
 
 	DefineCustomEnumVariable("elastic_index.debug_fault",
-							 "Stops a split or a page deletion with an error after the given WAL-logged step (crash tests only).",
+							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step (crash tests only).",
 							 NULL,
 							 &ei_debug_fault,
 							 EI_FAULT_NONE,

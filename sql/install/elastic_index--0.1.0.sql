@@ -496,7 +496,8 @@ CREATE FUNCTION elastic_index_stats(index regclass,
 	OUT free_pages int8,
 	OUT compact_leaf_pages int8,
 	OUT elastic_state text,
-	OUT size_bound_pages int8)
+	OUT size_bound_pages int8,
+	OUT buffer_pages int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
@@ -602,6 +603,32 @@ COMMENT ON FUNCTION elastic_index_sortedness(regclass, name, int4) IS
 'how sorted a column is in its table''s physical order (K: percent of rows out of order, L: largest displacement in percent), and which index kind that favours';
 
 --------------------------------------------------------------------------
+-- osm_tree's insert buffer (src/osm/buffer.c)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION osm_tree_flush(index regclass)
+RETURNS int8
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION osm_tree_flush(regclass) IS
+'move every entry of an osm_tree index''s insert buffer into its tree now; returns how many entries moved';
+
+CREATE FUNCTION osm_tree_buffer_stats(index regclass,
+	OUT pages int8,
+	OUT entries int8,
+	OUT closed_pages int8,
+	OUT buffer_size int4,
+	OUT fill float8,
+	OUT flushes int8)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+
+COMMENT ON FUNCTION osm_tree_buffer_stats(regclass) IS
+'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far';
+
+--------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)
 --
 -- Kept in shared memory since the last server start; the columns of
@@ -627,7 +654,13 @@ CREATE FUNCTION elastic_index_activity(
 	OUT heap_key_reads int8,
 	OUT batches_applied int8,
 	OUT batched_entries int8,
-	OUT bulk_appended_entries int8)
+	OUT bulk_appended_entries int8,
+	OUT buffer_inserts int8,
+	OUT buffer_flushes int8,
+	OUT buffer_flushed_entries int8,
+	OUT buffer_foreground_flushes int8,
+	OUT buffer_pages_read int8,
+	OUT buffer_pages_skipped int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
@@ -682,7 +715,13 @@ SELECT n.nspname AS schemaname,
 	   coalesce(a.heap_key_reads, 0) AS heap_key_reads,
 	   coalesce(a.batches_applied, 0) AS batches_applied,
 	   coalesce(a.batched_entries, 0) AS batched_entries,
-	   coalesce(a.bulk_appended_entries, 0) AS bulk_appended_entries
+	   coalesce(a.bulk_appended_entries, 0) AS bulk_appended_entries,
+	   coalesce(a.buffer_inserts, 0) AS buffer_inserts,
+	   coalesce(a.buffer_flushes, 0) AS buffer_flushes,
+	   coalesce(a.buffer_flushed_entries, 0) AS buffer_flushed_entries,
+	   coalesce(a.buffer_foreground_flushes, 0) AS buffer_foreground_flushes,
+	   coalesce(a.buffer_pages_read, 0) AS buffer_pages_read,
+	   coalesce(a.buffer_pages_skipped, 0) AS buffer_pages_skipped
 FROM pg_class c
 	 JOIN pg_am am ON am.oid = c.relam
 	 JOIN pg_index i ON i.indexrelid = c.oid

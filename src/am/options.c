@@ -14,7 +14,7 @@
 static relopt_kind ei_relopt_kind;
 static relopt_parse_elt ei_relopt_tab[2];
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[3];
+static relopt_parse_elt osm_relopt_tab[6];
 
 /*
  * Reject an invalid size_bound reloption with the accepted forms.
@@ -82,6 +82,27 @@ EIInitReloptions(void)
 	osm_relopt_tab[2].optname = "batch_size";
 	osm_relopt_tab[2].opttype = RELOPT_TYPE_INT;
 	osm_relopt_tab[2].offset = offsetof(EIOptions, batch_size);
+
+	add_int_reloption(osm_relopt_kind, "buffer_size",
+					  "Pages of the insert buffer; 0 disables it (osm_tree.buffer_size if unset)",
+					  -1, 0, OSM_MAX_BUFFER_SIZE, ShareUpdateExclusiveLock);
+	osm_relopt_tab[3].optname = "buffer_size";
+	osm_relopt_tab[3].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[3].offset = offsetof(EIOptions, buffer_size);
+
+	add_real_reloption(osm_relopt_kind, "flush_fraction",
+					   "Share of buffer_size one flush moves from the insert buffer into the tree (osm_tree.flush_fraction if unset)",
+					   -1, OSM_MIN_FLUSH_FRACTION, 1.0, ShareUpdateExclusiveLock);
+	osm_relopt_tab[4].optname = "flush_fraction";
+	osm_relopt_tab[4].opttype = RELOPT_TYPE_REAL;
+	osm_relopt_tab[4].offset = offsetof(EIOptions, flush_fraction);
+
+	add_int_reloption(osm_relopt_kind, "bloom_bits_per_key",
+					  "Bits per entry of the Bloom filter of each insert buffer page; 0 for none (osm_tree.bloom_bits_per_key if unset)",
+					  -1, 0, OSM_MAX_BLOOM_BITS, ShareUpdateExclusiveLock);
+	osm_relopt_tab[5].optname = "bloom_bits_per_key";
+	osm_relopt_tab[5].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[5].offset = offsetof(EIOptions, bloom_bits_per_key);
 }
 
 /*
@@ -150,6 +171,45 @@ EIGetBatchSize(Relation rel)
 		return 1;
 	return (opts != NULL && opts->batch_size > 0) ?
 		opts->batch_size : osm_batch_size;
+}
+
+/*
+ * Pages of an osm_tree's insert buffer (0: no buffer; elastic_btree never
+ * has one).
+ */
+int
+EIGetBufferSize(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	if (!EIRelIsOsm(rel))
+		return 0;
+	return (opts != NULL && opts->buffer_size >= 0) ?
+		opts->buffer_size : osm_buffer_size;
+}
+
+/*
+ * Share of buffer_size that one flush of an osm_tree's buffer moves.
+ */
+double
+EIGetFlushFraction(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->flush_fraction > 0) ?
+		opts->flush_fraction : osm_flush_fraction;
+}
+
+/*
+ * Bits per entry of the Bloom filters of an osm_tree's buffer pages.
+ */
+int
+EIGetBloomBitsPerKey(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->bloom_bits_per_key >= 0) ?
+		opts->bloom_bits_per_key : osm_bloom_bits_per_key;
 }
 
 /*

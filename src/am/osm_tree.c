@@ -7,7 +7,7 @@
  *
  * osm_tree is the shared tree core tuned for sorted and near-sorted
  * ingestion: entries a transaction inserts are sorted and applied leaf by
- * leaf, runs past the right edge become whole new leaves filled to
+ * leaf (small batches go to the insert buffer, osm/buffer.c), runs past the right edge become whole new leaves filled to
  * osm_tree.fill_factor, and a leaf that an entry of a batch splits keeps at
  * least osm_tree.split_factor on the left.  Everything else (search, scans, VACUUM, WAL) is
  * the core's, exactly as for elastic_btree.  See src/README.md, "osm_tree".
@@ -32,6 +32,18 @@ double		osm_split_factor = 0.7;
 
 /* osm_tree.batch_size: entries a transaction collects before applying them */
 int			osm_batch_size = 100000;
+
+/* osm_tree.buffer_size: pages of the insert buffer (0: no buffer) */
+int			osm_buffer_size = 32;
+
+/* osm_tree.flush_fraction: share of buffer_size one flush moves */
+double		osm_flush_fraction = 0.5;
+
+/* osm_tree.bloom_bits_per_key: Bloom filter bits per buffered entry */
+int			osm_bloom_bits_per_key = 10;
+
+/* osm_tree.flush_worker: flush in a background worker, not in inserts */
+bool		osm_flush_worker = true;
 
 /*
  * Define the osm_tree.* settings; called from _PG_init.
@@ -63,6 +75,38 @@ OsmInitGUCs(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("osm_tree.buffer_size",
+							"Size of the insert buffer of osm_tree indexes; 0 disables it.",
+							"New entries go to buffer pages in arrival order and are flushed into the tree in sorted steps.  The buffer_size storage parameter of an index overrides it.",
+							&osm_buffer_size,
+							32, 0, OSM_MAX_BUFFER_SIZE,
+							PGC_USERSET, GUC_UNIT_BLOCKS,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("osm_tree.flush_fraction",
+							 "Share of osm_tree.buffer_size that one flush moves from the insert buffer into the tree.",
+							 "A background flush starts once that many pages are waiting.  The flush_fraction storage parameter of an index overrides it.",
+							 &osm_flush_fraction,
+							 0.5, OSM_MIN_FLUSH_FRACTION, 1.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.bloom_bits_per_key",
+							"Bits per entry of the Bloom filter of each osm_tree insert buffer page; 0 for no filters.",
+							"Applies to buffer pages made from then on.  The bloom_bits_per_key storage parameter of an index overrides it.",
+							&osm_bloom_bits_per_key,
+							10, 0, OSM_MAX_BLOOM_BITS,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("osm_tree.flush_worker",
+							 "Flush osm_tree insert buffers in a background worker once a flush's worth of pages is waiting.",
+							 "When off, or when no worker slot is free, buffers are flushed by VACUUM, by osm_tree_flush(), and by the insert that finds the buffer full.",
+							 &osm_flush_worker,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("osm_tree");
 }
 
@@ -88,10 +132,14 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	itup->t_tid = *ht_ctid;
 
 	if (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
-		indexInfo->ii_ExclusionOps != NULL || EIGetBatchSize(rel) <= 1)
+		indexInfo->ii_ExclusionOps != NULL)
 		EIDoInsert(rel, itup, heapRel);
-	else
+	else if (EIGetBatchSize(rel) > 1)
 		EIBatchAdd(rel, heapRel, itup);
+	else if (OsmBufferEnabled(rel))
+		OsmBufferInsert(rel, heapRel, &itup, 1);
+	else
+		EIDoInsert(rel, itup, heapRel);
 	pfree(itup);
 
 	return false;
@@ -110,6 +158,8 @@ osm_tree_handler(PG_FUNCTION_ARGS)
 																	   PointerGetDatum(NULL)));
 	amroutine->aminsert = osminsert;
 	amroutine->amoptions = osmoptions;
+	/* a participant could return a buffered entry another read in the tree */
+	amroutine->amcanparallel = false;
 
 	PG_RETURN_POINTER(amroutine);
 }

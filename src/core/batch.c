@@ -62,6 +62,7 @@ static HTAB *ei_batches = NULL;
 static MemoryContext ei_batch_cxt = NULL;
 
 static void ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch);
+static bool ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n);
 static void ei_batch_xact_callback(XactEvent event, void *arg);
 static void ei_batch_subxact_callback(SubXactEvent event,
 									  SubTransactionId mySubid,
@@ -222,6 +223,26 @@ EIBatchFlushAll(void)
 }
 
 /*
+ * Should a sorted batch go to the index's insert buffer rather than the
+ * tree?  Yes if the buffer is on and the batch fills fewer pages than one
+ * flush moves.
+ */
+static bool
+ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
+{
+	int			bufsize = EIGetBufferSize(rel);
+	double		perpage;
+	double		unit;
+
+	if (bufsize <= 0)
+		return false;
+	perpage = (double) (BLCKSZ - SizeOfPageHeaderData) /
+		(MAXALIGN(IndexTupleSize(sorted[0])) + sizeof(ItemIdData));
+	unit = Max(1.0, bufsize * EIGetFlushFraction(rel));
+	return n / perpage < unit;
+}
+
+/*
  * Sort an index's batch and apply it to the tree; the batch is empty after.
  */
 static void
@@ -255,9 +276,17 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * The batch is emptied only once all of it is in.  If applying fails in
 	 * a subtransaction that is rolled back while the transaction goes on,
 	 * the entries stay and are applied again later; EIInsertSorted skips
-	 * those already in the tree.
+	 * those already in the tree, and a scan or flush drops a buffered entry
+	 * that is there twice.
+	 *
+	 * A batch smaller than one flush of the insert buffer goes to the
+	 * buffer: its entries join others' there and reach the tree in one
+	 * sorted flush.  A larger one is its own sorted run.
 	 */
-	EIInsertSorted(rel, heapRel, sorted, n);
+	if (ei_batch_wants_buffer(rel, sorted, n))
+		OsmBufferInsert(rel, heapRel, sorted, n);
+	else
+		EIInsertSorted(rel, heapRel, sorted, n);
 	EIStatsCount(rel, EI_STAT_BATCHES, 1);
 
 	MemoryContextSwitchTo(oldcxt);

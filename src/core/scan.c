@@ -819,6 +819,17 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 }
 
 /*
+ * Test an index tuple against the scan's keys, for code outside this file
+ * (osm/buffer.c reads buffered entries and zonemaps with it).
+ */
+bool
+EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
+				bool *continuescan)
+{
+	return ei_check_keys(scan, itup, dir, continuescan);
+}
+
+/*
  * Save a matching item (and for index-only scans a copy of the tuple) in
  * currPos at itemIndex.
  */
@@ -1619,6 +1630,272 @@ ei_next(IndexScanDesc scan, ScanDirection dir)
 
 
 /* ----------------------------------------------------------------
+ * Merging osm_tree's insert buffer into a scan
+ *
+ * The buffered entries that match the keys are read first, sorted, and
+ * merged with the tree's items in key order.  The merged stream remembers
+ * the last item it returned ("last"): the tree's next candidate is the
+ * first tree item strictly beyond last in the scan direction, the buffer's
+ * is at index fwd (forward) or bwd (backward).  An entry found in both (a
+ * flush moved it between our two reads) is returned once.  Comparing with
+ * last rather than trusting positions keeps direction changes, restored
+ * marks and a tree that ran out in one direction simple and exact.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Read the buffered entries matching the scan's keys, if the index has a
+ * buffer with entries; must run before the tree is read.
+ */
+static void
+ei_buffer_begin(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	OsmScanBuffer *sb;
+	IndexTuple *items;
+	int			n;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+
+	if (!so->qual_ok)
+		return;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "osm_tree scan buffer",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	if (!OsmBufferCollect(scan, &items, &n))
+	{
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(cxt);
+		return;
+	}
+
+	sb = palloc0(sizeof(OsmScanBuffer));
+	sb->cxt = cxt;
+	sb->esort = palloc(sizeof(EIEntrySort));
+	EIEntrySortInitCompare(sb->esort, scan->indexRelation, cxt);
+	sb->entries = palloc(sizeof(EISortEntry) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		EIEntrySortSet(sb->esort, &sb->entries[i], items[i]);
+	if (n > 1)
+		EIEntrySortRun(sb->esort, sb->entries, n);
+
+	/* an entry buffered twice (a batch applied again after an error) once */
+	if (n > 1)
+	{
+		int			kept = 1;
+
+		for (int i = 1; i < n; i++)
+		{
+			if (EIEntryCompare(sb->esort, &sb->entries[kept - 1],
+							   &sb->entries[i]) != 0)
+				sb->entries[kept++] = sb->entries[i];
+		}
+		n = kept;
+	}
+	sb->nitems = n;
+	MemoryContextSwitchTo(oldcxt);
+	so->buffer = sb;
+
+	/* the merge compares tree items, so keep copies of them */
+	if (so->currTuples == NULL)
+		ei_alloc_tuples(scan);
+}
+
+/*
+ * Free a scan's buffer state.
+ */
+static void
+ei_buffer_end(EIScanOpaque so)
+{
+	OsmScanBuffer *sb = so->buffer;
+
+	so->buffer = NULL;
+	so->buffer_checked = false;
+	if (sb != NULL)
+		MemoryContextDelete(sb->cxt);
+}
+
+/*
+ * Compare an entry with the last one returned, in the scan direction:
+ * true if it lies strictly beyond.
+ */
+static bool
+ei_buffer_beyond_last(OsmScanBuffer *sb, IndexTuple itup, ScanDirection dir)
+{
+	EISortEntry a;
+	EISortEntry b;
+	int			cmp;
+
+	if (sb->last == NULL)
+		return true;
+	EIEntrySortSet(sb->esort, &a, itup);
+	EIEntrySortSet(sb->esort, &b, sb->last);
+	cmp = EIEntryCompare(sb->esort, &a, &b);
+	return ScanDirectionIsForward(dir) ? cmp > 0 : cmp < 0;
+}
+
+/*
+ * Remember a copy of the item just returned.
+ */
+static void
+ei_buffer_set_last(OsmScanBuffer *sb, IndexTuple itup, bool from_buffer)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(sb->cxt);
+
+	if (sb->last != NULL)
+		pfree(sb->last);
+	sb->last = CopyIndexTuple(itup);
+	sb->last_from_buffer = from_buffer;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The tree's current item, as a tuple (the merge keeps copies).
+ */
+static IndexTuple
+ei_tree_current(EIScanOpaque so)
+{
+	EIScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
+
+	return (IndexTuple) (so->currTuples + item->tupleOffset);
+}
+
+/*
+ * Return the next item of the merged stream in the given direction.
+ */
+static bool
+ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	OsmScanBuffer *sb = so->buffer;
+	bool		fwd = ScanDirectionIsForward(dir);
+	bool		tree_ok;
+	int			bi;
+	int			cmp = 0;
+	EISortEntry tent;
+
+	scan->xs_recheck = false;
+
+	/* the tree's candidate */
+	if (!sb->started)
+	{
+		sb->started = true;
+		sb->fwd = fwd ? 0 : sb->nitems;
+		sb->bwd = fwd ? -1 : sb->nitems - 1;
+		tree_ok = ei_first(scan, dir);
+	}
+	else
+	{
+		/* the executor may ask us to kill the item we returned last */
+		if (scan->kill_prior_tuple && !sb->last_from_buffer &&
+			EIScanPosIsValid(so->currPos))
+		{
+			if (so->killedItems == NULL)
+				so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
+			if (so->numKilled < MaxIndexTuplesPerPage)
+				so->killedItems[so->numKilled++] = so->currPos.itemIndex;
+		}
+
+		if (sb->tree_pending && sb->pending_dir == dir)
+			tree_ok = true;
+		else if (fwd ? sb->tree_end_fwd : sb->tree_end_bwd)
+			tree_ok = false;
+		else
+		{
+			tree_ok = EIScanPosIsValid(so->currPos) ?
+				ei_next(scan, dir) : ei_first(scan, dir);
+			while (tree_ok &&
+				   !ei_buffer_beyond_last(sb, ei_tree_current(so), dir))
+				tree_ok = ei_next(scan, dir);
+		}
+	}
+	/* where the tree stands in each direction, relative to last */
+	if (fwd)
+	{
+		sb->tree_end_fwd = !tree_ok;
+		sb->tree_end_bwd = false;
+	}
+	else
+	{
+		sb->tree_end_bwd = !tree_ok;
+		sb->tree_end_fwd = false;
+	}
+
+	/* the buffer's candidate */
+	bi = fwd ? (sb->fwd < sb->nitems ? sb->fwd : -1) :
+		(sb->bwd >= 0 ? sb->bwd : -1);
+
+	if (!tree_ok && bi < 0)
+	{
+		sb->tree_pending = false;
+		return false;
+	}
+
+	if (tree_ok && bi >= 0)
+	{
+		EIEntrySortSet(sb->esort, &tent, ei_tree_current(so));
+		cmp = EIEntryCompare(sb->esort, &tent, &sb->entries[bi]);
+		if (!fwd)
+			cmp = -cmp;
+	}
+
+	if (bi >= 0 && (!tree_ok || cmp > 0))
+	{
+		/* the buffered entry comes first */
+		IndexTuple	itup = sb->entries[bi].itup;
+
+		scan->xs_heaptid = itup->t_tid;
+		if (scan->xs_want_itup)
+			scan->xs_itup = itup;
+		sb->fwd = bi + 1;
+		sb->bwd = bi - 1;
+		sb->tree_pending = tree_ok;
+		sb->pending_dir = dir;
+		ei_buffer_set_last(sb, itup, true);
+		return true;
+	}
+
+	/* the tree's item comes first, or both have the same entry */
+	if (bi >= 0 && cmp == 0)
+	{
+		sb->fwd = bi + 1;
+		sb->bwd = bi - 1;
+	}
+	else if (fwd)
+		sb->bwd = sb->fwd - 1;
+	else
+		sb->fwd = sb->bwd + 1;
+	ei_return_item(scan);
+	sb->tree_pending = false;
+	ei_buffer_set_last(sb, ei_tree_current(so), false);
+	return true;
+}
+
+/*
+ * Copy the merge state for a mark (to NULL: drop it), or back from it.
+ */
+static void
+ei_buffer_copy_state(OsmScanBuffer *dst, OsmScanBuffer *src)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(src->cxt);
+	IndexTuple	last = src->last != NULL ? CopyIndexTuple(src->last) : NULL;
+
+	MemoryContextSwitchTo(oldcxt);
+	if (dst->last != NULL)
+		pfree(dst->last);
+	dst->fwd = src->fwd;
+	dst->bwd = src->bwd;
+	dst->started = src->started;
+	dst->tree_pending = src->tree_pending;
+	dst->pending_dir = src->pending_dir;
+	dst->tree_end_fwd = src->tree_end_fwd;
+	dst->tree_end_bwd = src->tree_end_bwd;
+	dst->last_from_buffer = src->last_from_buffer;
+	dst->last = last;
+}
+
+/* ----------------------------------------------------------------
  * Killing dead items
  * ----------------------------------------------------------------
  */
@@ -1889,6 +2166,8 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->markTuples = NULL;
 	so->tuplesSize = 0;
 	so->compact = NULL;
+	so->buffer_checked = false;
+	so->buffer = NULL;
 
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
@@ -1918,6 +2197,7 @@ eirescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	so->markItemIndex = -1;
 	ei_pos_unpin(&so->markPos);
 	ei_pos_invalidate(&so->markPos);
+	ei_buffer_end(so);
 
 	if (scan->xs_want_itup && so->currTuples == NULL)
 		ei_alloc_tuples(scan);
@@ -1940,6 +2220,16 @@ eigettuple(IndexScanDesc scan, ScanDirection dir)
 
 	/* the tree is never lossy */
 	scan->xs_recheck = false;
+
+	/* osm_tree: buffered entries are read before the tree, and merged */
+	if (!so->buffer_checked)
+	{
+		so->buffer_checked = true;
+		if (EIRelIsOsm(scan->indexRelation) && !EIScanPosIsValid(so->currPos))
+			ei_buffer_begin(scan);
+	}
+	if (so->buffer != NULL)
+		return ei_gettuple_merged(scan, dir);
 
 	if (!EIScanPosIsValid(so->currPos))
 		return ei_first(scan, dir);
@@ -1964,9 +2254,25 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	int64		ntids = 0;
+	IndexTuple *items;
+	int			nitems;
+
+	/* osm_tree: the buffer first; an entry also in the tree is added twice */
+	if (EIRelIsOsm(scan->indexRelation) && so->qual_ok &&
+		OsmBufferCollect(scan, &items, &nitems))
+	{
+		for (int i = 0; i < nitems; i++)
+		{
+			tbm_add_tuples(tbm, &items[i]->t_tid, 1, false);
+			pfree(items[i]);
+		}
+		ntids += nitems;
+		if (items != NULL)
+			pfree(items);
+	}
 
 	if (!ei_first(scan, ForwardScanDirection))
-		return 0;
+		return ntids;
 
 	do
 	{
@@ -2000,6 +2306,7 @@ eiendscan(IndexScanDesc scan)
 	so->markItemIndex = -1;
 	ei_pos_unpin(&so->markPos);
 	ei_pos_invalidate(&so->markPos);
+	ei_buffer_end(so);
 
 	if (so->keyData != NULL)
 		pfree(so->keyData);
@@ -2043,6 +2350,18 @@ eimarkpos(IndexScanDesc scan)
 		so->markItemIndex = so->currPos.itemIndex;
 	else
 		so->markItemIndex = -1;
+
+	/* osm_tree: the merge's own position */
+	if (so->buffer != NULL)
+	{
+		if (so->buffer->mark == NULL)
+		{
+			so->buffer->mark = MemoryContextAllocZero(so->buffer->cxt,
+													  sizeof(OsmScanBuffer));
+			so->buffer->mark->cxt = so->buffer->cxt;
+		}
+		ei_buffer_copy_state(so->buffer->mark, so->buffer);
+	}
 }
 
 /*
@@ -2052,6 +2371,9 @@ void
 eirestrpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (so->buffer != NULL && so->buffer->mark != NULL)
+		ei_buffer_copy_state(so->buffer, so->buffer->mark);
 
 	if (so->markItemIndex >= 0)
 	{

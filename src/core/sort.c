@@ -50,6 +50,36 @@ EIEntrySortInit(EIEntrySort *esort, Relation index)
 }
 
 /*
+ * Prepare comparisons of single entries (EIEntryCompare) in the tree's
+ * order: like EIEntrySortInit, without abbreviated keys, in cxt.
+ */
+void
+EIEntrySortInitCompare(EIEntrySort *esort, Relation index, MemoryContext cxt)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+
+	EIEntrySortInit(esort, index);
+	for (int i = 0; i < esort->nkeys; i++)
+	{
+		SortSupport ssup = &esort->sortkeys[i];
+
+		if (ssup->abbrev_converter != NULL)
+		{
+			/* start over without abbreviation */
+			memset(ssup, 0, sizeof(SortSupportData));
+			ssup->ssup_cxt = cxt;
+			ssup->ssup_collation = index->rd_indcollation[i];
+			ssup->ssup_nulls_first =
+				(index->rd_indoption[i] & INDOPTION_NULLS_FIRST) != 0;
+			ssup->ssup_attno = i + 1;
+			ssup->abbreviate = false;
+			PrepareSortSupportFromOrderingOp(EISortOperator(index, i), ssup);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
  * Fill in a sort entry for a formed index tuple, caching its first key.
  */
 void
@@ -171,6 +201,16 @@ EI_BUILD_COMPARE(ei_sort_compare_signed, ApplySignedSortComparator)
 EI_BUILD_COMPARE(ei_sort_compare_int32, ApplyInt32SortComparator)
 /* first keys compared as unsigned Datums (abbreviated text, uuid, ...) */
 EI_BUILD_COMPARE(ei_sort_compare_unsigned, ApplyUnsignedSortComparator)
+
+/*
+ * Compare two entries set up by EIEntrySortSet in the tree's order: keys,
+ * then heap TID.
+ */
+int
+EIEntryCompare(EIEntrySort *esort, const EISortEntry *a, const EISortEntry *b)
+{
+	return ei_sort_compare(a, b, esort);
+}
 
 #define ST_SORT ei_sort_entries_unsigned
 #define ST_ELEMENT_TYPE EISortEntry

@@ -65,6 +65,14 @@ eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 
+	/*
+	 * osm_tree: move the insert buffer into the tree first, so that the walk
+	 * below sees every entry that existed before it.  Entries buffered after
+	 * that point to heap tuples newer than any this VACUUM found dead.
+	 */
+	if (EIRelIsOsm(info->index))
+		(void) OsmBufferFlush(info->index, NULL, -1, true);
+
 	ei_vacuum_scan(info, stats, callback, callback_state);
 	return stats;
 }
@@ -80,6 +88,10 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	if (info->analyze_only)
 		return stats;
+
+	/* osm_tree: VACUUM is where an insert buffer is flushed at the latest */
+	if (EIRelIsOsm(info->index))
+		(void) OsmBufferFlush(info->index, NULL, -1, true);
 
 	if (stats == NULL)
 	{

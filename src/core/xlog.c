@@ -16,6 +16,7 @@
 #include "access/bufmask.h"
 #include "access/xlog_internal.h"
 #include "access/xlogutils.h"
+#include "bloomfilter.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "storage/standby.h"
@@ -509,6 +510,136 @@ ei_redo_reuse_page(XLogReaderState *record)
 }
 
 /*
+ * Replay XLOG_EI_BUFFER_ADD: append the entries to the buffer page, add
+ * their hashes to its filter, set its zonemap.
+ */
+static void
+ei_redo_buffer_add(XLogReaderState *record)
+{
+	xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		OsmBufferSummary *summary = OsmPageGetSummary(page);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *tuples = data;
+		OffsetNumber off = OffsetNumberNext(PageGetMaxOffsetNumber(page));
+
+		if (summary->bloom_bytes > 0)
+			tuples += sizeof(uint64) * xlrec->ntuples;
+		for (int i = 0; i < xlrec->ntuples; i++, off++)
+		{
+			IndexTupleData hdr;
+			Size		sz;
+			char	   *itup;
+
+			memcpy(&hdr, tuples, sizeof(IndexTupleData));
+			sz = MAXALIGN(IndexTupleSize(&hdr));
+			itup = ei_copy_data(tuples, sz);
+			if (PageAddItem(page, (Item) itup, sz, off, false, false) ==
+				InvalidOffsetNumber)
+				elog(PANIC, "elastic_index redo: failed to add buffer entry");
+			pfree(itup);
+			tuples += sz;
+			if (summary->bloom_bytes > 0)
+			{
+				uint64		hash;
+
+				memcpy(&hash, data + sizeof(uint64) * i, sizeof(uint64));
+				bloom_filter_add(summary->bloom, summary->bloom_bytes,
+								 summary->bloom_probes, hash);
+			}
+		}
+		summary->minoff = xlrec->minoff;
+		summary->maxoff = xlrec->maxoff;
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_BUFFER_LINK: a new tail page, a closed tail, or flushed
+ * pages unlinked.
+ */
+static void
+ei_redo_buffer_link(XLogReaderState *record)
+{
+	xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) XLogRecGetData(record);
+	Buffer		buf;
+
+	switch (xlrec->op)
+	{
+		case OSM_LINK_NEWPAGE:
+			{
+				BlockNumber newblk;
+
+				XLogRecGetBlockTag(record, 1, NULL, NULL, &newblk);
+				buf = XLogInitBufferForRedo(record, 1);
+				OsmBufferPageInit(BufferGetPage(buf), xlrec->bloom_bytes,
+								  xlrec->bloom_probes);
+				PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
+				MarkBufferDirty(buf);
+				UnlockReleaseBuffer(buf);
+
+				if (XLogRecHasBlockRef(record, 2))
+				{
+					if (XLogReadBufferForRedo(record, 2, &buf) == BLK_NEEDS_REDO)
+					{
+						Page		page = BufferGetPage(buf);
+
+						EIPageGetOpaque(page)->ei_next = newblk;
+						EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
+						PageSetLSN(page, record->EndRecPtr);
+						MarkBufferDirty(buf);
+					}
+					if (BufferIsValid(buf))
+						UnlockReleaseBuffer(buf);
+				}
+				ei_redo_metapage(record, 0);
+				break;
+			}
+		case OSM_LINK_SEAL:
+			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+			{
+				Page		page = BufferGetPage(buf);
+
+				EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
+				PageSetLSN(page, record->EndRecPtr);
+				MarkBufferDirty(buf);
+			}
+			if (BufferIsValid(buf))
+				UnlockReleaseBuffer(buf);
+			break;
+		case OSM_LINK_UNLINK:
+			for (int i = 1; i <= xlrec->npages; i++)
+			{
+				Size		len;
+				char	   *data = XLogRecGetBlockData(record, i, &len);
+				BlockNumber next;
+
+				Assert(len == sizeof(BlockNumber));
+				memcpy(&next, data, sizeof(BlockNumber));
+				buf = XLogInitBufferForRedo(record, i);
+				EIPageSetDeleted(BufferGetPage(buf), InvalidBlockNumber, next,
+								 0, xlrec->safexid);
+				PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
+				MarkBufferDirty(buf);
+				UnlockReleaseBuffer(buf);
+			}
+			ei_redo_metapage(record, 0);
+			break;
+		default:
+			elog(PANIC, "elastic_index redo: unknown buffer link op %u", xlrec->op);
+	}
+}
+
+
+/*
  * Redo one record of our resource manager.
  */
 void
@@ -568,6 +699,12 @@ ei_redo(XLogReaderState *record)
 			break;
 		case XLOG_EI_INSERT_MULTI:
 			ei_redo_insert_multi(record);
+			break;
+		case XLOG_EI_BUFFER_ADD:
+			ei_redo_buffer_add(record);
+			break;
+		case XLOG_EI_BUFFER_LINK:
+			ei_redo_buffer_link(record);
 			break;
 		default:
 			elog(PANIC, "elastic_index redo: unknown op code %u", info);
@@ -687,6 +824,24 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfo(buf, "nitems: %u",
 							 ((xl_ei_insert_multi *) rec)->nitems);
 			break;
+		case XLOG_EI_BUFFER_ADD:
+			{
+				xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *) rec;
+
+				appendStringInfo(buf, "ntuples: %u, minoff: %u, maxoff: %u",
+								 xlrec->ntuples, xlrec->minoff, xlrec->maxoff);
+				break;
+			}
+		case XLOG_EI_BUFFER_LINK:
+			{
+				xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) rec;
+				static const char *const ops[] = {"?", "newpage", "seal", "unlink"};
+
+				appendStringInfo(buf, "%s, npages: %u",
+								 xlrec->op < lengthof(ops) ? ops[xlrec->op] : "?",
+								 xlrec->npages);
+				break;
+			}
 		case XLOG_EI_REUSE_PAGE:
 			{
 				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
@@ -737,6 +892,10 @@ ei_identify(uint8 info)
 			return "COMPACT_IMAGE";
 		case XLOG_EI_INSERT_MULTI:
 			return "INSERT_MULTI";
+		case XLOG_EI_BUFFER_ADD:
+			return "BUFFER_ADD";
+		case XLOG_EI_BUFFER_LINK:
+			return "BUFFER_LINK";
 	}
 	return NULL;
 }

@@ -44,7 +44,13 @@
 	X(EI_STAT_HEAP_KEY_READS, "heap_key_reads") \
 	X(EI_STAT_BATCHES, "batches_applied") \
 	X(EI_STAT_BATCH_ENTRIES, "batched_entries") \
-	X(EI_STAT_BULK_APPENDED, "bulk_appended_entries")
+	X(EI_STAT_BULK_APPENDED, "bulk_appended_entries") \
+	X(EI_STAT_BUFFER_INSERTS, "buffer_inserts") \
+	X(EI_STAT_BUFFER_FLUSHES, "buffer_flushes") \
+	X(EI_STAT_BUFFER_FLUSHED, "buffer_flushed_entries") \
+	X(EI_STAT_BUFFER_FOREGROUND_FLUSHES, "buffer_foreground_flushes") \
+	X(EI_STAT_BUFFER_PAGES_READ, "buffer_pages_read") \
+	X(EI_STAT_BUFFER_PAGES_SKIPPED, "buffer_pages_skipped")
 
 #define EI_STAT_ENUM_ENTRY(sym, name) sym,
 

@@ -23,6 +23,7 @@
 #include "access/sdir.h"
 #include "access/skey.h"
 #include "access/transam.h"
+#include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "seqtree.h"
@@ -67,6 +68,9 @@
 #define OSM_MIN_SPLIT_FACTOR	0.05
 #define OSM_MAX_SPLIT_FACTOR	0.95
 #define OSM_MAX_BATCH_SIZE		10000000
+#define OSM_MAX_BUFFER_SIZE		131072	/* pages: 1 GB */
+#define OSM_MIN_FLUSH_FRACTION	0.01
+#define OSM_MAX_BLOOM_BITS		32
 
 /* ----------------------------------------------------------------
  * Page layout
@@ -103,6 +107,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
 #define EI_COMPACT			(1 << 7)
 #define EI_ACCESSED			(1 << 8)	/* hint: a scan read this compact leaf
 										 * since VACUUM last looked */
+#define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
+#define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
@@ -169,7 +175,17 @@ typedef struct EIMetaPageData
 								 * unreachable (see EIPageIsRecyclable) */
 	uint32		elastic_state;	/* EI_STATE_*: what the size policy is doing */
 	uint32		unused;			/* zero */
-	uint64		reserved[2];	/* room for later fields without a format bump */
+
+	/*
+	 * osm_tree's insert buffer (osm/buffer.c): a chain of EI_BUFFER pages
+	 * from buf_head (oldest) to buf_tail (newest, takes new entries).  Zero
+	 * (the metapage's own number, never a buffer page) means none, so a
+	 * metapage written before the buffer existed reads as "empty".
+	 */
+	BlockNumber buf_head;
+	BlockNumber buf_tail;
+	uint32		buf_pages;		/* pages in the chain */
+	uint32		buf_flushes;	/* flush steps completed (for stats) */
 } EIMetaPageData;
 
 /*
@@ -198,6 +214,9 @@ typedef struct EIRelCache
 	BlockNumber lastleaf;
 	bool		compact_checked;	/* compact_norm is known */
 	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
+	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
+	TimestampTz flush_requested;	/* when we last asked for a background
+									 * flush (osm/flushworker.c) */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -312,6 +331,10 @@ typedef struct EIScanOpaqueData
 
 	/* reading compact leaves: heap key reader and search bounds */
 	struct EIScanCompact *compact;
+
+	/* osm_tree: buffered entries merged into the scan, or NULL */
+	bool		buffer_checked; /* looked at the buffer since (re)scan */
+	struct OsmScanBuffer *buffer;
 } EIScanOpaqueData;
 
 typedef EIScanOpaqueData *EIScanOpaque;
@@ -347,6 +370,9 @@ typedef struct EIOptions
 	int			size_bound_offset;	/* elastic_btree: size_bound string, or 0 */
 	double		split_factor;	/* osm_tree: -1 = osm_tree.split_factor */
 	int			batch_size;		/* osm_tree: -1 = osm_tree.batch_size */
+	int			buffer_size;	/* osm_tree: -1 = osm_tree.buffer_size */
+	double		flush_fraction; /* osm_tree: -1 = osm_tree.flush_fraction */
+	int			bloom_bits_per_key; /* osm_tree: -1 = osm_tree.bloom_bits_per_key */
 } EIOptions;
 
 /* Is this index an osm_tree (rather than an elastic_btree)? */
@@ -569,6 +595,9 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_HALFDEAD	1
 #define EI_FAULT_AFTER_UNLINK	2
 #define EI_FAULT_AFTER_SPLIT	3	/* split done, downlink not yet inserted */
+#define EI_FAULT_AFTER_SEAL		4	/* osm flush: tail page closed */
+#define EI_FAULT_AFTER_FLUSH_INSERT	5	/* osm flush: entries in the tree, pages
+											 * not yet unlinked */
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
 
@@ -599,6 +628,9 @@ extern bytea *osmoptions(Datum reloptions, bool validate);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern int	EIGetBatchSize(Relation rel);
+extern int	EIGetBufferSize(Relation rel);
+extern double EIGetFlushFraction(Relation rel);
+extern int	EIGetBloomBitsPerKey(Relation rel);
 extern uint32 EIRelAmKind(Relation rel);
 extern bool eivalidate(Oid opclassoid);
 extern bool eiproperty(Oid index_oid, int attno, IndexAMProperty prop,
@@ -617,11 +649,86 @@ extern bool eicanreturn(Relation index, int attno);
 extern int	osm_fill_factor;
 extern double osm_split_factor;
 extern int	osm_batch_size;
+extern int	osm_buffer_size;
+extern double osm_flush_fraction;
+extern int	osm_bloom_bits_per_key;
+extern bool osm_flush_worker;
 extern void OsmInitGUCs(void);
 extern bool osminsert(Relation rel, Datum *values, bool *isnull,
 					  ItemPointer ht_ctid, Relation heapRel,
 					  IndexUniqueCheck checkUnique, bool indexUnchanged,
 					  IndexInfo *indexInfo);
+
+/* ----------------------------------------------------------------
+ * osm_tree's insert buffer (osm/buffer.c; src/README.md, "The osm_tree
+ * insert buffer")
+ *
+ * A buffer page (EI_BUFFER) holds leaf tuples in arrival order from
+ * OSM_BUFFER_FIRST on.  Item 1 is its summary: the zonemap, as the offsets
+ * of the page's least and greatest entries, and a Bloom filter over the
+ * normalized keys of its entries (without heap TID).  ei_next links the
+ * chain from the metapage's buf_head (oldest) to buf_tail (newest).
+ * ----------------------------------------------------------------
+ */
+typedef struct OsmBufferSummary
+{
+	OffsetNumber minoff;		/* item with the least entry, or Invalid */
+	OffsetNumber maxoff;		/* item with the greatest entry, or Invalid */
+	uint16		bloom_bytes;	/* 0: no filter on this page */
+	uint8		bloom_probes;	/* probes per key */
+	uint8		unused;
+	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];	/* bloom_bytes bytes */
+} OsmBufferSummary;
+
+#define OSM_BUFFER_SUMMARY		((OffsetNumber) 1)
+#define OSM_BUFFER_FIRST		((OffsetNumber) 2)
+#define OSM_MAX_BLOOM_BYTES		1024	/* largest filter of one page */
+#define OSM_FLUSH_STEP_PAGES	16	/* most pages one flush step moves */
+
+#define OsmPageGetSummary(page) \
+	((OsmBufferSummary *) PageGetItem(page, PageGetItemId(page, OSM_BUFFER_SUMMARY)))
+
+/* What a scan knows about the buffered entries it must merge in. */
+typedef struct OsmScanBuffer
+{
+	MemoryContext cxt;			/* everything below lives here */
+	int			nitems;			/* matching entries, ascending */
+	IndexTuple *items;
+	struct EISortEntry *entries;	/* the same, ready to compare */
+	struct EIEntrySort *esort;	/* tree order, without abbreviation */
+	int			fwd;			/* next candidate going forward */
+	int			bwd;			/* next candidate going backward */
+	bool		started;		/* the tree scan was positioned */
+	bool		tree_pending;	/* the tree's current item is not returned */
+	ScanDirection pending_dir;	/* ... and lies beyond "last" this way */
+	bool		tree_end_fwd;	/* the tree ran out going forward */
+	bool		tree_end_bwd;	/* ... going backward */
+	bool		last_from_buffer;	/* the last item returned was buffered */
+	IndexTuple	last;			/* copy of the last item returned, or NULL */
+	struct OsmScanBuffer *mark; /* state at eimarkpos, or NULL */
+} OsmScanBuffer;
+
+/* osm/buffer.c */
+extern bool OsmBufferEnabled(Relation rel);
+extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
+extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
+							int nitems);
+extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,
+							bool wait);
+extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,
+							 int *nitems);
+extern void OsmBufferCounts(Relation rel, int64 *pages, int64 *entries,
+							int64 *closed);
+extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
+							ScanDirection dir, bool *continuescan);
+extern void EIEntrySortInitCompare(EIEntrySort *esort, Relation index,
+								   MemoryContext cxt);
+extern int	EIEntryCompare(EIEntrySort *esort, const EISortEntry *a,
+						   const EISortEntry *b);
+
+/* osm/flushworker.c */
+extern void OsmRequestBackgroundFlush(Relation rel);
+extern PGDLLEXPORT void OsmFlushWorkerMain(Datum main_arg);
 
 /* core/batch.c: entries collected per transaction and applied sorted */
 extern void EIBatchInit(void);

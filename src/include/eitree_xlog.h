@@ -44,6 +44,9 @@
 #define XLOG_EI_COMPACT_IMAGE	0xC0	/* compact leaves made, split or
 										 * expanded: full page images */
 #define XLOG_EI_INSERT_MULTI	0xD0	/* add several tuples to one leaf */
+#define XLOG_EI_BUFFER_ADD		0xE0	/* osm_tree: entries to a buffer page */
+#define XLOG_EI_BUFFER_LINK		0xF0	/* osm_tree: buffer page linked,
+										 * closed or unlinked */
 
 /*
  * XLOG_EI_META
@@ -270,6 +273,50 @@ typedef struct xl_ei_compact_image
 #define EI_XLOG_IMAGE_SIBLING	0x01
 
 #define SizeOfEICompactImage	(offsetof(xl_ei_compact_image, flags) + sizeof(uint8))
+
+/*
+ * XLOG_EI_BUFFER_ADD
+ *
+ * Entries appended to an osm_tree insert buffer page, after its last item.
+ * Block 0: the buffer page; its data is the entries' Bloom filter hashes
+ * (ntuples uint64s, only if the page has a filter) followed by the entries,
+ * each MAXALIGNed.  The page's zonemap becomes (minoff, maxoff).
+ */
+typedef struct xl_ei_buffer_add
+{
+	uint16		ntuples;
+	OffsetNumber minoff;
+	OffsetNumber maxoff;
+} xl_ei_buffer_add;
+
+#define SizeOfEIBufferAdd	(offsetof(xl_ei_buffer_add, maxoff) + sizeof(OffsetNumber))
+
+/*
+ * XLOG_EI_BUFFER_LINK
+ *
+ * OSM_LINK_NEWPAGE: block 0, the metapage (an xl_ei_metadata); block 1, the
+ * new tail page, initialized empty with a filter of bloom_bytes bytes;
+ * block 2 (if there was a tail), the old tail, now closed and linked to
+ * block 1.
+ * OSM_LINK_SEAL: block 0, the tail page, now closed.
+ * OSM_LINK_UNLINK: block 0, the metapage; blocks 1..npages, the flushed
+ * pages, now deleted (stamped with safexid), each keeping the right link
+ * given as its data.
+ */
+typedef struct xl_ei_buffer_link
+{
+	FullTransactionId safexid;	/* UNLINK */
+	uint16		npages;
+	uint16		bloom_bytes;	/* NEWPAGE */
+	uint8		bloom_probes;	/* NEWPAGE */
+	uint8		op;				/* OSM_LINK_* */
+} xl_ei_buffer_link;
+
+#define OSM_LINK_NEWPAGE	1
+#define OSM_LINK_SEAL		2
+#define OSM_LINK_UNLINK		3
+
+#define SizeOfEIBufferLink	(offsetof(xl_ei_buffer_link, op) + sizeof(uint8))
 
 /* core/xlog.c */
 extern void ei_redo(XLogReaderState *record);

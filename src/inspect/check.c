@@ -18,9 +18,12 @@
  *	3. every downlink against its child: level, key bounds, and that the
  *	   children of consecutive downlinks are consecutive siblings (allowing
  *	   right halves of incomplete splits in between);
- *	4. with heapallindexed, that each leaf entry's heap TID is unique and
- *	   that every heap tuple visible to a fresh MVCC snapshot has an entry
- *	   with the same key.
+ *	4. osm_tree's insert buffer: the chain from the metapage, each page's
+ *	   zonemap and Bloom filter against its entries;
+ *	5. with heapallindexed, that each entry's heap TID is unique (an entry
+ *	   both buffered and in the tree, as an interrupted flush leaves it, is
+ *	   one entry) and that every heap tuple visible to a fresh MVCC
+ *	   snapshot has an entry with the same key.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +46,7 @@
 #include "utils/snapmgr.h"
 #include <limits.h>
 
+#include "bloomfilter.h"
 #include "eitree.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_check);
@@ -55,6 +59,7 @@ typedef struct EICheckEntry
 	bool		matched;		/* some heap tuple found it */
 	BlockNumber blkno;			/* the leaf holding it */
 	Size		tupoff;			/* offset of its copy in tuples */
+	bool		buffered;		/* it is in osm_tree's insert buffer */
 } EICheckEntry;
 
 /* Where the downlinks of one level have taken us on the level below. */
@@ -87,6 +92,7 @@ typedef struct EICheckState
 	Size		tuples_used;
 	Size		tuples_size;
 	MemoryContext tuplecxt;		/* per heap tuple; reset by the callback */
+	bool		collecting_buffer;	/* ei_collect_entry: buffered entries */
 } EICheckState;
 
 static void ei_corrupt(EICheckState *state, BlockNumber blkno,
@@ -291,6 +297,16 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 					   "line pointer (offset %u, length %u) lies outside the tuple space [%u, %u)",
 					   itemoff, itemlen, (unsigned) phdr->pd_upper,
 					   (unsigned) phdr->pd_special);
+		/* a buffer page's item 1 is its summary (zonemap, Bloom filter) */
+		if ((opaque->ei_flags & EI_BUFFER) && !(opaque->ei_flags & EI_DELETED) &&
+			off == OSM_BUFFER_SUMMARY)
+		{
+			if (itemlen < offsetof(OsmBufferSummary, bloom))
+				ei_corrupt(state, blkno, off,
+						   "insert buffer page summary of %u bytes is too short",
+						   itemlen);
+			continue;
+		}
 		if (itemlen < sizeof(IndexTupleData) ||
 			IndexTupleSize((IndexTuple) PageGetItem(page, itemid)) != itemlen)
 			ei_corrupt(state, blkno, off,
@@ -710,6 +726,7 @@ ei_collect_entry(EICheckState *state, BlockNumber blkno, OffsetNumber off,
 		entry->offnum = off;
 		entry->matched = false;
 		entry->blkno = blkno;
+		entry->buffered = state->collecting_buffer;
 		entry->tupoff = state->tuples_used;
 		state->tuples_used += sz;
 	}
@@ -1249,6 +1266,11 @@ ei_check_heapallindexed(EICheckState *state)
 		EICheckEntry *prev = &state->entries[i - 1];
 		EICheckEntry *cur = &state->entries[i];
 
+		if (ItemPointerEquals(&prev->htid, &cur->htid) &&
+			(prev->buffered || cur->buffered) &&
+			ei_same_values(state, (IndexTuple) (state->tuples + prev->tupoff),
+						   (IndexTuple) (state->tuples + cur->tupoff)))
+			continue;			/* buffered and flushed, or buffered twice */
 		if (ItemPointerEquals(&prev->htid, &cur->htid))
 			ei_corrupt(state, cur->blkno, cur->offnum,
 					   "heap TID (%u,%u) is indexed twice, also at block %u, offset %u",
@@ -1307,6 +1329,144 @@ ei_check_heapallindexed(EICheckState *state)
 	}
 	elog(DEBUG1, "index \"%s\": " INT64_FORMAT " of " INT64_FORMAT " entries matched no visible heap tuple",
 		 RelationGetRelationName(state->rel), unmatched, state->nentries);
+}
+
+/*
+ * Check osm_tree's insert buffer: every page of the chain from the
+ * metapage's head is a live buffer page, the chain ends at the recorded
+ * tail with the recorded page count, only the tail may take entries, and
+ * each page's zonemap names its least and greatest entries and its Bloom
+ * filter holds every entry's key.  With heapallindexed, the entries are
+ * remembered too.
+ */
+static void
+ei_check_buffer(EICheckState *state)
+{
+	Relation	rel = state->rel;
+	BlockNumber blkno = state->meta.buf_head;
+	BlockNumber last = 0;
+	uint32		npages = 0;
+	EIEntrySort esort;
+	EINormKeyInfo *norm = NULL;
+
+	if (blkno == 0)
+	{
+		if (state->meta.buf_tail != 0 || state->meta.buf_pages != 0)
+			ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
+					   "insert buffer has no head but tail %u and %u pages",
+					   state->meta.buf_tail, state->meta.buf_pages);
+		return;
+	}
+	EIEntrySortInitCompare(&esort, rel, CurrentMemoryContext);
+	{
+		EINormKeyInfo *info = EIGetNormKeyInfo(rel);
+
+		if (info->ok)
+			norm = info;
+	}
+
+	while (BlockNumberIsValid(blkno))
+	{
+		Page		page;
+		EIPageOpaque opaque;
+		OsmBufferSummary *summary;
+		OffsetNumber maxoff;
+		EISortEntry least;
+		EISortEntry greatest;
+
+		if (blkno == EI_METAPAGE || blkno >= state->nblocks)
+			ei_corrupt(state, last, InvalidOffsetNumber,
+					   "insert buffer links to block %u, out of range", blkno);
+		if (state->visited[blkno])
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "insert buffer page is reached twice");
+		state->visited[blkno] = true;
+		if (++npages > state->nblocks)
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "insert buffer chain loops");
+
+		page = ei_read_page(state, blkno);
+		opaque = EIPageGetOpaque(page);
+		if ((opaque->ei_flags & (EI_BUFFER | EI_DELETED | EI_LEAF | EI_META)) !=
+			EI_BUFFER)
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "page in the insert buffer chain has flags 0x%04X",
+					   opaque->ei_flags);
+		if (BlockNumberIsValid(opaque->ei_next) &&
+			!(opaque->ei_flags & EI_BUFFER_CLOSED))
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "insert buffer page that is not the last takes entries");
+
+		maxoff = PageGetMaxOffsetNumber(page);
+		if (maxoff < OSM_BUFFER_SUMMARY)
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "insert buffer page has no summary");
+		summary = OsmPageGetSummary(page);
+		if ((summary->minoff == InvalidOffsetNumber) != (maxoff < OSM_BUFFER_FIRST) ||
+			(summary->minoff != InvalidOffsetNumber &&
+			 (summary->minoff < OSM_BUFFER_FIRST || summary->minoff > maxoff ||
+			  summary->maxoff < OSM_BUFFER_FIRST || summary->maxoff > maxoff)))
+			ei_corrupt(state, blkno, OSM_BUFFER_SUMMARY,
+					   "zonemap offsets %u and %u do not fit %u entries",
+					   summary->minoff, summary->maxoff,
+					   maxoff >= OSM_BUFFER_FIRST ? maxoff - OSM_BUFFER_FIRST + 1 : 0);
+		if (summary->bloom_bytes > 0 &&
+			(norm == NULL || summary->bloom_probes == 0 ||
+			 ItemIdGetLength(PageGetItemId(page, OSM_BUFFER_SUMMARY)) <
+			 offsetof(OsmBufferSummary, bloom) + summary->bloom_bytes))
+			ei_corrupt(state, blkno, OSM_BUFFER_SUMMARY,
+					   "Bloom filter of %u bytes, %u probes does not fit the page",
+					   summary->bloom_bytes, summary->bloom_probes);
+
+		if (summary->minoff != InvalidOffsetNumber)
+		{
+			EIEntrySortSet(&esort, &least, ei_item(page, summary->minoff));
+			EIEntrySortSet(&esort, &greatest, ei_item(page, summary->maxoff));
+		}
+		for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+		{
+			IndexTuple	itup = ei_item(page, off);
+			EISortEntry ent;
+
+			EIEntrySortSet(&esort, &ent, itup);
+			if (EIEntryCompare(&esort, &ent, &least) < 0 ||
+				EIEntryCompare(&esort, &ent, &greatest) > 0)
+				ei_corrupt(state, blkno, off,
+						   "buffered entry lies outside its page's zonemap");
+			if (summary->bloom_bytes > 0)
+			{
+				Datum		values[INDEX_MAX_KEYS];
+				bool		isnull[INDEX_MAX_KEYS];
+				StringInfoData key;
+
+				index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+				initStringInfo(&key);
+				EINormalizeKey(norm, values, isnull, NULL, &key);
+				if (!bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
+										summary->bloom_probes,
+										bloom_hash(key.data, key.len)))
+					ei_corrupt(state, blkno, off,
+							   "buffered entry is missing from its page's Bloom filter");
+				pfree(key.data);
+			}
+			if (state->heapallindexed)
+			{
+				state->collecting_buffer = true;
+				ei_collect_entry(state, blkno, off, itup);
+				state->collecting_buffer = false;
+			}
+		}
+
+		last = blkno;
+		blkno = opaque->ei_next;
+		pfree(page);
+		MemoryContextReset(state->keycxt);
+	}
+
+	if (last != state->meta.buf_tail || npages != state->meta.buf_pages)
+		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
+				   "insert buffer ends at block %u after %u pages, the metapage says %u and %u",
+				   last, npages, state->meta.buf_tail, state->meta.buf_pages);
 }
 
 /*
@@ -1408,7 +1568,10 @@ elastic_index_check(PG_FUNCTION_ARGS)
 		level--;
 	}
 
-	/* 4. the table against the leaves */
+	/* 4. osm_tree's insert buffer */
+	ei_check_buffer(&state);
+
+	/* 5. the table against the leaves and the buffer */
 	if (heapallindexed)
 		ei_check_heapallindexed(&state);
 

@@ -35,7 +35,7 @@
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
 /* Number of output columns of elastic_index_stats(). */
-#define EI_STATS_NCOLUMNS	21
+#define EI_STATS_NCOLUMNS	22
 
 /* Counters gathered while reading the index. */
 typedef struct EIStatsCounts
@@ -45,6 +45,7 @@ typedef struct EIStatsCounts
 	int64		inner_pages;
 	int64		leaf_pages;
 	int64		compact_leaf_pages;
+	int64		buffer_pages;	/* osm_tree insert buffer pages */
 	int64		entries;
 	int64		dead_entries;
 	int64		inner_entries;
@@ -218,6 +219,13 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 		return;
 	}
 
+	/* osm_tree's insert buffer: osm_tree_buffer_stats() tells more */
+	if (opaque->ei_flags & EI_BUFFER)
+	{
+		counts->buffer_pages++;
+		return;
+	}
+
 	freespace = (int64) PageGetExactFreeSpace(page);
 	counts->free_bytes += freespace;
 	maxoff = PageGetMaxOffsetNumber(page);
@@ -377,6 +385,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 		values[20] = Int64GetDatum(bound);
 	else
 		nulls[20] = true;
+	values[21] = Int64GetDatum(counts.buffer_pages);
 
 	tuple = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));

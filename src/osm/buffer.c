@@ -1,0 +1,1087 @@
+/*-------------------------------------------------------------------------
+ *
+ * buffer.c
+ *	  osm_tree's insert buffer: index pages that take new entries in arrival
+ *	  order, each with a zonemap and a Bloom filter, and the flush that
+ *	  moves them into the tree in sorted, bounded steps.
+ *
+ * The buffer is a chain of EI_BUFFER pages from the metapage's buf_head
+ * (oldest) to buf_tail (newest).  Inserters append to the tail page; when
+ * it is full, a new page is linked after it.  A flush step takes up to
+ * OSM_FLUSH_STEP_PAGES pages from the head, closes the tail if it takes
+ * it, sorts their entries and inserts them into the tree leaf by leaf
+ * (EIInsertSorted), and only then unlinks the pages.  So every entry is
+ * always in the buffer, the tree, or both; scans read the buffer before
+ * the tree and drop an entry they meet twice.  See src/README.md, "The
+ * osm_tree insert buffer", for the locking and recovery arguments.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "access/xloginsert.h"
+#include "bloomfilter.h"
+#include "catalog/index.h"
+#include "eistats.h"
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/indexfsm.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+PG_FUNCTION_INFO_V1(osm_tree_flush);
+PG_FUNCTION_INFO_V1(osm_tree_buffer_stats);
+
+/* What inserting into the buffer of one index needs, cached per relation. */
+typedef struct OsmBufferCache
+{
+	EIEntrySort esort;			/* tree order, no abbreviation */
+	EINormKeyInfo *norm;		/* for Bloom hashes; NULL if none */
+} OsmBufferCache;
+
+static OsmBufferCache *osm_buffer_cache(Relation rel);
+static bool osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
+						   uint64 *hash);
+static bool osm_page_is_open_tail(Page page);
+static Buffer osm_get_tail(Relation rel, Relation heapRel, Size itemsz);
+static Buffer osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz);
+static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
+							 int nitems);
+static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
+static void osm_seal_page(Relation rel, Buffer buf);
+static void osm_log_meta(Buffer metabuf, uint8 block_id);
+
+/*
+ * Does this index take new entries into an insert buffer?
+ */
+bool
+OsmBufferEnabled(Relation rel)
+{
+	return EIRelIsOsm(rel) && EIGetBufferSize(rel) > 0;
+}
+
+/*
+ * Return the per-relation insert state, built on first use in the index's
+ * own memory context.
+ */
+static OsmBufferCache *
+osm_buffer_cache(Relation rel)
+{
+	EIRelCache *cache;
+
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
+	cache = (EIRelCache *) rel->rd_amcache;
+
+	if (cache->buffer == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
+		OsmBufferCache *bc = palloc0(sizeof(OsmBufferCache));
+		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
+
+		EIEntrySortInitCompare(&bc->esort, rel, rel->rd_indexcxt);
+		bc->norm = norm->ok ? norm : NULL;
+		MemoryContextSwitchTo(oldcxt);
+		cache->buffer = bc;
+	}
+	return cache->buffer;
+}
+
+/*
+ * Compute the Bloom filter hash of an entry's key columns: the hash of
+ * their normalized (binary-comparable) encoding, so that equal keys hash
+ * alike.  False if the index has no normalized keys.
+ */
+static bool
+osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
+			   uint64 *hash)
+{
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	StringInfoData key;
+
+	if (norm == NULL)
+		return false;
+	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+	initStringInfo(&key);
+	EINormalizeKey(norm, values, isnull, NULL, &key);
+	*hash = bloom_hash(key.data, key.len);
+	pfree(key.data);
+	return true;
+}
+
+/*
+ * Hash the search values of a scan whose keys fix every key column by
+ * equality (to values of the columns' own types); false otherwise.
+ */
+static bool
+osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	bool		have[INDEX_MAX_KEYS];
+	StringInfoData key;
+
+	if (norm == NULL || !so->qual_ok)
+		return false;
+	memset(have, 0, sizeof(have));
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+		int			col = sk->sk_attno - 1;
+
+		if (sk->sk_strategy != BTEqualStrategyNumber ||
+			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
+			col < 0 || col >= nkeyatts ||
+			(OidIsValid(sk->sk_subtype) &&
+			 sk->sk_subtype != rel->rd_opcintype[col]))
+			continue;
+		values[col] = sk->sk_argument;
+		isnull[col] = false;
+		have[col] = true;
+	}
+	for (int i = 0; i < nkeyatts; i++)
+		if (!have[i])
+			return false;
+
+	initStringInfo(&key);
+	EINormalizeKey(norm, values, isnull, NULL, &key);
+	*hash = bloom_hash(key.data, key.len);
+	pfree(key.data);
+	return true;
+}
+
+/*
+ * Make an empty buffer page: the summary item, with a filter of bloom_bytes
+ * bytes (none if 0), and no entries.  Also used by redo.
+ */
+void
+OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
+{
+	Size		sz = offsetof(OsmBufferSummary, bloom) + bloom_bytes;
+	OsmBufferSummary *summary = palloc0(sz);
+
+	summary->minoff = InvalidOffsetNumber;
+	summary->maxoff = InvalidOffsetNumber;
+	summary->bloom_bytes = bloom_bytes;
+	summary->bloom_probes = probes;
+
+	EIInitPage(page, EI_BUFFER, 0);
+	if (PageAddItem(page, (Item) summary, sz, OSM_BUFFER_SUMMARY,
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "could not add the summary of an osm_tree buffer page");
+	pfree(summary);
+}
+
+/*
+ * Is this page a buffer page that still takes entries (the tail)?
+ */
+static bool
+osm_page_is_open_tail(Page page)
+{
+	EIPageOpaque opaque;
+
+	if (PageIsNew(page) ||
+		PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)))
+		return false;
+	opaque = EIPageGetOpaque(page);
+	return opaque->ei_page_id == EI_PAGE_ID &&
+		(opaque->ei_flags & (EI_BUFFER | EI_BUFFER_CLOSED | EI_DELETED)) ==
+		EI_BUFFER &&
+		opaque->ei_next == InvalidBlockNumber;
+}
+
+/*
+ * Append entries (in any order) to the index's insert buffer: as many as
+ * fit on the tail page under one lock and in one WAL record, then on new
+ * tail pages.
+ */
+void
+OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
+{
+	int			i = 0;
+
+	EICheckPreloaded();
+	(void) osm_buffer_cache(rel);
+
+	while (i < nitems)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+		EICheckItemSize(rel, heapRel, items[i]);
+		buf = osm_get_tail(rel, heapRel, MAXALIGN(IndexTupleSize(items[i])));
+		i += osm_page_add_run(rel, buf, items + i, nitems - i);
+	}
+	EIStatsCount(rel, EI_STAT_BUFFER_INSERTS, nitems);
+}
+
+/*
+ * Return the tail page, write-locked, with room for an entry of itemsz
+ * bytes: the current tail if it has room, else a new one.  When the buffer
+ * is full, first move its oldest pages into the tree (a bounded step, and
+ * only if no other backend is flushing); when a flush's worth of pages is
+ * waiting, ask for a background flush.
+ */
+static Buffer
+osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
+{
+	Buffer		metabuf;
+	EIMetaPage	meta;
+	BlockNumber tail;
+	uint32		npages;
+	int			bufsize = EIGetBufferSize(rel);
+	int			unit = Max(1, (int) (bufsize * EIGetFlushFraction(rel)));
+
+	/* meta, then tail: the order every locker of both follows */
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	tail = meta->buf_tail;
+	npages = meta->buf_pages;
+	if (tail != 0)
+	{
+		Buffer		buf = ReadBuffer(rel, tail);
+		Page		page = BufferGetPage(buf);
+
+		LockBuffer(buf, EI_WRITE);
+		EIRelBuf(rel, metabuf);
+		if (osm_page_is_open_tail(page) &&
+			PageGetFreeSpace(page) >= itemsz)
+			return buf;
+		UnlockReleaseBuffer(buf);
+	}
+	else
+		EIRelBuf(rel, metabuf);
+
+	/* a new page is needed */
+	if (npages >= (uint32) bufsize)
+	{
+		if (OsmBufferFlush(rel, heapRel, unit, false) > 0)
+			EIStatsCount(rel, EI_STAT_BUFFER_FOREGROUND_FLUSHES, 1);
+	}
+	else if (npages >= (uint32) unit)
+		OsmRequestBackgroundFlush(rel);
+
+	return osm_new_tail(rel, tail, itemsz);
+}
+
+/*
+ * Link a new tail page after the buffer's last page (seen_tail when we
+ * looked) and return it write-locked.  If another backend linked one in
+ * the meantime and it has room, use that one instead.
+ */
+static Buffer
+osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
+{
+	Buffer		newbuf;
+	Buffer		metabuf;
+	Buffer		oldbuf = InvalidBuffer;
+	EIMetaPage	meta;
+	Page		newpage;
+	BlockNumber newblk;
+	BlockNumber oldtail;
+	Size		usable;
+	uint32		estimate;
+	uint16		bloom_bytes = 0;
+	uint8		probes = 0;
+	int			bits = EIGetBloomBitsPerKey(rel);
+
+	/* allocate first: EINewBuf may read the metapage itself */
+	newbuf = EINewBuf(rel);
+	newblk = BufferGetBlockNumber(newbuf);
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	oldtail = meta->buf_tail;
+	if (oldtail != seen_tail && oldtail != 0)
+	{
+		Buffer		buf = ReadBuffer(rel, oldtail);
+
+		LockBuffer(buf, EI_WRITE);
+		if (osm_page_is_open_tail(BufferGetPage(buf)) &&
+			PageGetFreeSpace(BufferGetPage(buf)) >= itemsz)
+		{
+			/* somebody else made a new tail: give our page back */
+			EIRelBuf(rel, metabuf);
+			UnlockReleaseBuffer(newbuf);
+			RecordFreeIndexPage(rel, newblk);
+			return buf;
+		}
+		oldbuf = buf;
+	}
+	else if (oldtail != 0)
+	{
+		oldbuf = ReadBuffer(rel, oldtail);
+		LockBuffer(oldbuf, EI_WRITE);
+	}
+
+	/* size the page's filter for as many entries as are likely to fit */
+	if (bits > 0 && osm_buffer_cache(rel)->norm != NULL)
+	{
+		usable = BLCKSZ - SizeOfPageHeaderData -
+			MAXALIGN(sizeof(EIPageOpaqueData));
+		estimate = usable / (itemsz + sizeof(ItemIdData));
+		bloom_bytes = bloom_filter_bytes(estimate, bits, OSM_MAX_BLOOM_BYTES);
+		probes = bloom_filter_nprobes(bits);
+	}
+
+	START_CRIT_SECTION();
+
+	newpage = BufferGetPage(newbuf);
+	OsmBufferPageInit(newpage, bloom_bytes, probes);
+	MarkBufferDirty(newbuf);
+	if (BufferIsValid(oldbuf))
+	{
+		EIPageOpaque oopaque = EIPageGetOpaque(BufferGetPage(oldbuf));
+
+		oopaque->ei_next = newblk;
+		oopaque->ei_flags |= EI_BUFFER_CLOSED;
+		MarkBufferDirty(oldbuf);
+	}
+	meta->buf_tail = newblk;
+	if (meta->buf_head == 0)
+		meta->buf_head = newblk;
+	meta->buf_pages++;
+	MarkBufferDirty(metabuf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_link xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.op = OSM_LINK_NEWPAGE;
+		xlrec.npages = 1;
+		xlrec.bloom_bytes = bloom_bytes;
+		xlrec.bloom_probes = probes;
+		xlrec.safexid = InvalidFullTransactionId;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		osm_log_meta(metabuf, 0);
+		XLogRegisterBuffer(1, newbuf, REGBUF_WILL_INIT);
+		if (BufferIsValid(oldbuf))
+			XLogRegisterBuffer(2, oldbuf, REGBUF_STANDARD);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+		PageSetLSN(newpage, recptr);
+		PageSetLSN(BufferGetPage(metabuf), recptr);
+		if (BufferIsValid(oldbuf))
+			PageSetLSN(BufferGetPage(oldbuf), recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	if (BufferIsValid(oldbuf))
+		UnlockReleaseBuffer(oldbuf);
+	EIRelBuf(rel, metabuf);
+	return newbuf;
+}
+
+/*
+ * Register the metapage, whole, as block block_id of the record being
+ * built (redo rewrites it like XLOG_EI_META).
+ */
+static void
+osm_log_meta(Buffer metabuf, uint8 block_id)
+{
+	XLogRegisterBuffer(block_id, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+	XLogRegisterBufData(block_id,
+						(char *) EIPageGetMeta(BufferGetPage(metabuf)),
+						sizeof(xl_ei_metadata));
+}
+
+/*
+ * Add as many of the entries as fit to the write-locked tail page buf,
+ * updating its zonemap and filter, in one WAL record; release buf and
+ * return how many went in (at least one: the caller made room for it).
+ */
+static int
+osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items, int nitems)
+{
+	OsmBufferCache *bc = osm_buffer_cache(rel);
+	Page		page = BufferGetPage(buf);
+	OsmBufferSummary *summary = OsmPageGetSummary(page);
+	PageHeader	phdr = (PageHeader) page;
+	Size		room = phdr->pd_upper - phdr->pd_lower;
+	OffsetNumber first = OffsetNumberNext(PageGetMaxOffsetNumber(page));
+	OffsetNumber minoff = summary->minoff;
+	OffsetNumber maxoff = summary->maxoff;
+	EISortEntry minent;
+	EISortEntry maxent;
+	uint64	   *hashes;
+	Size		tupbytes = 0;
+	char	   *tupdata;
+	int			n = 0;
+	bool		hashed = (summary->bloom_bytes > 0);
+
+	/* how many fit */
+	while (n < nitems)
+	{
+		Size		need = MAXALIGN(IndexTupleSize(items[n])) + sizeof(ItemIdData);
+
+		if (need > room)
+			break;
+		room -= need;
+		tupbytes += MAXALIGN(IndexTupleSize(items[n]));
+		n++;
+	}
+	Assert(n > 0);
+
+	/* the new zonemap: compare with the page's current least and greatest */
+	if (minoff != InvalidOffsetNumber)
+	{
+		EIEntrySortSet(&bc->esort, &minent, EIReadTuple(page, minoff));
+		EIEntrySortSet(&bc->esort, &maxent, EIReadTuple(page, maxoff));
+	}
+	hashes = palloc(sizeof(uint64) * n);
+	tupdata = palloc(tupbytes);
+	tupbytes = 0;
+	for (int i = 0; i < n; i++)
+	{
+		EISortEntry ent;
+		Size		sz = IndexTupleSize(items[i]);
+
+		EIEntrySortSet(&bc->esort, &ent, items[i]);
+		if (minoff == InvalidOffsetNumber ||
+			EIEntryCompare(&bc->esort, &ent, &minent) < 0)
+		{
+			minoff = first + i;
+			minent = ent;
+		}
+		if (maxoff == InvalidOffsetNumber ||
+			EIEntryCompare(&bc->esort, &ent, &maxent) > 0)
+		{
+			maxoff = first + i;
+			maxent = ent;
+		}
+		if (hashed && !osm_entry_hash(rel, bc->norm, items[i], &hashes[i]))
+			elog(ERROR, "osm_tree buffer page has a filter but the index has no normalized keys");
+		memcpy(tupdata + tupbytes, items[i], sz);
+		memset(tupdata + tupbytes + sz, 0, MAXALIGN(sz) - sz);
+		tupbytes += MAXALIGN(sz);
+	}
+
+	START_CRIT_SECTION();
+
+	tupbytes = 0;
+	for (int i = 0; i < n; i++)
+	{
+		Size		sz = MAXALIGN(IndexTupleSize(items[i]));
+
+		if (PageAddItem(page, (Item) (tupdata + tupbytes), sz,
+						first + i, false, false) == InvalidOffsetNumber)
+			elog(PANIC, "failed to add an entry to osm_tree buffer page %u",
+				 BufferGetBlockNumber(buf));
+		if (hashed)
+			bloom_filter_add(summary->bloom, summary->bloom_bytes,
+							 summary->bloom_probes, hashes[i]);
+		tupbytes += sz;
+	}
+	summary->minoff = minoff;
+	summary->maxoff = maxoff;
+	MarkBufferDirty(buf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_add xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.ntuples = n;
+		xlrec.minoff = minoff;
+		xlrec.maxoff = maxoff;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIBufferAdd);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		if (hashed)
+			XLogRegisterBufData(0, (char *) hashes, sizeof(uint64) * n);
+		XLogRegisterBufData(0, tupdata, tupbytes);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_ADD);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	UnlockReleaseBuffer(buf);
+	pfree(hashes);
+	pfree(tupdata);
+	return n;
+}
+
+/*
+ * Move up to maxpages of the buffer's oldest pages into the tree, in steps
+ * of at most OSM_FLUSH_STEP_PAGES pages; return how many entries moved, or
+ * -1 if another backend is flushing and wait is false.
+ *
+ * One flusher at a time: the heavyweight lock on the metapage's block
+ * number (as GIN's pending-list cleanup uses) serializes flushes and
+ * VACUUM, never readers or inserters.  maxpages < 0 means all pages.
+ */
+int64
+OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
+{
+	int64		moved = 0;
+	int			pages = 0;
+
+	EICheckPreloaded();
+	if (wait)
+		LockPage(rel, EI_METAPAGE, ExclusiveLock);
+	else if (!ConditionalLockPage(rel, EI_METAPAGE, ExclusiveLock))
+		return -1;
+
+	while (maxpages < 0 || pages < maxpages)
+	{
+		int			step = OSM_FLUSH_STEP_PAGES;
+		int64		n;
+		int			npages;
+
+		CHECK_FOR_INTERRUPTS();
+		if (maxpages >= 0)
+			step = Min(step, maxpages - pages);
+		n = osm_flush_step(rel, heapRel, step);
+		if (n < 0)
+			break;				/* the buffer is empty */
+		npages = (int) (n >> 32);
+		moved += n & 0xFFFFFFFF;
+		pages += npages;
+	}
+
+	/* make the pages the steps freed findable in the free space map */
+	if (pages > 0)
+		IndexFreeSpaceMapVacuum(rel);
+	UnlockPage(rel, EI_METAPAGE, ExclusiveLock);
+	return moved;
+}
+
+/*
+ * One flush step: close the pages (the tail too, if taken), insert their
+ * entries into the tree, unlink the pages.  Returns (pages << 32 | entries),
+ * or -1 if the buffer is empty.  The caller holds the flush lock.
+ */
+static int64
+osm_flush_step(Relation rel, Relation heapRel, int maxpages)
+{
+	BlockNumber blocks[OSM_FLUSH_STEP_PAGES];
+	Buffer		bufs[OSM_FLUSH_STEP_PAGES];
+	int			npages = 0;
+	BlockNumber blkno;
+	Buffer		metabuf;
+	EIMetaPage	meta;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	IndexTuple *items;
+	int			nitems = 0;
+	int			maxitems = 256;
+	BlockNumber newhead;
+	FullTransactionId safexid;
+
+	Assert(maxpages > 0 && maxpages <= OSM_FLUSH_STEP_PAGES);
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	EIRelBuf(rel, metabuf);
+	if (blkno == 0)
+		return -1;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "osm_tree flush",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	items = palloc(sizeof(IndexTuple) * maxitems);
+
+	/* 1. close and read the pages, oldest first */
+	while (BlockNumberIsValid(blkno) && npages < maxpages)
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+		OffsetNumber maxoff;
+
+		if ((opaque->ei_flags & (EI_BUFFER | EI_DELETED)) != EI_BUFFER)
+			elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
+				 blkno, RelationGetRelationName(rel));
+		if (!(opaque->ei_flags & EI_BUFFER_CLOSED))
+		{
+			/* the tail: close it, so that its entries stay as we read them */
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			LockBuffer(buf, EI_WRITE);
+			osm_seal_page(rel, buf);
+			EIFaultPoint(EI_FAULT_AFTER_SEAL);
+		}
+		maxoff = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+		{
+			if (nitems == maxitems)
+			{
+				maxitems *= 2;
+				items = repalloc(items, sizeof(IndexTuple) * maxitems);
+			}
+			items[nitems++] = CopyIndexTuple(EIReadTuple(page, off));
+		}
+		blocks[npages++] = blkno;
+		blkno = opaque->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* 2. into the tree, sorted; entries already there are skipped */
+	if (nitems > 0)
+	{
+		EIEntrySort esort;
+		EISortEntry *entries = palloc(sizeof(EISortEntry) * nitems);
+
+		EIEntrySortInit(&esort, rel);
+		for (int i = 0; i < nitems; i++)
+			EIEntrySortSet(&esort, &entries[i], items[i]);
+		EIEntrySortRun(&esort, entries, nitems);
+		for (int i = 0; i < nitems; i++)
+			items[i] = entries[i].itup;
+		EIInsertSorted(rel, heapRel, items, nitems);
+	}
+	EIFaultPoint(EI_FAULT_AFTER_FLUSH_INSERT);
+
+	/* 3. unlink the pages: metapage first, then the pages in chain order */
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	if (meta->buf_head != blocks[0])
+		elog(ERROR, "insert buffer of index \"%s\" changed its head during a flush",
+			 RelationGetRelationName(rel));
+	for (int i = 0; i < npages; i++)
+		bufs[i] = EIGetBuf(rel, blocks[i], EI_WRITE);
+	newhead = EIPageGetOpaque(BufferGetPage(bufs[npages - 1]))->ei_next;
+	safexid = ReadNextFullTransactionId();
+	/* the metapage and every page, each with its data, plus the record's */
+	if (RelationNeedsWAL(rel))
+		XLogEnsureRecordSpace(npages, npages + 3);
+
+	START_CRIT_SECTION();
+
+	for (int i = 0; i < npages; i++)
+	{
+		Page		page = BufferGetPage(bufs[i]);
+
+		EIPageSetDeleted(page, InvalidBlockNumber,
+						 EIPageGetOpaque(page)->ei_next, 0, safexid);
+		MarkBufferDirty(bufs[i]);
+	}
+	if (BlockNumberIsValid(newhead))
+		meta->buf_head = newhead;
+	else
+	{
+		meta->buf_head = 0;
+		meta->buf_tail = 0;
+	}
+	meta->buf_pages -= Min(meta->buf_pages, (uint32) npages);
+	meta->buf_flushes++;
+	MarkBufferDirty(metabuf);
+
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_link xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.op = OSM_LINK_UNLINK;
+		xlrec.npages = npages;
+		xlrec.bloom_bytes = 0;
+		xlrec.bloom_probes = 0;
+		xlrec.safexid = safexid;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		osm_log_meta(metabuf, 0);
+		for (int i = 0; i < npages; i++)
+			XLogRegisterBuffer(i + 1, bufs[i], REGBUF_WILL_INIT);
+		/* each page's right link, which the deleted page keeps */
+		for (int i = 0; i < npages; i++)
+			XLogRegisterBufData(i + 1,
+								(char *) &EIPageGetOpaque(BufferGetPage(bufs[i]))->ei_next,
+								sizeof(BlockNumber));
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+		PageSetLSN(BufferGetPage(metabuf), recptr);
+		for (int i = 0; i < npages; i++)
+			PageSetLSN(BufferGetPage(bufs[i]), recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	for (int i = npages - 1; i >= 0; i--)
+		UnlockReleaseBuffer(bufs[i]);
+
+	/*
+	 * Offer the pages for reuse at once, as GIN does with its pending list:
+	 * EINewBuf takes a page from the free space map only once it is
+	 * recyclable (no snapshot from before the unlink remains), so that a
+	 * scan still holding a link to it never lands on a reused page.
+	 */
+	for (int i = 0; i < npages; i++)
+		RecordFreeIndexPage(rel, blocks[i]);
+	if (rel->rd_amcache != NULL)
+		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EIRelBuf(rel, metabuf);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+
+	EIStatsCount(rel, EI_STAT_BUFFER_FLUSHES, 1);
+	EIStatsCount(rel, EI_STAT_BUFFER_FLUSHED, nitems);
+	return ((int64) npages << 32) | (int64) nitems;
+}
+
+/*
+ * Close the write-locked tail page buf: it takes no more entries, and the
+ * next insert links a new tail after it.
+ */
+static void
+osm_seal_page(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+
+	if (EIPageGetOpaque(page)->ei_flags & EI_BUFFER_CLOSED)
+		return;
+
+	START_CRIT_SECTION();
+
+	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_link xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.op = OSM_LINK_SEAL;
+		xlrec.npages = 1;
+		xlrec.bloom_bytes = 0;
+		xlrec.bloom_probes = 0;
+		xlrec.safexid = InvalidFullTransactionId;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+}
+
+/* A scan key on the first column that a zonemap can rule pages out by. */
+typedef struct OsmZoneKey
+{
+	StrategyNumber strategy;
+	Datum		arg;
+	Oid			collation;
+	FmgrInfo	cmp;			/* 3-way comparison (column, argument) */
+} OsmZoneKey;
+
+/*
+ * Collect the scan's keys on the first index column with their 3-way
+ * comparison functions; return how many.
+ */
+static int
+osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	int			n = 0;
+
+	for (int i = 0; i < so->numberOfKeys && n < INDEX_MAX_KEYS; i++)
+	{
+		ScanKey		sk = &so->keyData[i];
+		Oid			subtype;
+		Oid			procid;
+
+		if (sk->sk_attno != 1 ||
+			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
+			sk->sk_strategy < BTLessStrategyNumber ||
+			sk->sk_strategy > BTGreaterStrategyNumber)
+			continue;
+		subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
+			rel->rd_opcintype[0];
+		procid = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
+								   subtype, EI_CMP_PROC);
+		if (!OidIsValid(procid))
+			continue;
+		fmgr_info(procid, &zkeys[n].cmp);
+		zkeys[n].strategy = sk->sk_strategy;
+		zkeys[n].arg = sk->sk_argument;
+		zkeys[n].collation = sk->sk_collation;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Can the zonemap of a buffer page (its least and greatest entries in the
+ * tree's order) rule the page out for the first-column keys?  Only when
+ * both ends have a non-NULL first column; a DESC column's least entry has
+ * the greatest value.
+ */
+static bool
+osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
+				  OsmZoneKey *zkeys, int nzkeys)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
+	Datum		lo;
+	Datum		hi;
+	bool		lonull;
+	bool		hinull;
+
+	if (nzkeys == 0)
+		return false;
+	lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
+					   1, desc, &lonull);
+	hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
+					   1, desc, &hinull);
+	if (lonull || hinull)
+		return false;
+
+	for (int i = 0; i < nzkeys; i++)
+	{
+		OsmZoneKey *zk = &zkeys[i];
+		int32		clo = DatumGetInt32(FunctionCall2Coll(&zk->cmp, zk->collation,
+														  lo, zk->arg));
+		int32		chi = DatumGetInt32(FunctionCall2Coll(&zk->cmp, zk->collation,
+														  hi, zk->arg));
+
+		switch (zk->strategy)
+		{
+			case BTLessStrategyNumber:
+				if (clo >= 0)
+					return true;
+				break;
+			case BTLessEqualStrategyNumber:
+				if (clo > 0)
+					return true;
+				break;
+			case BTEqualStrategyNumber:
+				if (clo > 0 || chi < 0)
+					return true;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				if (chi < 0)
+					return true;
+				break;
+			case BTGreaterStrategyNumber:
+				if (chi <= 0)
+					return true;
+				break;
+		}
+	}
+	return false;
+}
+
+/*
+ * Collect the buffered entries that match a scan's keys, in arrival order;
+ * false (and nothing collected) if the buffer is empty.
+ *
+ * A page is skipped without reading its entries when its Bloom filter says
+ * it cannot hold the key a scan fixes by equality, or when its zonemap
+ * (the least and greatest entry) lies outside a bound the scan puts on the
+ * first column.  Pages
+ * a flush deleted after we read their link are skipped by their kept right
+ * link: their entries were in the tree before the pages left the chain,
+ * and the caller reads the tree after this.
+ */
+bool
+OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
+{
+	Relation	rel = scan->indexRelation;
+	Buffer		metabuf;
+	BlockNumber blkno;
+	IndexTuple *items = NULL;
+	int			nitems = 0;
+	int			maxitems = 0;
+	uint64		hash = 0;
+	bool		hashed;
+	OsmZoneKey	zkeys[INDEX_MAX_KEYS];
+	int			nzkeys;
+	int64		nread = 0;
+	int64		nskipped = 0;
+
+	*itemsp = NULL;
+	*nitemsp = 0;
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	EIRelBuf(rel, metabuf);
+	if (blkno == 0)
+		return false;
+
+	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
+	nzkeys = osm_zone_keys(scan, zkeys);
+
+	while (BlockNumberIsValid(blkno))
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+		OsmBufferSummary *summary;
+		bool		cont;
+
+		if (opaque->ei_flags & EI_DELETED)
+		{
+			blkno = opaque->ei_next;
+			UnlockReleaseBuffer(buf);
+			continue;
+		}
+		if (!(opaque->ei_flags & EI_BUFFER))
+			elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
+				 blkno, RelationGetRelationName(rel));
+
+		summary = OsmPageGetSummary(page);
+		if (summary->minoff == InvalidOffsetNumber ||
+			(hashed && summary->bloom_bytes > 0 &&
+			 !bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
+								 summary->bloom_probes, hash)) ||
+			osm_zone_excludes(rel, page, summary, zkeys, nzkeys))
+			nskipped++;
+		else
+		{
+			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+			nread++;
+			for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+			{
+				IndexTuple	itup = EIReadTuple(page, off);
+
+				if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
+					continue;
+				if (nitems == maxitems)
+				{
+					maxitems = Max(64, maxitems * 2);
+					items = items == NULL ?
+						palloc(sizeof(IndexTuple) * maxitems) :
+						repalloc(items, sizeof(IndexTuple) * maxitems);
+				}
+				items[nitems++] = CopyIndexTuple(itup);
+			}
+		}
+		blkno = opaque->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	EIStatsCount(rel, EI_STAT_BUFFER_PAGES_READ, nread);
+	EIStatsCount(rel, EI_STAT_BUFFER_PAGES_SKIPPED, nskipped);
+	*itemsp = items;
+	*nitemsp = nitems;
+	return true;
+}
+
+/*
+ * Count the buffer's pages, entries and closed pages by walking its chain.
+ */
+void
+OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed)
+{
+	Buffer		metabuf;
+	BlockNumber blkno;
+
+	*pages = *entries = *closed = 0;
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	EIRelBuf(rel, metabuf);
+
+	while (blkno != 0 && BlockNumberIsValid(blkno))
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		if (!(opaque->ei_flags & EI_DELETED))
+		{
+			(*pages)++;
+			*entries += PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
+			if (opaque->ei_flags & EI_BUFFER_CLOSED)
+				(*closed)++;
+		}
+		blkno = opaque->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Open an osm_tree index named by OID for a SQL function, refusing other
+ * relations with a clear error.
+ */
+static Relation
+osm_open_index(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel = EIOpenIndexChecked(indexoid, lockmode);
+
+	if (!EIRelIsOsm(rel))
+	{
+		char	   *name = pstrdup(RelationGetRelationName(rel));
+
+		index_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an osm_tree index", name),
+				 errhint("Only osm_tree indexes have an insert buffer.")));
+	}
+	return rel;
+}
+
+/*
+ * osm_tree_flush(regclass): move every entry of the index's insert buffer
+ * into the tree now; returns how many entries moved.
+ */
+Datum
+osm_tree_flush(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	Relation	rel;
+	Relation	heapRel;
+	int64		moved;
+
+	rel = osm_open_index(indexoid, RowExclusiveLock);
+	heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
+	moved = OsmBufferFlush(rel, heapRel, -1, true);
+	table_close(heapRel, AccessShareLock);
+	index_close(rel, RowExclusiveLock);
+
+	PG_RETURN_INT64(moved);
+}
+
+/*
+ * osm_tree_buffer_stats(regclass): the insert buffer's pages, entries,
+ * closed pages, the buffer_size setting and flush steps so far.
+ */
+Datum
+osm_tree_buffer_stats(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	Relation	rel;
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {false};
+	int64		pages;
+	int64		entries;
+	int64		closed;
+	EIMetaPageData *meta;
+	int			bufsize;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	rel = osm_open_index(indexoid, AccessShareLock);
+	OsmBufferCounts(rel, &pages, &entries, &closed);
+	meta = EIGetMetaCached(rel, true);
+	bufsize = EIGetBufferSize(rel);
+
+	values[0] = Int64GetDatum(pages);
+	values[1] = Int64GetDatum(entries);
+	values[2] = Int64GetDatum(closed);
+	values[3] = Int32GetDatum(bufsize);
+	values[4] = Float8GetDatum(bufsize > 0 ? (double) pages / bufsize : 0.0);
+	values[5] = Int64GetDatum((int64) meta->buf_flushes);
+	index_close(rel, AccessShareLock);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
