@@ -1762,6 +1762,48 @@ ei_tree_current(EIScanOpaque so)
 }
 
 /*
+ * Put the merged stream past its end in the given direction: no last
+ * item, the buffer's candidates at that end, the tree unpositioned (the
+ * next fetch the other way starts it from this end).
+ */
+static void
+ei_buffer_past_end(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	OsmScanBuffer *sb = so->buffer;
+
+	if (sb->last != NULL)
+		pfree(sb->last);
+	sb->last = NULL;
+	sb->last_from_buffer = false;
+	sb->tree_pending = false;
+	if (ScanDirectionIsForward(dir))
+	{
+		sb->fwd = sb->nitems;
+		sb->bwd = sb->nitems - 1;
+	}
+	else
+	{
+		sb->bwd = -1;
+		sb->fwd = 0;
+	}
+	sb->tree_end_fwd = sb->tree_end_bwd = false;
+	if (EIScanPosIsValid(so->currPos))
+	{
+		if (so->numKilled > 0)
+			ei_kill_items(scan);
+		ei_pos_unpin(&so->currPos);
+		ei_pos_invalidate(&so->currPos);
+		so->numKilled = 0;
+	}
+	/* going on the same way finds nothing in the tree either */
+	if (ScanDirectionIsForward(dir))
+		sb->tree_end_fwd = true;
+	else
+		sb->tree_end_bwd = true;
+}
+
+/*
  * Return the next item of the merged stream in the given direction.
  */
 static bool
@@ -1828,7 +1870,12 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 
 	if (!tree_ok && bi < 0)
 	{
-		sb->tree_pending = false;
+		/*
+		 * Past the end in this direction, as the executor sees it: a fetch
+		 * the other way returns the item we returned last.  So forget it,
+		 * and let the tree start again from this end.
+		 */
+		ei_buffer_past_end(scan, dir);
 		return false;
 	}
 

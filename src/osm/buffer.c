@@ -34,6 +34,7 @@
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -1041,6 +1042,9 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 	int64		moved;
 
 	rel = osm_open_index(indexoid, RowExclusiveLock);
+	if (!pg_class_ownercheck(indexoid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
+					   RelationGetRelationName(rel));
 	heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
 	moved = OsmBufferFlush(rel, heapRel, -1, true);
 	table_close(heapRel, AccessShareLock);

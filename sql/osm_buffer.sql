@@ -1,0 +1,260 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_osmbuf CASCADE;
+CREATE SCHEMA ei_osmbuf;
+SET search_path = ei_osmbuf, public;
+RESET client_min_messages;
+\i test/sql/differential_harness.sql
+--
+-- osm_tree's insert buffer (src/osm/buffer.c): entries of single-row
+-- inserts and small batches go to buffer pages in arrival order; flushes
+-- move them into the tree.  Every kind of scan must return each row once,
+-- whether its entry is buffered, in the tree, or (after an interrupted
+-- flush) both.  The regression instance runs with osm_tree.flush_worker =
+-- off (test/regress.conf), so only full buffers, VACUUM and osm_tree_flush
+-- flush, at moments the test chooses.
+--
+SET ei_test.am = 'osm_tree';
+
+-- Settings: defaults, ranges, reloptions
+SHOW osm_tree.buffer_size;
+SHOW osm_tree.flush_fraction;
+SHOW osm_tree.bloom_bits_per_key;
+SET osm_tree.buffer_size = -1;
+SET osm_tree.buffer_size = '2GB';
+SET osm_tree.flush_fraction = 0;
+SET osm_tree.bloom_bits_per_key = 33;
+CREATE TABLE ob_opts (k int8);
+CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (buffer_size = -2);
+CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (flush_fraction = 1.5);
+CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (bloom_bits_per_key = 40);
+CREATE INDEX ob_bad ON ob_opts USING elastic_btree (k) WITH (buffer_size = 8);
+CREATE INDEX ob_opts_k ON ob_opts USING osm_tree (k)
+	WITH (buffer_size = 16, flush_fraction = 0.25, bloom_bits_per_key = 8);
+SELECT reloptions FROM pg_class WHERE relname = 'ob_opts_k';
+SELECT * FROM osm_tree_buffer_stats('ob_opts_k');
+-- osm_tree_flush and osm_tree_buffer_stats take osm_tree indexes only
+CREATE INDEX ob_opts_e ON ob_opts USING elastic_btree (k);
+SELECT osm_tree_flush('ob_opts_e');
+SELECT * FROM osm_tree_buffer_stats('ob_opts');
+SELECT osm_tree_flush(NULL);
+
+-- A near-sorted table (K = L = 5%) loaded one row per statement into a
+-- small buffer (4 pages, flushes of 2), so that inserts flush when it is
+-- full and part of the rows stay buffered.  Columns: an int8 key, a
+-- (DESC, ASC) pair, text (Bloom filters over text) and numeric (no
+-- binary-comparable encoding: zonemaps only).
+CREATE TABLE ob_src AS
+SELECT pos AS id, key AS k, (key * 7919) % 1009 AS j,
+	   md5(key::text) AS t, (key % 997)::numeric / 7 AS n
+FROM elastic_index_near_sorted(6000, 5, 5, 3);
+SELECT ei_setup('ob', 'ob_src', 0);
+SELECT ei_index('ob', 'k', '(k)');
+SELECT ei_index('ob', 'jk', '(j DESC, k)');
+SELECT ei_index('ob', 't', '(t)');
+SELECT ei_index('ob', 'n', '(n)');
+SET osm_tree.batch_size = 1;
+SET osm_tree.buffer_size = 4;
+SET osm_tree.flush_fraction = 0.5;
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id <= 3000 ORDER BY id');
+DO $$
+BEGIN
+	FOR i IN 3001 .. 3400 LOOP
+		PERFORM ei_exec('ob', format('INSERT INTO %%I SELECT * FROM ob_src WHERE id = %s', i));
+	END LOOP;
+END
+$$;
+-- the buffer filled up and flushed, and holds rows now
+SELECT pages > 0 AS buffered, entries > 0 AS has_entries, flushes > 0 AS flushed,
+	   pages <= buffer_size AS within_size
+FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT buffer_inserts, buffer_flushes > 0 AS flushed,
+	   buffer_foreground_flushes > 0 AS flushed_by_inserts
+FROM elastic_index_stat_activity WHERE indexrelname = 'ob_ei_k';
+SELECT ei_check_all('ob');
+
+CREATE OR REPLACE FUNCTION ob_queries(indexonly bool DEFAULT false)
+RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text;
+	o			bool;
+	m			text[];
+BEGIN
+	FOR q, o, m IN VALUES
+		('SELECT id, k FROM %I WHERE k BETWEEN 1000 AND 3000', false, '{index,bitmap}'::text[]),
+		('SELECT k FROM %I WHERE k > 2500 ORDER BY k', true, '{index,indexonly,bitmap}'),
+		('SELECT k FROM %I WHERE k >= 3650 ORDER BY k DESC', true, '{index,indexonly,bitmap}'),
+		('SELECT k FROM %I WHERE k = 3333', true, '{index,indexonly,bitmap}'),
+		('SELECT k FROM %I WHERE k = 4242', true, '{index,indexonly,bitmap}'),
+		('SELECT k FROM %I WHERE k IN (1, 2999, 3001, 3399, 5999)', false, '{bitmap}'),
+		('SELECT j, k FROM %I WHERE j = 77 ORDER BY j DESC, k', true, '{index,indexonly,bitmap}'),
+		('SELECT j, k FROM %I WHERE j BETWEEN 500 AND 510 ORDER BY j DESC, k', true, '{index,indexonly,bitmap}'),
+		('SELECT t FROM %I WHERE t = md5(''3101'')', true, '{index,indexonly,bitmap}'),
+		('SELECT t FROM %I WHERE t > ''f'' AND t < ''f2'' ORDER BY t', true, '{index,indexonly}'),
+		('SELECT n FROM %I WHERE n = 50 ORDER BY n', true, '{index,indexonly,bitmap}'),
+		('SELECT n FROM %I WHERE n > 140 ORDER BY n', true, '{index,indexonly}'),
+		('SELECT min(k), max(k), min(t), max(t) FROM %I', true, '{index,indexonly}')
+	LOOP
+		IF NOT indexonly THEN
+			m := array_remove(m, 'indexonly');
+		END IF;
+		query := q;
+		result := ei_diff('ob', q, o, m);
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+SELECT * FROM ob_queries();
+
+-- Index-only scans read buffered entries too: VACUUM (which flushes) sets
+-- the visibility map, then more rows arrive in the buffer.
+VACUUM ANALYZE ob_seq, ob_bt, ob_ei;
+SELECT pages, entries FROM osm_tree_buffer_stats('ob_ei_k');
+DO $$
+BEGIN
+	FOR i IN 3401 .. 3700 LOOP
+		PERFORM ei_exec('ob', format('INSERT INTO %%I SELECT * FROM ob_src WHERE id = %s', i));
+	END LOOP;
+END
+$$;
+SELECT entries > 0 AS buffered FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT * FROM ob_queries(true);
+
+-- Equality lookups skip buffer pages by their Bloom filters and zonemaps.
+SELECT elastic_index_activity_reset('ob_ei_t');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM ob_ei WHERE t = md5('3650');
+SELECT count(*) FROM ob_ei WHERE t = 'not a key';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT buffer_pages_read <= 2 AS few_read, buffer_pages_skipped > 0 AS some_skipped
+FROM elastic_index_stat_activity WHERE indexrelname = 'ob_ei_t';
+
+-- A scrollable cursor changes direction over interleaved buffered and
+-- tree entries, and a merge join marks and restores positions; both must
+-- see what a btree sees.
+CREATE OR REPLACE FUNCTION ob_cursor(tbl text) RETURNS text
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	c			refcursor := 'ob_c';
+	r			record;
+	out			text := '';
+	step		text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_sort = off;
+	OPEN c SCROLL FOR EXECUTE format('SELECT k FROM %I WHERE k BETWEEN 3090 AND 3160 ORDER BY k', tbl);
+	FOREACH step IN ARRAY ARRAY['NEXT', 'NEXT', 'NEXT', 'PRIOR', 'PRIOR', 'NEXT', 'LAST',
+								'PRIOR', 'PRIOR', 'NEXT', 'NEXT', 'NEXT', 'PRIOR', 'FIRST',
+								'PRIOR', 'NEXT', 'ABSOLUTE 30', 'RELATIVE -7', 'NEXT'] LOOP
+		EXECUTE format('FETCH %s FROM ob_c', step) INTO r;
+		out := out || coalesce(r.k::text, '-') || ' ';
+	END LOOP;
+	-- forward to the end and once past it, then back
+	LOOP
+		FETCH c INTO r;
+		EXIT WHEN NOT FOUND;
+	END LOOP;
+	FETCH PRIOR FROM c INTO r;
+	out := out || coalesce(r.k::text, '-') || ' ';
+	FETCH PRIOR FROM c INTO r;
+	out := out || coalesce(r.k::text, '-');
+	CLOSE c;
+	RETURN out;
+END
+$fn$;
+SELECT ob_cursor('ob_ei') = ob_cursor('ob_bt') AS cursor_same, ob_cursor('ob_ei') AS ob_ei_cursor;
+
+CREATE OR REPLACE FUNCTION ob_merge_join(tbl text, OUT merge_join bool, OUT rows bigint, OUT digest text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text := format('SELECT a.k AS ak, b.k AS bk FROM %1$I a JOIN %1$I b ON a.j = b.j WHERE a.j < 60 AND b.j < 60', tbl);
+	plan		text := '';
+	line		text;
+BEGIN
+	SET LOCAL enable_hashjoin = off;
+	SET LOCAL enable_nestloop = off;
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_sort = off;
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	merge_join := plan LIKE '%Merge Join%' AND plan LIKE '%Index%Scan%';
+	EXECUTE format('SELECT count(*), md5(string_agg(ak || '':'' || bk, '','' ORDER BY ak, bk)) FROM (%s) x', q)
+		INTO rows, digest;
+END
+$fn$;
+SELECT (SELECT merge_join FROM ob_merge_join('ob_ei')) AS osm_merge_join,
+	   (SELECT (rows, digest) FROM ob_merge_join('ob_ei')) =
+	   (SELECT (rows, digest) FROM ob_merge_join('ob_seq')) AS same_as_seq,
+	   (SELECT rows FROM ob_merge_join('ob_ei')) AS rows;
+
+-- An interrupted flush (forced: it stops after inserting the entries into
+-- the tree, before unlinking the pages) leaves entries in the buffer and
+-- the tree; scans return them once, the verifier accepts them, and the
+-- next flush finishes the job.
+SELECT pages > 0 AS buffered FROM osm_tree_buffer_stats('ob_ei_k');
+SET elastic_index.debug_fault = 'after_flush_insert';
+SELECT osm_tree_flush('ob_ei_k');
+RESET elastic_index.debug_fault;
+SELECT pages > 0 AS still_buffered FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT * FROM ob_queries(true);
+SELECT ob_cursor('ob_ei') = ob_cursor('ob_bt') AS cursor_same;
+SELECT ei_check_all('ob');
+SELECT osm_tree_flush('ob_ei_k') >= 0 AS flushed;
+SELECT pages, entries, closed_pages FROM osm_tree_buffer_stats('ob_ei_k');
+-- the same after the first step: the tail page closed, nothing moved
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id > 3700 AND id <= 3710');
+SET elastic_index.debug_fault = 'after_seal';
+SELECT osm_tree_flush('ob_ei_k');
+RESET elastic_index.debug_fault;
+SELECT pages, entries, closed_pages FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id > 3710 AND id <= 3720');
+SELECT pages, entries, closed_pages FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT * FROM ob_queries();
+
+-- A batch applied again after an error inside a PL/pgSQL block puts its
+-- entries into the buffer twice; every entry is returned once.
+BEGIN;
+SET LOCAL osm_tree.batch_size = 100;
+SET LOCAL osm_tree.buffer_size = 64;
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id > 3720 AND id <= 3770');
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id > 3770 AND id <= 3800');
+DO $$
+BEGIN
+	INSERT INTO ob_ei SELECT * FROM ob_src WHERE id > 3800 AND id <= 3900;
+	PERFORM 1 / 0;
+EXCEPTION WHEN division_by_zero THEN
+	RAISE NOTICE 'caught';
+END
+$$;
+COMMIT;
+SELECT * FROM ob_queries();
+SELECT ei_check_all('ob');
+
+-- DELETE, then VACUUM: it flushes the buffer first, then removes the
+-- entries of the dead rows from the tree.
+SELECT ei_exec('ob', 'DELETE FROM %I WHERE k % 3 = 0');
+SELECT entries > 0 AS buffered_before FROM osm_tree_buffer_stats('ob_ei_k');
+VACUUM ob_seq, ob_bt, ob_ei;
+SELECT pages, entries FROM osm_tree_buffer_stats('ob_ei_k');
+SELECT buffer_pages FROM elastic_index_stats('ob_ei_k');
+SELECT * FROM ob_queries(true);
+SELECT ei_check_all('ob');
+
+-- buffer_size = 0: new entries go to the tree directly
+ALTER INDEX ob_ei_k SET (buffer_size = 0);
+SELECT elastic_index_activity_reset('ob_ei_k');
+INSERT INTO ob_ei SELECT * FROM ob_src WHERE id > 3900 AND id <= 3950;
+SELECT buffer_inserts, descents + fastpath_inserts AS top_inserted
+FROM elastic_index_stat_activity WHERE indexrelname = 'ob_ei_k';
+
+SET client_min_messages = warning;
+DROP SCHEMA ei_osmbuf CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
