@@ -90,6 +90,41 @@ END {
 				ratio(v[key, e, 17], v[key, "btree", 17])
 		}
 	}
+	# the index single-row inserts left (columns 18-22; older CSVs lack them)
+	have_single = 0
+	for (j = 1; j <= n; j++)
+		if (v[order[j], "btree", 18] != "")
+			have_single = 1
+	if (have_single) {
+		print ""
+		print "## The indexes single-row inserts left"
+		print ""
+		printf "After the %d single-row inserts above: index size and leaf fill, the pages left in\n", singles
+		print "osm_tree's insert buffer (its background flush worker on, `osm_tree.buffer_size` 32), and"
+		printf "pgbench point lookups and 100-key range scans over those rows, 1 client, %d s each,\n", duration
+		print "as kind / btree tps (osm_tree reads its buffer pages too)."
+		for (q = 1; q <= nk; q++) {
+			e = kind[q]
+			if (e == "brin")
+				continue
+			print ""
+			print "### " amname[e]
+			print ""
+			print "| type | K% | L% | size MB (btree / " e ", ratio) | leaf fill % (btree / " e ") | buffer pages | point tps (btree / " e ", ratio) | range tps (btree / " e ", ratio) |"
+			print "|---|---:|---:|---|---|---:|---|---|"
+			for (j = 1; j <= n; j++) {
+				key = order[j]
+				split(key, p, SUBSEP)
+				printf "| %s | %s | %s | %.1f / %.1f (%s) | %s / %s | %s | %s / %s (%s) | %s / %s (%s) |\n",
+					p[1], p[2], p[3],
+					v[key, "btree", 18] / 1048576, v[key, e, 18] / 1048576, ratio(v[key, e, 18], v[key, "btree", 18]),
+					v[key, "btree", 19], v[key, e, 19],
+					(v[key, e, 20] == "" ? "-" : v[key, e, 20]),
+					v[key, "btree", 21], v[key, e, 21], ratio(v[key, e, 21], v[key, "btree", 21]),
+					v[key, "btree", 22], v[key, e, 22], ratio(v[key, e, 22], v[key, "btree", 22])
+			}
+		}
+	}
 	print ""
 	print "Raw numbers, including the load without an index, are in near-sorted.csv."
 }

@@ -16,7 +16,9 @@
 #             in arrival order: index maintenance time and the p50, p99 and
 #             p99.9 latency of one insert;
 #   reads     pgbench point lookups and 100-row range scans (tps) on the
-#             index loaded by COPY.
+#             index loaded by COPY, and on the index the single-row
+#             inserts left (osm_tree: with what they left in its insert
+#             buffer), with that index's size and leaf fill.
 #
 # Results go to docs/benchmarks/near-sorted.csv and near-sorted.md (or
 # --out DIR), and near-sorted.png, drawn from the CSV by
@@ -126,7 +128,7 @@ CREATE EXTENSION pgstattuple;
 EOF
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
-echo "type,k,l,kind,copy_s,index_copy_s,wal_bytes_per_row,index_bytes,leaf_fill,build_s,single_s,index_single_s,p50_ms,p99_ms,p999_ms,point_tps,range_tps" >"$results"
+echo "type,k,l,kind,copy_s,index_copy_s,wal_bytes_per_row,index_bytes,leaf_fill,build_s,single_s,index_single_s,p50_ms,p99_ms,p999_ms,point_tps,range_tps,single_index_bytes,single_leaf_fill,single_buffer_pages,single_point_tps,single_range_tps" >"$results"
 
 # The key column's SQL for key type $1 of int8 expression $2.
 key_expr() {
@@ -238,12 +240,28 @@ EOF
 			read -r p50 p99 p999 < <(cat "$work"/pgbench_log.* | awk '{ print $3 }' | sort -n |
 				awk '{ v[NR] = $1 } END { printf "%.3f %.3f %.3f\n", v[int(NR * 0.5)] / 1000, v[int(NR * 0.99)] / 1000, v[int(NR * 0.999)] / 1000 }')
 
+			# the index the single-row inserts left, with what they left in
+			# osm_tree's insert buffer: size, fill, reads
+			ssize="" sfill="" sbuf="" spoint="" srange=""
+			if [ "$kind" != none ]; then
+				ssize=$(psql_b -c "SELECT pg_relation_size('t_key')")
+				sfill=$(leaf_fill "$kind" t_key)
+				[ "$kind" != osm ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
+				echo "\\set k random(1, $singles)" >"$work/spoint.sql"
+				echo "SELECT count(*) FROM t WHERE key = $(key_expr "$type" ":k");" >>"$work/spoint.sql"
+				echo "\\set k random(1, $((singles > 100 ? singles - 100 : 1)))" >"$work/srange.sql"
+				echo "SELECT count(*) FROM t WHERE key >= $(key_expr "$type" ":k") AND key < $(key_expr "$type" ":k + 100");" >>"$work/srange.sql"
+				[ "$(id -u)" -ne 0 ] || chown postgres: "$work/spoint.sql" "$work/srange.sql"
+				spoint=$(pgbench_b -T "$duration" -f "$work/spoint.sql" | awk '/^tps/ { printf "%.0f", $3 }')
+				srange=$(pgbench_b -T "$duration" -f "$work/srange.sql" | awk '/^tps/ { printf "%.0f", $3 }')
+			fi
+
 			icopy="" isingle=""
 			if [ "$kind" != none ]; then
 				icopy=$(awk -v a="${copy_s[$kind]}" -v b="${copy_s[none]}" 'BEGIN { printf "%.3f", a - b }')
 				isingle=$(awk -v a="${single_s[$kind]}" -v b="${single_s[none]}" 'BEGIN { printf "%.3f", a - b }')
 			fi
-			echo "$type,$k,$l,$kind,${copy_s[$kind]},$icopy,$wal,$size,$fill,$build,${single_s[$kind]},$isingle,$p50,$p99,$p999,$point,$range" >>"$results"
+			echo "$type,$k,$l,$kind,${copy_s[$kind]},$icopy,$wal,$size,$fill,$build,${single_s[$kind]},$isingle,$p50,$p99,$p999,$point,$range,$ssize,$sfill,$sbuf,$spoint,$srange" >>"$results"
 			step "$type K=$k% L=$l% $kind: copy ${copy_s[$kind]} s (index $icopy s), WAL $wal B/row, size $size, fill $fill, build $build s; single ${single_s[$kind]} s (index $isingle s), p99.9 ${p999} ms; point $point tps, range $range tps"
 		done
 		unset copy_s single_s

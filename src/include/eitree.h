@@ -109,6 +109,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
 										 * since VACUUM last looked */
 #define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
 #define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
+#define EI_BUFFER_SORTED	(1 << 11)	/* closed buffer page, entries in the
+										 * tree's order */
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
@@ -711,6 +713,7 @@ typedef struct OsmScanBuffer
 /* osm/buffer.c */
 extern bool OsmBufferEnabled(Relation rel);
 extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
+extern void OsmBufferPageSort(Page page, const OffsetNumber *order, int n);
 extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
 							int nitems);
 extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,

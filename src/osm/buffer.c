@@ -26,6 +26,7 @@
 #include "access/xloginsert.h"
 #include "bloomfilter.h"
 #include "catalog/index.h"
+#include "catalog/pg_type_d.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
@@ -122,8 +123,55 @@ osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
 }
 
 /*
+ * Convert an integer search value to the integer type of its column, as the
+ * cross-type equality operators of the integer family compare them (key
+ * = 42 compares an int8 column with an int4 constant).  False if either
+ * type is not int2, int4 or int8, or the value does not fit the column's
+ * type (then no entry can equal it, but we simply use no filter).
+ */
+static bool
+osm_integer_to_column(Oid argtype, Oid coltype, Datum *value)
+{
+	int64		v;
+
+	switch (argtype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(*value);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(*value);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(*value);
+			break;
+		default:
+			return false;
+	}
+	switch (coltype)
+	{
+		case INT2OID:
+			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
+				return false;
+			*value = Int16GetDatum((int16) v);
+			return true;
+		case INT4OID:
+			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
+				return false;
+			*value = Int32GetDatum((int32) v);
+			return true;
+		case INT8OID:
+			*value = Int64GetDatum(v);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
  * Hash the search values of a scan whose keys fix every key column by
- * equality (to values of the columns' own types); false otherwise.
+ * equality (to values of the columns' own types, or integers of another
+ * width); false otherwise.
  */
 static bool
 osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
@@ -144,13 +192,18 @@ osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
 		ScanKey		sk = &so->keyData[i];
 		int			col = sk->sk_attno - 1;
 
+		Datum		value = sk->sk_argument;
+
 		if (sk->sk_strategy != BTEqualStrategyNumber ||
 			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
-			col < 0 || col >= nkeyatts ||
-			(OidIsValid(sk->sk_subtype) &&
-			 sk->sk_subtype != rel->rd_opcintype[col]))
+			col < 0 || col >= nkeyatts)
 			continue;
-		values[col] = sk->sk_argument;
+		if (OidIsValid(sk->sk_subtype) &&
+			sk->sk_subtype != rel->rd_opcintype[col] &&
+			!osm_integer_to_column(sk->sk_subtype, rel->rd_opcintype[col],
+								   &value))
+			continue;
+		values[col] = value;
 		isnull[col] = false;
 		have[col] = true;
 	}
@@ -185,6 +238,71 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 					false, false) == InvalidOffsetNumber)
 		elog(ERROR, "could not add the summary of an osm_tree buffer page");
 	pfree(summary);
+}
+
+/*
+ * Put the entries of a buffer page in the given order (old offsets, in
+ * their new order) by permuting its line pointers, and mark it sorted: its
+ * zonemap is then its first and last entry.  Also used by redo, with the
+ * order the primary logged.
+ */
+void
+OsmBufferPageSort(Page page, const OffsetNumber *order, int n)
+{
+	OsmBufferSummary *summary = OsmPageGetSummary(page);
+	ItemIdData *lps = palloc(sizeof(ItemIdData) * n);
+
+	Assert(n == PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1);
+	for (int i = 0; i < n; i++)
+		lps[i] = *PageGetItemId(page, order[i]);
+	for (int i = 0; i < n; i++)
+		*PageGetItemId(page, OSM_BUFFER_FIRST + i) = lps[i];
+	pfree(lps);
+	if (n > 0)
+	{
+		summary->minoff = OSM_BUFFER_FIRST;
+		summary->maxoff = OSM_BUFFER_FIRST + n - 1;
+	}
+	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_SORTED;
+}
+
+/* qsort_arg comparator: two offsets of a page by their entries' order */
+static int
+osm_offset_cmp(const void *a, const void *b, void *arg)
+{
+	EISortEntry *ents = (EISortEntry *) arg;
+	EISortEntry *base = ents + 1;	/* ents[0] holds the EIEntrySort pointer */
+	EIEntrySort *esort = (EIEntrySort *) DatumGetPointer(ents[0].datum1);
+	OffsetNumber oa = *(const OffsetNumber *) a;
+	OffsetNumber ob = *(const OffsetNumber *) b;
+
+	return EIEntryCompare(esort, &base[oa - OSM_BUFFER_FIRST],
+						  &base[ob - OSM_BUFFER_FIRST]);
+}
+
+/*
+ * The order that sorts a buffer page's entries: their offsets, least entry
+ * first; sets *n to how many.
+ */
+static OffsetNumber *
+osm_page_order(Relation rel, Page page, int *n)
+{
+	OsmBufferCache *bc = osm_buffer_cache(rel);
+	int			nitems = PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
+	EISortEntry *ents = palloc(sizeof(EISortEntry) * (nitems + 1));
+	OffsetNumber *order = palloc(sizeof(OffsetNumber) * Max(nitems, 1));
+
+	ents[0].datum1 = PointerGetDatum(&bc->esort);
+	for (int i = 0; i < nitems; i++)
+	{
+		EIEntrySortSet(&bc->esort, &ents[i + 1],
+					   EIReadTuple(page, OSM_BUFFER_FIRST + i));
+		order[i] = OSM_BUFFER_FIRST + i;
+	}
+	qsort_arg(order, nitems, sizeof(OffsetNumber), osm_offset_cmp, ents);
+	pfree(ents);
+	*n = nitems;
+	return order;
 }
 
 /*
@@ -299,6 +417,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	uint16		bloom_bytes = 0;
 	uint8		probes = 0;
 	int			bits = EIGetBloomBitsPerKey(rel);
+	OffsetNumber *order = NULL;
+	int			norder = 0;
 
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
@@ -329,6 +449,15 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		LockBuffer(oldbuf, EI_WRITE);
 	}
 
+	/*
+	 * The old tail closes: sort its entries now, while we hold it, so that
+	 * scans search it by binary search (a page another backend closed
+	 * already, or a flush closed, stays as it is).
+	 */
+	if (BufferIsValid(oldbuf) &&
+		osm_page_is_open_tail(BufferGetPage(oldbuf)))
+		order = osm_page_order(rel, BufferGetPage(oldbuf), &norder);
+
 	/* size the page's filter for as many entries as are likely to fit */
 	if (bits > 0 && osm_buffer_cache(rel)->norm != NULL)
 	{
@@ -350,6 +479,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 
 		oopaque->ei_next = newblk;
 		oopaque->ei_flags |= EI_BUFFER_CLOSED;
+		if (order != NULL)
+			OsmBufferPageSort(BufferGetPage(oldbuf), order, norder);
 		MarkBufferDirty(oldbuf);
 	}
 	meta->buf_tail = newblk;
@@ -373,7 +504,13 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		osm_log_meta(metabuf, 0);
 		XLogRegisterBuffer(1, newbuf, REGBUF_WILL_INIT);
 		if (BufferIsValid(oldbuf))
+		{
 			XLogRegisterBuffer(2, oldbuf, REGBUF_STANDARD);
+			/* the order the old tail's entries were sorted into, if it was */
+			if (order != NULL && norder > 0)
+				XLogRegisterBufData(2, (char *) order,
+									sizeof(OffsetNumber) * norder);
+		}
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(newpage, recptr);
 		PageSetLSN(BufferGetPage(metabuf), recptr);
@@ -386,6 +523,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	if (BufferIsValid(oldbuf))
 		UnlockReleaseBuffer(oldbuf);
 	EIRelBuf(rel, metabuf);
+	if (order != NULL)
+		pfree(order);
 	return newbuf;
 }
 
@@ -879,6 +1018,85 @@ osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
 }
 
 /*
+ * Does an entry's first column pass the scan's lower bounds (lower true:
+ * >, >=, =) or upper bounds (lower false: <, <=, =) on it?  For a column
+ * in ASC NULLS LAST order a NULL sorts after every value: it passes every
+ * lower bound and fails every upper bound, which keeps both tests monotone
+ * along a sorted page.
+ */
+static bool
+osm_zone_bound(Relation rel, IndexTuple itup, OsmZoneKey *zkeys, int nzkeys,
+			   bool lower)
+{
+	bool		isnull;
+	Datum		value = index_getattr(itup, 1, RelationGetDescr(rel), &isnull);
+
+	for (int i = 0; i < nzkeys; i++)
+	{
+		OsmZoneKey *zk = &zkeys[i];
+		int32		c;
+
+		if (lower ? (zk->strategy < BTEqualStrategyNumber) :
+			(zk->strategy > BTEqualStrategyNumber))
+			continue;
+		if (isnull)
+		{
+			if (lower)
+				continue;
+			return false;
+		}
+		c = DatumGetInt32(FunctionCall2Coll(&zk->cmp, zk->collation, value,
+											zk->arg));
+		switch (zk->strategy)
+		{
+			case BTLessStrategyNumber:
+				if (c >= 0)
+					return false;
+				break;
+			case BTLessEqualStrategyNumber:
+				if (c > 0)
+					return false;
+				break;
+			case BTEqualStrategyNumber:
+				if (lower ? c < 0 : c > 0)
+					return false;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				if (c < 0)
+					return false;
+				break;
+			case BTGreaterStrategyNumber:
+				if (c <= 0)
+					return false;
+				break;
+		}
+	}
+	return true;
+}
+
+/*
+ * On a sorted buffer page, the first entry that passes the lower bounds
+ * on the first column (binary search); past the last entry if none does.
+ */
+static OffsetNumber
+osm_sorted_start(Relation rel, Page page, OsmZoneKey *zkeys, int nzkeys)
+{
+	OffsetNumber lo = OSM_BUFFER_FIRST;
+	OffsetNumber hi = OffsetNumberNext(PageGetMaxOffsetNumber(page));
+
+	while (lo < hi)
+	{
+		OffsetNumber mid = lo + (hi - lo) / 2;
+
+		if (osm_zone_bound(rel, EIReadTuple(page, mid), zkeys, nzkeys, true))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
  * Collect the buffered entries that match a scan's keys, in arrival order;
  * false (and nothing collected) if the buffer is empty.
  *
@@ -903,6 +1121,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	bool		hashed;
 	OsmZoneKey	zkeys[INDEX_MAX_KEYS];
 	int			nzkeys;
+	bool		zone_ordered;
 	int64		nread = 0;
 	int64		nskipped = 0;
 
@@ -917,6 +1136,8 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 
 	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
 	nzkeys = osm_zone_keys(scan, zkeys);
+	/* sorted pages can be searched when the first column is ASC NULLS LAST */
+	zone_ordered = (rel->rd_indoption[0] & (INDOPTION_DESC | INDOPTION_NULLS_FIRST)) == 0;
 
 	while (BlockNumberIsValid(blkno))
 	{
@@ -946,12 +1167,21 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 		else
 		{
 			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+			OffsetNumber start = OSM_BUFFER_FIRST;
+			bool		sorted = (opaque->ei_flags & EI_BUFFER_SORTED) &&
+				nzkeys > 0 && zone_ordered;
 
 			nread++;
-			for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+			/* a sorted page: binary search for the first candidate */
+			if (sorted)
+				start = osm_sorted_start(rel, page, zkeys, nzkeys);
+			for (OffsetNumber off = start; off <= maxoff; off++)
 			{
 				IndexTuple	itup = EIReadTuple(page, off);
 
+				/* ... and stop past the last */
+				if (sorted && !osm_zone_bound(rel, itup, zkeys, nzkeys, false))
+					break;
 				if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
 					continue;
 				if (nitems == maxitems)
