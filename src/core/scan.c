@@ -105,7 +105,6 @@ static void ei_pos_unpin(EIScanPos pos);
 static void ei_pos_copy(EIScanPos dst, EIScanPos src);
 static void ei_alloc_tuples(IndexScanDesc scan);
 static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
-static bool ei_compact_bound_value(Relation rel, ScanKey key, Datum *value);
 static void ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs,
 							  EINormKeyInfo *norm);
 static bool ei_read_compact_page(IndexScanDesc scan, ScanDirection dir);
@@ -1005,15 +1004,16 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 }
 
 /*
- * Convert a scan key's argument to the first column's type, so that it can
- * be normalized: the same type, or an integer of another width that the
- * column's type can hold.  Returns false when it cannot (then the key gives
- * no bound; the executor still checks it on every row).
+ * Convert a scan key's argument to the type of index column col (from 0),
+ * so that it can be normalized: the same type, or an integer of another
+ * width that the column's type can hold.  Returns false when it cannot
+ * (then the key gives no bound or filter; it is still checked on every
+ * entry).  Used for compact leaves' bounds and osm_tree's Bloom filters.
  */
-static bool
-ei_compact_bound_value(Relation rel, ScanKey key, Datum *value)
+bool
+EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col, Datum *value)
 {
-	Oid			coltype = rel->rd_opcintype[0];
+	Oid			coltype = rel->rd_opcintype[col];
 	Oid			argtype = key->sk_subtype;
 	int64		v;
 
@@ -1114,7 +1114,7 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 			default:
 				continue;
 		}
-		if (!ei_compact_bound_value(rel, key, &values[0]))
+		if (!EIScanKeyValueAsColumn(rel, key, 0, &values[0]))
 			continue;
 		isnull[0] = false;
 		for (int c = 1; c < norm->nkeyatts; c++)

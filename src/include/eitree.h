@@ -724,6 +724,8 @@ extern void OsmBufferCounts(Relation rel, int64 *pages, int64 *entries,
 							int64 *closed);
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
 							ScanDirection dir, bool *continuescan);
+extern bool EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col,
+								   Datum *value);
 extern void EIEntrySortInitCompare(EIEntrySort *esort, Relation index,
 								   MemoryContext cxt);
 extern int	EIEntryCompare(EIEntrySort *esort, const EISortEntry *a,

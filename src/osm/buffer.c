@@ -26,7 +26,6 @@
 #include "access/xloginsert.h"
 #include "bloomfilter.h"
 #include "catalog/index.h"
-#include "catalog/pg_type_d.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
@@ -123,52 +122,6 @@ osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
 }
 
 /*
- * Convert an integer search value to the integer type of its column, as the
- * cross-type equality operators of the integer family compare them (key
- * = 42 compares an int8 column with an int4 constant).  False if either
- * type is not int2, int4 or int8, or the value does not fit the column's
- * type (then no entry can equal it, but we simply use no filter).
- */
-static bool
-osm_integer_to_column(Oid argtype, Oid coltype, Datum *value)
-{
-	int64		v;
-
-	switch (argtype)
-	{
-		case INT2OID:
-			v = DatumGetInt16(*value);
-			break;
-		case INT4OID:
-			v = DatumGetInt32(*value);
-			break;
-		case INT8OID:
-			v = DatumGetInt64(*value);
-			break;
-		default:
-			return false;
-	}
-	switch (coltype)
-	{
-		case INT2OID:
-			if (v < PG_INT16_MIN || v > PG_INT16_MAX)
-				return false;
-			*value = Int16GetDatum((int16) v);
-			return true;
-		case INT4OID:
-			if (v < PG_INT32_MIN || v > PG_INT32_MAX)
-				return false;
-			*value = Int32GetDatum((int32) v);
-			return true;
-		case INT8OID:
-			*value = Int64GetDatum(v);
-			return true;
-		default:
-			return false;
-	}
-}
-
-/*
  * Hash the search values of a scan whose keys fix every key column by
  * equality (to values of the columns' own types, or integers of another
  * width); false otherwise.
@@ -192,16 +145,13 @@ osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
 		ScanKey		sk = &so->keyData[i];
 		int			col = sk->sk_attno - 1;
 
-		Datum		value = sk->sk_argument;
+		Datum		value;
 
 		if (sk->sk_strategy != BTEqualStrategyNumber ||
 			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
 			col < 0 || col >= nkeyatts)
 			continue;
-		if (OidIsValid(sk->sk_subtype) &&
-			sk->sk_subtype != rel->rd_opcintype[col] &&
-			!osm_integer_to_column(sk->sk_subtype, rel->rd_opcintype[col],
-								   &value))
+		if (!EIScanKeyValueAsColumn(rel, sk, col, &value))
 			continue;
 		values[col] = value;
 		isnull[col] = false;
@@ -957,67 +907,6 @@ osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 }
 
 /*
- * Can the zonemap of a buffer page (its least and greatest entries in the
- * tree's order) rule the page out for the first-column keys?  Only when
- * both ends have a non-NULL first column; a DESC column's least entry has
- * the greatest value.
- */
-static bool
-osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
-				  OsmZoneKey *zkeys, int nzkeys)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
-	Datum		lo;
-	Datum		hi;
-	bool		lonull;
-	bool		hinull;
-
-	if (nzkeys == 0)
-		return false;
-	lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
-					   1, desc, &lonull);
-	hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
-					   1, desc, &hinull);
-	if (lonull || hinull)
-		return false;
-
-	for (int i = 0; i < nzkeys; i++)
-	{
-		OsmZoneKey *zk = &zkeys[i];
-		int32		clo = DatumGetInt32(FunctionCall2Coll(&zk->cmp, zk->collation,
-														  lo, zk->arg));
-		int32		chi = DatumGetInt32(FunctionCall2Coll(&zk->cmp, zk->collation,
-														  hi, zk->arg));
-
-		switch (zk->strategy)
-		{
-			case BTLessStrategyNumber:
-				if (clo >= 0)
-					return true;
-				break;
-			case BTLessEqualStrategyNumber:
-				if (clo > 0)
-					return true;
-				break;
-			case BTEqualStrategyNumber:
-				if (clo > 0 || chi < 0)
-					return true;
-				break;
-			case BTGreaterEqualStrategyNumber:
-				if (chi < 0)
-					return true;
-				break;
-			case BTGreaterStrategyNumber:
-				if (chi <= 0)
-					return true;
-				break;
-		}
-	}
-	return false;
-}
-
-/*
  * Does an entry's first column pass the scan's lower bounds (lower true:
  * >, >=, =) or upper bounds (lower false: <, <=, =) on it?  For a column
  * in ASC NULLS LAST order a NULL sorts after every value: it passes every
@@ -1072,6 +961,36 @@ osm_zone_bound(Relation rel, IndexTuple itup, OsmZoneKey *zkeys, int nzkeys,
 		}
 	}
 	return true;
+}
+
+/*
+ * Can the zonemap of a buffer page (its least and greatest entries in the
+ * tree's order) rule the page out for the first-column keys?  Only when
+ * both ends have a non-NULL first column: then the page is out if its
+ * greatest value fails a lower bound or its least value an upper bound.  A
+ * DESC column's least entry has the greatest value.
+ */
+static bool
+osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
+				  OsmZoneKey *zkeys, int nzkeys)
+{
+	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
+	IndexTuple	lo;
+	IndexTuple	hi;
+	bool		isnull;
+
+	if (nzkeys == 0)
+		return false;
+	lo = EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff);
+	hi = EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff);
+	(void) index_getattr(lo, 1, RelationGetDescr(rel), &isnull);
+	if (isnull)
+		return false;
+	(void) index_getattr(hi, 1, RelationGetDescr(rel), &isnull);
+	if (isnull)
+		return false;
+	return !osm_zone_bound(rel, hi, zkeys, nzkeys, true) ||
+		!osm_zone_bound(rel, lo, zkeys, nzkeys, false);
 }
 
 /*
