@@ -67,7 +67,7 @@ END
 $$;
 -- the buffer filled up and flushed, and holds rows now
 SELECT pages > 0 AS buffered, entries > 0 AS has_entries, flushes > 0 AS flushed,
-	   pages <= buffer_size AS within_size
+	   pages <= buffer_size AS within_size, sorted_pages = closed_pages AS closed_sorted
 FROM osm_tree_buffer_stats('ob_ei_k');
 SELECT buffer_inserts, buffer_flushes > 0 AS flushed,
 	   buffer_foreground_flushes > 0 AS flushed_by_inserts

@@ -620,13 +620,14 @@ CREATE FUNCTION osm_tree_buffer_stats(index regclass,
 	OUT closed_pages int8,
 	OUT buffer_size int4,
 	OUT fill float8,
-	OUT flushes int8)
+	OUT flushes int8,
+	OUT sorted_pages int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION osm_tree_buffer_stats(regclass) IS
-'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far';
+'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are sorted';
 
 --------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)

@@ -721,7 +721,7 @@ extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,
 extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,
 							 int *nitems);
 extern void OsmBufferCounts(Relation rel, int64 *pages, int64 *entries,
-							int64 *closed);
+							int64 *closed, int64 *sorted);
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
 							ScanDirection dir, bool *continuescan);
 extern bool EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col,

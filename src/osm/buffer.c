@@ -1125,15 +1125,17 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 }
 
 /*
- * Count the buffer's pages, entries and closed pages by walking its chain.
+ * Count the buffer's pages, entries, closed and sorted pages by walking its
+ * chain.
  */
 void
-OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed)
+OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed,
+				int64 *sorted)
 {
 	Buffer		metabuf;
 	BlockNumber blkno;
 
-	*pages = *entries = *closed = 0;
+	*pages = *entries = *closed = *sorted = 0;
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
 	EIRelBuf(rel, metabuf);
@@ -1150,6 +1152,8 @@ OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed)
 			*entries += PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
 			if (opaque->ei_flags & EI_BUFFER_CLOSED)
 				(*closed)++;
+			if (opaque->ei_flags & EI_BUFFER_SORTED)
+				(*sorted)++;
 		}
 		blkno = opaque->ei_next;
 		UnlockReleaseBuffer(buf);
@@ -1204,7 +1208,7 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 
 /*
  * osm_tree_buffer_stats(regclass): the insert buffer's pages, entries,
- * closed pages, the buffer_size setting and flush steps so far.
+ * closed pages, the buffer_size setting, flush steps so far, sorted pages.
  */
 Datum
 osm_tree_buffer_stats(PG_FUNCTION_ARGS)
@@ -1212,11 +1216,12 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Relation	rel;
 	TupleDesc	tupdesc;
-	Datum		values[6];
-	bool		nulls[6] = {false};
+	Datum		values[7];
+	bool		nulls[7] = {false};
 	int64		pages;
 	int64		entries;
 	int64		closed;
+	int64		sorted;
 	EIMetaPageData *meta;
 	int			bufsize;
 
@@ -1224,7 +1229,7 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	rel = osm_open_index(indexoid, AccessShareLock);
-	OsmBufferCounts(rel, &pages, &entries, &closed);
+	OsmBufferCounts(rel, &pages, &entries, &closed, &sorted);
 	meta = EIGetMetaCached(rel, true);
 	bufsize = EIGetBufferSize(rel);
 
@@ -1234,6 +1239,7 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	values[3] = Int32GetDatum(bufsize);
 	values[4] = Float8GetDatum(bufsize > 0 ? (double) pages / bufsize : 0.0);
 	values[5] = Int64GetDatum((int64) meta->buf_flushes);
+	values[6] = Int64GetDatum(sorted);
 	index_close(rel, AccessShareLock);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

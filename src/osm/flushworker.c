@@ -99,10 +99,11 @@ osm_worker_flush_once(Oid indexoid)
 		int64		pages;
 		int64		entries;
 		int64		closed;
+		int64		sorted;
 		int			unit = Max(1, (int) (EIGetBufferSize(rel) *
 										 EIGetFlushFraction(rel)));
 
-		OsmBufferCounts(rel, &pages, &entries, &closed);
+		OsmBufferCounts(rel, &pages, &entries, &closed, &sorted);
 		if (closed >= unit || (EIGetBufferSize(rel) == 0 && pages > 0))
 		{
 			heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
