@@ -592,19 +592,8 @@ ei_redo_buffer_link(XLogReaderState *record)
 					{
 						Page		page = BufferGetPage(buf);
 
-						Size		len;
-						char	   *data = XLogRecGetBlockData(record, 2, &len);
-
 						EIPageGetOpaque(page)->ei_next = newblk;
 						EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
-						if (len > 0)
-						{
-							OffsetNumber *order = (OffsetNumber *) ei_copy_data(data, len);
-
-							OsmBufferPageSort(page, order,
-											  (int) (len / sizeof(OffsetNumber)));
-							pfree(order);
-						}
 						PageSetLSN(page, record->EndRecPtr);
 						MarkBufferDirty(buf);
 					}
@@ -618,8 +607,18 @@ ei_redo_buffer_link(XLogReaderState *record)
 			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 			{
 				Page		page = BufferGetPage(buf);
+				Size		len;
+				char	   *data = XLogRecGetBlockData(record, 0, &len);
 
 				EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
+				if (data != NULL && len > 0)
+				{
+					OffsetNumber *order = (OffsetNumber *) ei_copy_data(data, len);
+
+					OsmBufferPageSort(page, order,
+									  (int) (len / sizeof(OffsetNumber)));
+					pfree(order);
+				}
 				PageSetLSN(page, record->EndRecPtr);
 				MarkBufferDirty(buf);
 			}

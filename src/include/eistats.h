@@ -68,5 +68,8 @@ extern int	ei_stats_max_indexes;
 /* inspect/activity.c */
 extern void EIActivityInit(void);
 extern void EIStatsCount(Relation rel, EIStatKind kind, uint64 n);
+extern bool EIStatsFlushWorkerClaim(Relation rel, int stale_ms);
+extern void EIStatsFlushWorkerAlive(Relation rel);
+extern void EIStatsFlushWorkerDone(Relation rel);
 
 #endif							/* EISTATS_H */

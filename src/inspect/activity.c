@@ -70,6 +70,8 @@ typedef struct EIActivityEntry
 {
 	EIActivityKey key;
 	pg_atomic_uint64 counters[EI_STAT_NCOUNTERS];
+	pg_atomic_uint64 flush_worker;	/* osm_tree: time of the flush worker's
+									 * last sign of life, 0 if none */
 } EIActivityEntry;
 
 /* Shared state next to the hash table. */
@@ -276,6 +278,7 @@ ei_activity_find_or_create(Oid indexrelid)
 		{
 			for (int i = 0; i < EI_STAT_NCOUNTERS; i++)
 				pg_atomic_init_u64(&entry->counters[i], 0);
+			pg_atomic_init_u64(&entry->flush_worker, 0);
 		}
 	}
 	LWLockRelease(ei_activity->lock);
@@ -284,24 +287,19 @@ ei_activity_find_or_create(Oid indexrelid)
 }
 
 /*
- * Add n to one activity counter of an index.
- *
- * Takes no lock once this backend knows the index's entry.  Must not be
- * called inside a critical section: the first count for an index in a
- * backend allocates local memory.  Does nothing unless the library was
- * preloaded.
+ * Return this backend's pointer to the shared entry of an index, finding or
+ * creating the entry on first use; NULL if the table is full or the library
+ * was not preloaded.
  */
-void
-EIStatsCount(Relation rel, EIStatKind kind, uint64 n)
+static EIActivityEntry *
+ei_activity_entry(Relation rel)
 {
 	uint64		generation;
 	EIActivityLocal *local;
 	bool		found;
 
-	Assert(kind >= 0 && kind < EI_STAT_NCOUNTERS);
-
-	if (ei_activity == NULL || n == 0)
-		return;
+	if (ei_activity == NULL)
+		return NULL;
 
 	/* entries were removed since we last looked: forget their addresses */
 	generation = pg_atomic_read_u64(&ei_activity->generation);
@@ -327,11 +325,80 @@ EIStatsCount(Relation rel, EIStatKind kind, uint64 n)
 	local = hash_search(ei_local_entries, &rel->rd_id, HASH_ENTER, &found);
 	if (!found)
 		local->entry = ei_activity_find_or_create(rel->rd_id);
+	return local->entry;
+}
 
-	if (local->entry != NULL)
-		pg_atomic_fetch_add_u64(&local->entry->counters[kind], n);
+/*
+ * Add n to one activity counter of an index.
+ *
+ * Takes no lock once this backend knows the index's entry.  Must not be
+ * called inside a critical section: the first count for an index in a
+ * backend allocates local memory.  Does nothing unless the library was
+ * preloaded.
+ */
+void
+EIStatsCount(Relation rel, EIStatKind kind, uint64 n)
+{
+	EIActivityEntry *entry;
+
+	Assert(kind >= 0 && kind < EI_STAT_NCOUNTERS);
+
+	if (ei_activity == NULL || n == 0)
+		return;
+
+	entry = ei_activity_entry(rel);
+	if (entry != NULL)
+		pg_atomic_fetch_add_u64(&entry->counters[kind], n);
 	else
 		pg_atomic_fetch_add_u64(&ei_activity->overflowed, n);
+}
+
+/*
+ * osm_tree's flush worker of an index, one at a time: claim the slot
+ * (true) unless a worker showed a sign of life within stale_ms; renew the
+ * claim (a worker's heartbeat); give it up.  The slot lives in the index's
+ * activity entry; without one (table full, library not preloaded) every
+ * claim succeeds.
+ */
+bool
+EIStatsFlushWorkerClaim(Relation rel, int stale_ms)
+{
+	EIActivityEntry *entry = ei_activity_entry(rel);
+	TimestampTz now = GetCurrentTimestamp();
+	uint64		old;
+
+	if (entry == NULL)
+		return true;
+	old = pg_atomic_read_u64(&entry->flush_worker);
+	if (old != 0 &&
+		!TimestampDifferenceExceeds((TimestampTz) old, now, stale_ms))
+		return false;
+	return pg_atomic_compare_exchange_u64(&entry->flush_worker, &old,
+										  (uint64) now);
+}
+
+/*
+ * Renew the flush worker's claim on its index (see EIStatsFlushWorkerClaim).
+ */
+void
+EIStatsFlushWorkerAlive(Relation rel)
+{
+	EIActivityEntry *entry = ei_activity_entry(rel);
+
+	if (entry != NULL)
+		pg_atomic_write_u64(&entry->flush_worker, (uint64) GetCurrentTimestamp());
+}
+
+/*
+ * Give up the flush worker's claim on its index.
+ */
+void
+EIStatsFlushWorkerDone(Relation rel)
+{
+	EIActivityEntry *entry = ei_activity_entry(rel);
+
+	if (entry != NULL)
+		pg_atomic_write_u64(&entry->flush_worker, 0);
 }
 
 /*

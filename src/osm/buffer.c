@@ -59,7 +59,7 @@ static Buffer osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz);
 static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems);
 static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
-static void osm_seal_page(Relation rel, Buffer buf);
+static void osm_seal_page(Relation rel, Buffer buf, bool sort);
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
 
 /*
@@ -327,9 +327,18 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
 
 		LockBuffer(buf, EI_WRITE);
 		EIRelBuf(rel, metabuf);
-		if (osm_page_is_open_tail(page) &&
-			PageGetFreeSpace(page) >= itemsz)
-			return buf;
+		if (osm_page_is_open_tail(page))
+		{
+			if (PageGetFreeSpace(page) >= itemsz)
+				return buf;
+
+			/*
+			 * Full: close it with its entries sorted, so that scans search
+			 * it by binary search; done here, holding only this page, so
+			 * that linking the next page holds the metapage briefly.
+			 */
+			osm_seal_page(rel, buf, true);
+		}
 		UnlockReleaseBuffer(buf);
 	}
 	else
@@ -367,8 +376,6 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	uint16		bloom_bytes = 0;
 	uint8		probes = 0;
 	int			bits = EIGetBloomBitsPerKey(rel);
-	OffsetNumber *order = NULL;
-	int			norder = 0;
 
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
@@ -399,15 +406,6 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		LockBuffer(oldbuf, EI_WRITE);
 	}
 
-	/*
-	 * The old tail closes: sort its entries now, while we hold it, so that
-	 * scans search it by binary search (a page another backend closed
-	 * already, or a flush closed, stays as it is).
-	 */
-	if (BufferIsValid(oldbuf) &&
-		osm_page_is_open_tail(BufferGetPage(oldbuf)))
-		order = osm_page_order(rel, BufferGetPage(oldbuf), &norder);
-
 	/* size the page's filter for as many entries as are likely to fit */
 	if (bits > 0 && osm_buffer_cache(rel)->norm != NULL)
 	{
@@ -429,8 +427,6 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 
 		oopaque->ei_next = newblk;
 		oopaque->ei_flags |= EI_BUFFER_CLOSED;
-		if (order != NULL)
-			OsmBufferPageSort(BufferGetPage(oldbuf), order, norder);
 		MarkBufferDirty(oldbuf);
 	}
 	meta->buf_tail = newblk;
@@ -454,13 +450,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		osm_log_meta(metabuf, 0);
 		XLogRegisterBuffer(1, newbuf, REGBUF_WILL_INIT);
 		if (BufferIsValid(oldbuf))
-		{
 			XLogRegisterBuffer(2, oldbuf, REGBUF_STANDARD);
-			/* the order the old tail's entries were sorted into, if it was */
-			if (order != NULL && norder > 0)
-				XLogRegisterBufData(2, (char *) order,
-									sizeof(OffsetNumber) * norder);
-		}
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(newpage, recptr);
 		PageSetLSN(BufferGetPage(metabuf), recptr);
@@ -473,8 +463,6 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	if (BufferIsValid(oldbuf))
 		UnlockReleaseBuffer(oldbuf);
 	EIRelBuf(rel, metabuf);
-	if (order != NULL)
-		pfree(order);
 	return newbuf;
 }
 
@@ -704,7 +692,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 			/* the tail: close it, so that its entries stay as we read them */
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(buf, EI_WRITE);
-			osm_seal_page(rel, buf);
+			osm_seal_page(rel, buf, false);
 			EIFaultPoint(EI_FAULT_AFTER_SEAL);
 		}
 		maxoff = PageGetMaxOffsetNumber(page);
@@ -826,19 +814,27 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 
 /*
  * Close the write-locked tail page buf: it takes no more entries, and the
- * next insert links a new tail after it.
+ * next insert links a new tail after it.  With sort, its entries are put
+ * in the tree's order too (a full tail; a flush closing a tail it is about
+ * to move does not bother).
  */
 static void
-osm_seal_page(Relation rel, Buffer buf)
+osm_seal_page(Relation rel, Buffer buf, bool sort)
 {
 	Page		page = BufferGetPage(buf);
+	OffsetNumber *order = NULL;
+	int			norder = 0;
 
 	if (EIPageGetOpaque(page)->ei_flags & EI_BUFFER_CLOSED)
 		return;
+	if (sort && PageGetMaxOffsetNumber(page) >= OSM_BUFFER_FIRST)
+		order = osm_page_order(rel, page, &norder);
 
 	START_CRIT_SECTION();
 
 	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
+	if (order != NULL)
+		OsmBufferPageSort(page, order, norder);
 	MarkBufferDirty(buf);
 	if (RelationNeedsWAL(rel))
 	{
@@ -853,11 +849,18 @@ osm_seal_page(Relation rel, Buffer buf)
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		/* the order the entries were sorted into (old offsets), if sorted */
+		if (order != NULL)
+			XLogRegisterBufData(0, (char *) order,
+								sizeof(OffsetNumber) * norder);
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(page, recptr);
 	}
 
 	END_CRIT_SECTION();
+
+	if (order != NULL)
+		pfree(order);
 }
 
 /* A scan key on the first column that a zonemap can rule pages out by. */

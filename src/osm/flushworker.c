@@ -5,10 +5,15 @@
  *	  worker per request, which flushes one index and exits.
  *
  * An insert that links a buffer page while a flush's worth of pages is
- * waiting asks for a worker (at most once a second per index and backend).
- * The worker connects to the index's database, takes the flush lock without
- * waiting (another flusher is as good), and moves pages into the tree until
- * fewer than a flush's worth remain, committing after every flush.  If no
+ * waiting asks for a worker, unless the index has one: the slot is claimed
+ * in the index's entry of the shared activity table (inspect/activity.c),
+ * and the worker renews the claim while it lives.  The worker connects to
+ * the index's database and moves pages into the tree, a flush's worth at a
+ * time, each flush in its own transaction (taking the flush lock without
+ * waiting: another flusher is as good); when less than that waits it
+ * checks again every OSM_WORKER_NAP_MS, and exits after OSM_WORKER_IDLE_MS
+ * without work.  Starting a backend costs milliseconds of CPU, so one
+ * worker serving a burst of inserts matters on small machines.  If no
  * worker slot is free the request is dropped: the buffer then fills up and
  * the insert that finds it full flushes one bounded step itself.
  *
@@ -19,20 +24,26 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "eistats.h"
 #include "eitree.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/ipc.h"
+#include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 /* least time between two requests of one backend for one index */
 #define OSM_FLUSH_REQUEST_INTERVAL_MS	1000
+/* how often an idle worker looks for work, and how long it waits for it */
+#define OSM_WORKER_NAP_MS				50
+#define OSM_WORKER_IDLE_MS				2000
+/* a claim older than this belongs to a worker that died */
+#define OSM_WORKER_STALE_MS				10000
 
 /*
  * Ask for a background flush of the index, unless one was asked for
@@ -60,6 +71,10 @@ OsmRequestBackgroundFlush(Relation rel)
 		return;
 	cache->flush_requested = now;
 
+	/* one worker per index: it renews its claim while it runs */
+	if (!EIStatsFlushWorkerClaim(rel, OSM_WORKER_STALE_MS))
+		return;
+
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
 		BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -75,26 +90,31 @@ OsmRequestBackgroundFlush(Relation rel)
 	worker.bgw_notify_pid = 0;
 
 	/* no free slot: the insert that finds the buffer full flushes */
-	(void) RegisterDynamicBackgroundWorker(&worker, NULL);
+	if (!RegisterDynamicBackgroundWorker(&worker, NULL))
+		EIStatsFlushWorkerDone(rel);
 }
 
 /*
- * Flush one step's worth of pages in its own transaction; false when fewer
- * than a flush's worth wait, the index is gone, or another backend flushes.
+ * Flush a flush's worth of pages in its own transaction if that much waits;
+ * returns 1 if it flushed, 0 if there was not enough to flush, -1 if the
+ * index is gone.  Renews the worker's claim, or gives it up when done.
  */
-static bool
-osm_worker_flush_once(Oid indexoid)
+static int
+osm_worker_flush_once(Oid indexoid, bool done)
 {
 	Relation	rel;
 	Relation	heapRel;
-	bool		more = false;
+	int			result = 0;
 
 	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
 
 	rel = try_relation_open(indexoid, RowExclusiveLock);
-	if (rel != NULL && rel->rd_rel->relkind == RELKIND_INDEX &&
-		rel->rd_indam != NULL && EIRelIsOsm(rel))
+	if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
+		rel->rd_indam == NULL || !EIRelIsOsm(rel))
+		result = -1;
+	else if (done)
+		EIStatsFlushWorkerDone(rel);
+	else
 	{
 		int64		pages;
 		int64		entries;
@@ -103,32 +123,34 @@ osm_worker_flush_once(Oid indexoid)
 		int			unit = Max(1, (int) (EIGetBufferSize(rel) *
 										 EIGetFlushFraction(rel)));
 
+		EIStatsFlushWorkerAlive(rel);
 		OsmBufferCounts(rel, &pages, &entries, &closed, &sorted);
 		if (closed >= unit || (EIGetBufferSize(rel) == 0 && pages > 0))
 		{
 			heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
-			more = OsmBufferFlush(rel, heapRel, unit, false) >= 0 &&
-				closed - unit >= unit;
+			if (OsmBufferFlush(rel, heapRel, unit, false) >= 0)
+				result = 1;
 			table_close(heapRel, AccessShareLock);
 		}
 	}
 	if (rel != NULL)
 		relation_close(rel, RowExclusiveLock);
 
-	PopActiveSnapshot();
 	CommitTransactionCommand();
-	return more;
+	return result;
 }
 
 /*
  * Main function of a flush worker: flush the index given as main_arg, in
- * the database given in bgw_extra, until a flush's worth no longer waits.
+ * the database given in bgw_extra, while inserts keep a flush's worth
+ * waiting; exit after OSM_WORKER_IDLE_MS without work.
  */
 void
 OsmFlushWorkerMain(Datum main_arg)
 {
 	Oid			indexoid = DatumGetObjectId(main_arg);
 	Oid			dboid;
+	int			idle_ms = 0;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
 	pqsignal(SIGTERM, die);
@@ -136,8 +158,24 @@ OsmFlushWorkerMain(Datum main_arg)
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("osm_tree flush");
 
-	while (osm_worker_flush_once(indexoid))
-		CHECK_FOR_INTERRUPTS();
+	while (idle_ms < OSM_WORKER_IDLE_MS)
+	{
+		int			r;
 
+		CHECK_FOR_INTERRUPTS();
+		r = osm_worker_flush_once(indexoid, false);
+		if (r < 0)
+			proc_exit(0);
+		if (r > 0)
+		{
+			idle_ms = 0;
+			continue;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 OSM_WORKER_NAP_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		idle_ms += OSM_WORKER_NAP_MS;
+	}
+	(void) osm_worker_flush_once(indexoid, true);
 	proc_exit(0);
 }
