@@ -73,6 +73,9 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option '$1'" >&2; usage 2 ;;
 	esac
 done
+# the runner changes directory: make --out absolute
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
 # --large changes the defaults only; explicit --rows / --duration win.
 if [ "$large" -eq 1 ]; then

@@ -59,6 +59,9 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+# the runner changes directory: make --out absolute
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
 cluster_setup elastic_bound
 results="$work/results.csv"

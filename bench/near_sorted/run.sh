@@ -81,6 +81,9 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+# the runner changes directory: make --out absolute
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 singles=${singles:-$((rows / 10))}
 for s in $sortedness; do
 	if ! [[ $s =~ ^[0-9]+:[0-9]+$ ]]; then

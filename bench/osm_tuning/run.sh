@@ -58,6 +58,9 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+# the runner changes directory: make --out absolute
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 for s in $sortedness; do
 	if ! [[ $s =~ ^[0-9]+:[0-9]+$ ]]; then
 		echo "run.sh: --sortedness takes K:L pairs in percent, got '$s'" >&2

@@ -65,6 +65,9 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+# the runner changes directory: make --out absolute
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 for w in $workloads; do
 	case $w in
 	A | B | C | E | F) ;;

@@ -55,6 +55,8 @@ typedef struct EIBatch
 	Size		bytes;			/* memory held by the copies */
 	IndexTuple *items;			/* copies, in arrival order */
 	SubTransactionId *subids;	/* subtransaction that added each */
+	bool		to_tree;		/* a part was applied to the tree: so are
+								 * the rest (see ei_batch_wants_buffer) */
 } EIBatch;
 
 /* Batches of the current transaction, in ei_batch_cxt; NULL if none. */
@@ -127,6 +129,7 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		batch->bytes = 0;
 		batch->items = NULL;
 		batch->subids = NULL;
+		batch->to_tree = false;
 	}
 
 	oldcxt = MemoryContextSwitchTo(ei_batch_cxt);
@@ -281,12 +284,18 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 *
 	 * A batch smaller than one flush of the insert buffer goes to the
 	 * buffer: its entries join others' there and reach the tree in one
-	 * sorted flush.  A larger one is its own sorted run.
+	 * sorted flush.  A larger one is its own sorted run, and so are the
+	 * later parts of a transaction's batch once one part went to the tree
+	 * (a bulk load applied in work_mem-sized parts): buffering its tail
+	 * would hand the tree those keys after the next load's, out of order.
 	 */
-	if (ei_batch_wants_buffer(rel, sorted, n))
+	if (!batch->to_tree && ei_batch_wants_buffer(rel, sorted, n))
 		OsmBufferInsert(rel, heapRel, sorted, n);
 	else
+	{
 		EIInsertSorted(rel, heapRel, sorted, n);
+		batch->to_tree = true;
+	}
 	EIStatsCount(rel, EI_STAT_BATCHES, 1);
 
 	MemoryContextSwitchTo(oldcxt);
