@@ -1663,7 +1663,12 @@ ei_buffer_begin(IndexScanDesc scan)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "osm_tree scan buffer",
 								ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(cxt);
-	if (!OsmBufferCollect(scan, &items, &n))
+	/*
+	 * Nothing buffered matches: the tree alone answers.  An entry a flush
+	 * moves meanwhile was in the tree before it left the buffer, and one
+	 * that was in the buffer when we read it would have matched here.
+	 */
+	if (!OsmBufferCollect(scan, &items, &n) || n == 0)
 	{
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(cxt);
