@@ -61,6 +61,9 @@ static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
 static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
 static void osm_seal_page(Relation rel, Buffer buf, bool sort);
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
+static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
+						   uint16 bloom_bytes, uint8 probes,
+						   FullTransactionId safexid);
 
 /*
  * Does this index take new entries into an insert buffer?
@@ -440,13 +443,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		xl_ei_buffer_link xlrec;
 		XLogRecPtr	recptr;
 
-		xlrec.op = OSM_LINK_NEWPAGE;
-		xlrec.npages = 1;
-		xlrec.bloom_bytes = bloom_bytes;
-		xlrec.bloom_probes = probes;
-		xlrec.safexid = InvalidFullTransactionId;
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		osm_link_begin(&xlrec, OSM_LINK_NEWPAGE, 1, bloom_bytes, probes,
+					   InvalidFullTransactionId);
 		osm_log_meta(metabuf, 0);
 		XLogRegisterBuffer(1, newbuf, REGBUF_WILL_INIT);
 		if (BufferIsValid(oldbuf))
@@ -464,6 +462,23 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		UnlockReleaseBuffer(oldbuf);
 	EIRelBuf(rel, metabuf);
 	return newbuf;
+}
+
+/*
+ * Start a BUFFER_LINK record: fill in xlrec (which must live until
+ * XLogInsert) and register it as the record's main data.
+ */
+static void
+osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
+			   uint16 bloom_bytes, uint8 probes, FullTransactionId safexid)
+{
+	xlrec->op = op;
+	xlrec->npages = npages;
+	xlrec->bloom_bytes = bloom_bytes;
+	xlrec->bloom_probes = probes;
+	xlrec->safexid = safexid;
+	XLogBeginInsert();
+	XLogRegisterData((char *) xlrec, SizeOfEIBufferLink);
 }
 
 /*
@@ -766,13 +781,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 		xl_ei_buffer_link xlrec;
 		XLogRecPtr	recptr;
 
-		xlrec.op = OSM_LINK_UNLINK;
-		xlrec.npages = npages;
-		xlrec.bloom_bytes = 0;
-		xlrec.bloom_probes = 0;
-		xlrec.safexid = safexid;
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		osm_link_begin(&xlrec, OSM_LINK_UNLINK, npages, 0, 0, safexid);
 		osm_log_meta(metabuf, 0);
 		for (int i = 0; i < npages; i++)
 			XLogRegisterBuffer(i + 1, bufs[i], REGBUF_WILL_INIT);
@@ -841,13 +850,7 @@ osm_seal_page(Relation rel, Buffer buf, bool sort)
 		xl_ei_buffer_link xlrec;
 		XLogRecPtr	recptr;
 
-		xlrec.op = OSM_LINK_SEAL;
-		xlrec.npages = 1;
-		xlrec.bloom_bytes = 0;
-		xlrec.bloom_probes = 0;
-		xlrec.safexid = InvalidFullTransactionId;
-		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEIBufferLink);
+		osm_link_begin(&xlrec, OSM_LINK_SEAL, 1, 0, 0, InvalidFullTransactionId);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
 		/* the order the entries were sorted into (old offsets), if sorted */
 		if (order != NULL)

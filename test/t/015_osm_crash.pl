@@ -29,7 +29,8 @@ $node->safe_psql(
 	'postgres', q{
 CREATE EXTENSION elastic_index;
 CREATE TABLE o (id int8, k int8);
-CREATE INDEX o_k ON o USING osm_tree (k) WITH (batch_size = 5000);
+-- no insert buffer: this test is about batches (016 tests the buffer)
+CREATE INDEX o_k ON o USING osm_tree (k) WITH (batch_size = 5000, buffer_size = 0);
 });
 
 $node->backup('bkp');
