@@ -47,6 +47,8 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
+static void ei_insert_splitting(Relation rel, IndexTuple itup,
+								Relation heapRel, bool dense);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
 /*
@@ -192,20 +194,33 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 			 * entry if the batch goes on densely in this leaf (see
 			 * ei_find_split_loc), else as for any insert.
 			 */
-			ei_split_sorted_run = dense;
-			PG_TRY();
-			{
-				EIDoInsert(rel, items[i], heapRel);
-			}
-			PG_FINALLY();
-			{
-				ei_split_sorted_run = false;
-			}
-			PG_END_TRY();
+			ei_insert_splitting(rel, items[i], heapRel, dense);
 			done = 1;
 		}
 		i += done;
 	}
+}
+
+/*
+ * Insert one entry of a sorted batch through the ordinary path, which
+ * splits its full leaf at the entry when dense (see ei_find_split_loc).
+ * Kept out of EIInsertSorted's loop so that no local of the loop lives
+ * across the PG_TRY.
+ */
+static void
+ei_insert_splitting(Relation rel, IndexTuple itup, Relation heapRel,
+					bool dense)
+{
+	ei_split_sorted_run = dense;
+	PG_TRY();
+	{
+		EIDoInsert(rel, itup, heapRel);
+	}
+	PG_FINALLY();
+	{
+		ei_split_sorted_run = false;
+	}
+	PG_END_TRY();
 }
 
 /*
