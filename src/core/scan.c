@@ -134,6 +134,7 @@ static void ei_return_item(IndexScanDesc scan);
 static bool ei_first(IndexScanDesc scan, ScanDirection dir);
 static bool ei_next(IndexScanDesc scan, ScanDirection dir);
 static void ei_kill_items(IndexScanDesc scan);
+static void ei_remember_killed(EIScanOpaque so);
 static EIParallelScanDesc ei_parallel_desc(IndexScanDesc scan);
 static bool ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno,
 							  bool *first);
@@ -1629,6 +1630,19 @@ ei_next(IndexScanDesc scan, ScanDirection dir)
 }
 
 
+/*
+ * Remember to mark the current item LP_DEAD when the scan leaves its page
+ * (the executor found the tuple we returned last dead to everyone).
+ */
+static void
+ei_remember_killed(EIScanOpaque so)
+{
+	if (so->killedItems == NULL)
+		so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
+	if (so->numKilled < MaxIndexTuplesPerPage)
+		so->killedItems[so->numKilled++] = so->currPos.itemIndex;
+}
+
 /* ----------------------------------------------------------------
  * Merging osm_tree's insert buffer into a scan
  *
@@ -1729,14 +1743,12 @@ static bool
 ei_buffer_beyond_last(OsmScanBuffer *sb, IndexTuple itup, ScanDirection dir)
 {
 	EISortEntry a;
-	EISortEntry b;
 	int			cmp;
 
 	if (sb->last == NULL)
 		return true;
 	EIEntrySortSet(sb->esort, &a, itup);
-	EIEntrySortSet(sb->esort, &b, sb->last);
-	cmp = EIEntryCompare(sb->esort, &a, &b);
+	cmp = EIEntryCompare(sb->esort, &a, &sb->last_entry);
 	return ScanDirectionIsForward(dir) ? cmp > 0 : cmp < 0;
 }
 
@@ -1751,6 +1763,7 @@ ei_buffer_set_last(OsmScanBuffer *sb, IndexTuple itup, bool from_buffer)
 	if (sb->last != NULL)
 		pfree(sb->last);
 	sb->last = CopyIndexTuple(itup);
+	EIEntrySortSet(sb->esort, &sb->last_entry, sb->last);
 	sb->last_from_buffer = from_buffer;
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -1837,12 +1850,7 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 		/* the executor may ask us to kill the item we returned last */
 		if (scan->kill_prior_tuple && !sb->last_from_buffer &&
 			EIScanPosIsValid(so->currPos))
-		{
-			if (so->killedItems == NULL)
-				so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
-			if (so->numKilled < MaxIndexTuplesPerPage)
-				so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-		}
+			ei_remember_killed(so);
 
 		if (sb->tree_pending && sb->pending_dir == dir)
 			tree_ok = true;
@@ -1945,6 +1953,8 @@ ei_buffer_copy_state(OsmScanBuffer *dst, OsmScanBuffer *src)
 	dst->tree_end_bwd = src->tree_end_bwd;
 	dst->last_from_buffer = src->last_from_buffer;
 	dst->last = last;
+	if (last != NULL)
+		EIEntrySortSet(src->esort, &dst->last_entry, last);
 }
 
 /* ----------------------------------------------------------------
@@ -2288,12 +2298,7 @@ eigettuple(IndexScanDesc scan, ScanDirection dir)
 
 	/* remember to kill the item we returned last, if the executor says so */
 	if (scan->kill_prior_tuple)
-	{
-		if (so->killedItems == NULL)
-			so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
-		if (so->numKilled < MaxIndexTuplesPerPage)
-			so->killedItems[so->numKilled++] = so->currPos.itemIndex;
-	}
+		ei_remember_killed(so);
 
 	return ei_next(scan, dir);
 }
@@ -2411,6 +2416,7 @@ eimarkpos(IndexScanDesc scan)
 			so->buffer->mark = MemoryContextAllocZero(so->buffer->cxt,
 													  sizeof(OsmScanBuffer));
 			so->buffer->mark->cxt = so->buffer->cxt;
+			so->buffer->mark->esort = so->buffer->esort;
 		}
 		ei_buffer_copy_state(so->buffer->mark, so->buffer);
 	}

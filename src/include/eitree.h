@@ -694,9 +694,8 @@ typedef struct OsmBufferSummary
 typedef struct OsmScanBuffer
 {
 	MemoryContext cxt;			/* everything below lives here */
-	int			nitems;			/* matching entries, ascending */
-	IndexTuple *items;
-	struct EISortEntry *entries;	/* the same, ready to compare */
+	int			nitems;			/* matching entries */
+	EISortEntry *entries;		/* them, ascending, ready to compare */
 	struct EIEntrySort *esort;	/* tree order, without abbreviation */
 	int			fwd;			/* next candidate going forward */
 	int			bwd;			/* next candidate going backward */
@@ -707,6 +706,7 @@ typedef struct OsmScanBuffer
 	bool		tree_end_bwd;	/* ... going backward */
 	bool		last_from_buffer;	/* the last item returned was buffered */
 	IndexTuple	last;			/* copy of the last item returned, or NULL */
+	EISortEntry last_entry;		/* the same, ready to compare */
 	struct OsmScanBuffer *mark; /* state at eimarkpos, or NULL */
 } OsmScanBuffer;
 
@@ -720,6 +720,8 @@ extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,
 							bool wait);
 extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,
 							 int *nitems);
+extern uint64 OsmBufferEntryHash(Relation rel, EINormKeyInfo *norm,
+								 IndexTuple itup);
 extern void OsmBufferCounts(Relation rel, int64 *pages, int64 *entries,
 							int64 *closed, int64 *sorted);
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,

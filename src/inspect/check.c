@@ -1446,22 +1446,12 @@ ei_check_buffer(EICheckState *state)
 				EIEntryCompare(&esort, &ent, &greatest) > 0)
 				ei_corrupt(state, blkno, off,
 						   "buffered entry lies outside its page's zonemap");
-			if (summary->bloom_bytes > 0)
-			{
-				Datum		values[INDEX_MAX_KEYS];
-				bool		isnull[INDEX_MAX_KEYS];
-				StringInfoData key;
-
-				index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
-				initStringInfo(&key);
-				EINormalizeKey(norm, values, isnull, NULL, &key);
-				if (!bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
-										summary->bloom_probes,
-										bloom_hash(key.data, key.len)))
-					ei_corrupt(state, blkno, off,
-							   "buffered entry is missing from its page's Bloom filter");
-				pfree(key.data);
-			}
+			if (summary->bloom_bytes > 0 &&
+				!bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
+									summary->bloom_probes,
+									OsmBufferEntryHash(rel, norm, itup)))
+				ei_corrupt(state, blkno, off,
+						   "buffered entry is missing from its page's Bloom filter");
 			if (state->heapallindexed)
 			{
 				state->collecting_buffer = true;

@@ -51,8 +51,6 @@ typedef struct OsmBufferCache
 } OsmBufferCache;
 
 static OsmBufferCache *osm_buffer_cache(Relation rel);
-static bool osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
-						   uint64 *hash);
 static bool osm_page_is_open_tail(Page page);
 static Buffer osm_get_tail(Relation rel, Relation heapRel, Size itemsz);
 static Buffer osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz);
@@ -102,26 +100,25 @@ osm_buffer_cache(Relation rel)
 }
 
 /*
- * Compute the Bloom filter hash of an entry's key columns: the hash of
- * their normalized (binary-comparable) encoding, so that equal keys hash
- * alike.  False if the index has no normalized keys.
+ * The Bloom filter hash of an entry's key columns: the hash of their
+ * normalized (binary-comparable) encoding, so that equal keys hash alike.
+ * norm is the index's normalized-key information (it must be ok).  The
+ * verifier checks filters with the same function.
  */
-static bool
-osm_entry_hash(Relation rel, EINormKeyInfo *norm, IndexTuple itup,
-			   uint64 *hash)
+uint64
+OsmBufferEntryHash(Relation rel, EINormKeyInfo *norm, IndexTuple itup)
 {
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	StringInfoData key;
+	uint64		hash;
 
-	if (norm == NULL)
-		return false;
 	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
 	initStringInfo(&key);
 	EINormalizeKey(norm, values, isnull, NULL, &key);
-	*hash = bloom_hash(key.data, key.len);
+	hash = bloom_hash(key.data, key.len);
 	pfree(key.data);
-	return true;
+	return hash;
 }
 
 /*
@@ -219,18 +216,22 @@ OsmBufferPageSort(Page page, const OffsetNumber *order, int n)
 	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_SORTED;
 }
 
+/* What osm_offset_cmp compares offsets by. */
+typedef struct OsmOrderArg
+{
+	EIEntrySort *esort;
+	EISortEntry *ents;			/* entry of offset OSM_BUFFER_FIRST + i at i */
+} OsmOrderArg;
+
 /* qsort_arg comparator: two offsets of a page by their entries' order */
 static int
 osm_offset_cmp(const void *a, const void *b, void *arg)
 {
-	EISortEntry *ents = (EISortEntry *) arg;
-	EISortEntry *base = ents + 1;	/* ents[0] holds the EIEntrySort pointer */
-	EIEntrySort *esort = (EIEntrySort *) DatumGetPointer(ents[0].datum1);
-	OffsetNumber oa = *(const OffsetNumber *) a;
-	OffsetNumber ob = *(const OffsetNumber *) b;
+	OsmOrderArg *oa = (OsmOrderArg *) arg;
 
-	return EIEntryCompare(esort, &base[oa - OSM_BUFFER_FIRST],
-						  &base[ob - OSM_BUFFER_FIRST]);
+	return EIEntryCompare(oa->esort,
+						  &oa->ents[*(const OffsetNumber *) a - OSM_BUFFER_FIRST],
+						  &oa->ents[*(const OffsetNumber *) b - OSM_BUFFER_FIRST]);
 }
 
 /*
@@ -242,18 +243,19 @@ osm_page_order(Relation rel, Page page, int *n)
 {
 	OsmBufferCache *bc = osm_buffer_cache(rel);
 	int			nitems = PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
-	EISortEntry *ents = palloc(sizeof(EISortEntry) * (nitems + 1));
 	OffsetNumber *order = palloc(sizeof(OffsetNumber) * Max(nitems, 1));
+	OsmOrderArg arg;
 
-	ents[0].datum1 = PointerGetDatum(&bc->esort);
+	arg.esort = &bc->esort;
+	arg.ents = palloc(sizeof(EISortEntry) * Max(nitems, 1));
 	for (int i = 0; i < nitems; i++)
 	{
-		EIEntrySortSet(&bc->esort, &ents[i + 1],
+		EIEntrySortSet(&bc->esort, &arg.ents[i],
 					   EIReadTuple(page, OSM_BUFFER_FIRST + i));
 		order[i] = OSM_BUFFER_FIRST + i;
 	}
-	qsort_arg(order, nitems, sizeof(OffsetNumber), osm_offset_cmp, ents);
-	pfree(ents);
+	qsort_arg(order, nitems, sizeof(OffsetNumber), osm_offset_cmp, &arg);
+	pfree(arg.ents);
 	*n = nitems;
 	return order;
 }
@@ -558,8 +560,12 @@ osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items, int nitems)
 			maxoff = first + i;
 			maxent = ent;
 		}
-		if (hashed && !osm_entry_hash(rel, bc->norm, items[i], &hashes[i]))
-			elog(ERROR, "osm_tree buffer page has a filter but the index has no normalized keys");
+		if (hashed)
+		{
+			if (bc->norm == NULL)
+				elog(ERROR, "osm_tree buffer page has a filter but the index has no normalized keys");
+			hashes[i] = OsmBufferEntryHash(rel, bc->norm, items[i]);
+		}
 		memcpy(tupdata + tupbytes, items[i], sz);
 		memset(tupdata + tupbytes + sz, 0, MAXALIGN(sz) - sz);
 		tupbytes += MAXALIGN(sz);
