@@ -5,8 +5,8 @@
 #   make installcheck    regression tests (sql/) and isolation tests
 #                        (test/specs/), each in its own temporary instance
 #   make unittest        compile and run the pure C unit tests in test/unit/
-#   make fuzz            run the SeqTree libFuzzer target for FUZZ_SECONDS
-#                        seconds (default 30; needs clang)
+#   make fuzz            run each libFuzzer target (SeqTree, Bloom filter)
+#                        for FUZZ_SECONDS seconds (default 30; needs clang)
 #
 # TAP tests (test/t/*.pl) are run by scripts/test.sh with prove, because
 # PGXS in Debian's packages has them disabled.
@@ -132,22 +132,26 @@ else
 	test $$fail -eq 0
 endif
 
-# libFuzzer target for the SeqTree (src/lib/seqtree.c): builds
-# test/fuzz/seqtree_fuzz.c with clang and runs it for FUZZ_SECONDS seconds,
-# starting from the seed corpus in test/fuzz/corpus/.  New inputs go to
-# tmp_fuzz/corpus/, a crashing input to tmp_fuzz/crash-*; the target fails
-# if one is found.
+# libFuzzer targets test/fuzz/NAME_fuzz.c (the SeqTree, the Bloom filter):
+# each is built with clang and run for FUZZ_SECONDS seconds, starting from
+# its seed corpus test/fuzz/corpus/NAME_fuzz/.  New inputs go to
+# tmp_fuzz/NAME_fuzz/corpus/, a crashing input to tmp_fuzz/NAME_fuzz/crash-*;
+# a target fails if one is found.  FUZZ_TARGETS picks some (default: all).
 FUZZ_CC ?= $(firstword $(shell command -v clang-14 clang 2>/dev/null) clang)
 FUZZ_SECONDS ?= 30
 FUZZ_CFLAGS ?= -std=gnu99 -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Wno-unused-parameter \
 	-Wno-sign-compare
+FUZZ_TARGETS ?= $(sort $(basename $(notdir $(wildcard $(srcdir)/test/fuzz/*_fuzz.c))))
 
 .PHONY: fuzz
 fuzz:
-	@mkdir -p tmp_fuzz/corpus
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(srcdir)/src/lib -o tmp_fuzz/seqtree_fuzz \
-		$(srcdir)/test/fuzz/seqtree_fuzz.c $(UNIT_LIB_SRCS)
-	./tmp_fuzz/seqtree_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-		-max_len=4096 -print_final_stats=1 -artifact_prefix=tmp_fuzz/ \
-		tmp_fuzz/corpus $(srcdir)/test/fuzz/corpus
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p tmp_fuzz/$$t/corpus; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_CC) $(FUZZ_CFLAGS) -I$(srcdir)/src/lib -o tmp_fuzz/$$t/$$t \
+			$(srcdir)/test/fuzz/$$t.c $(UNIT_LIB_SRCS); \
+		./tmp_fuzz/$$t/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			-max_len=4096 -print_final_stats=1 -artifact_prefix=tmp_fuzz/$$t/ \
+			tmp_fuzz/$$t/corpus $(srcdir)/test/fuzz/corpus/$$t; \
+	done

@@ -138,12 +138,17 @@ fi
 # failed check fails the test)
 echo "== fuzz targets (${#fuzz_files[@]})"
 if [ ${#fuzz_files[@]} -gt 0 ]; then
-	if run_make fuzz fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >/dev/null; then
-		echo "test fuzz/seqtree_fuzz ... ok" >"$logs/fuzz_result.log"
-	else
-		tail -n 80 "$logs/fuzz.log"
-		echo "test fuzz/seqtree_fuzz ... FAILED" >"$logs/fuzz_result.log"
-	fi
+	: >"$logs/fuzz_result.log"
+	for f in "${fuzz_files[@]}"; do
+		t=$(basename "$f" .c)
+		if run_make "fuzz_$t" fuzz FUZZ_TARGETS="$t" \
+			FUZZ_SECONDS="${FUZZ_SECONDS:-30}" >/dev/null; then
+			echo "test fuzz/$t ... ok" >>"$logs/fuzz_result.log"
+		else
+			tail -n 80 "$logs/fuzz_$t.log"
+			echo "test fuzz/$t ... FAILED" >>"$logs/fuzz_result.log"
+		fi
+	done
 	cat "$logs/fuzz_result.log"
 	tally fuzz "$logs/fuzz_result.log" ${#fuzz_files[@]}
 else

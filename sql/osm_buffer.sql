@@ -21,17 +21,21 @@ SET ei_test.am = 'osm_tree';
 SHOW osm_tree.buffer_size;
 SHOW osm_tree.flush_fraction;
 SHOW osm_tree.bloom_bits_per_key;
+SHOW osm_tree.sort_threshold;
 SET osm_tree.buffer_size = -1;
 SET osm_tree.buffer_size = '2GB';
 SET osm_tree.flush_fraction = 0;
 SET osm_tree.bloom_bits_per_key = 33;
+SET osm_tree.sort_threshold = -1;
 CREATE TABLE ob_opts (k int8);
 CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (buffer_size = -2);
 CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (flush_fraction = 1.5);
 CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (bloom_bits_per_key = 40);
+CREATE INDEX ob_bad ON ob_opts USING osm_tree (k) WITH (sort_threshold = 70000);
 CREATE INDEX ob_bad ON ob_opts USING elastic_btree (k) WITH (buffer_size = 8);
 CREATE INDEX ob_opts_k ON ob_opts USING osm_tree (k)
-	WITH (buffer_size = 16, flush_fraction = 0.25, bloom_bits_per_key = 8);
+	WITH (buffer_size = 16, flush_fraction = 0.25, bloom_bits_per_key = 8,
+		  sort_threshold = 10);
 SELECT reloptions FROM pg_class WHERE relname = 'ob_opts_k';
 SELECT * FROM osm_tree_buffer_stats('ob_opts_k');
 -- osm_tree_flush and osm_tree_buffer_stats take osm_tree indexes only
@@ -67,7 +71,8 @@ END
 $$;
 -- the buffer filled up and flushed, and holds rows now
 SELECT pages > 0 AS buffered, entries > 0 AS has_entries, flushes > 0 AS flushed,
-	   pages <= buffer_size AS within_size, sorted_pages = closed_pages AS closed_sorted
+	   pages <= buffer_size AS within_size,
+	   sorted_entries + unsorted_entries = entries AS sections_add_up
 FROM osm_tree_buffer_stats('ob_ei_k');
 SELECT buffer_inserts, buffer_flushes > 0 AS flushed,
 	   buffer_foreground_flushes > 0 AS flushed_by_inserts
@@ -239,13 +244,90 @@ SELECT ei_check_all('ob');
 
 -- DELETE, then VACUUM: it flushes the buffer first, then removes the
 -- entries of the dead rows from the tree.
-SELECT ei_exec('ob', 'DELETE FROM %I WHERE k % 3 = 0');
+SELECT ei_exec('ob', 'DELETE FROM %I WHERE k %% 3 = 0');
 SELECT entries > 0 AS buffered_before FROM osm_tree_buffer_stats('ob_ei_k');
 VACUUM ob_seq, ob_bt, ob_ei;
 SELECT pages, entries FROM osm_tree_buffer_stats('ob_ei_k');
 SELECT buffer_pages FROM elastic_index_stats('ob_ei_k');
 SELECT * FROM ob_queries(true);
 SELECT ei_check_all('ob');
+
+-- Query-driven sorting.  Pages fill in arrival order; a scan with bounds
+-- on the first column that reads a page with at least sort_threshold
+-- unsorted entries sorts it, then searches its sorted section
+-- (interpolation for numbers, bisection otherwise) and tests the unsorted
+-- rest.  Keys here repeat (every fifth one three times) and include NULLs,
+-- infinities and NaN, the cases an interpolation search must not trip on;
+-- every lower bound from below the least key to above the greatest is
+-- compared with a sequential scan, before sorting, after it, and with a
+-- sorted section followed by new unsorted entries on the same page.
+CREATE TABLE os_src AS
+SELECT row_number() OVER () AS id, k, k::int4 AS i,
+	   CASE WHEN k % 97 = 0 THEN 'Infinity'::float8
+			WHEN k % 89 = 0 THEN 'NaN'::float8
+			WHEN k % 83 = 0 THEN '-Infinity'::float8 ELSE k / 4.0 END AS f
+FROM (SELECT CASE WHEN key % 50 = 7 THEN NULL ELSE key END AS k
+	  FROM elastic_index_near_sorted(1500, 5, 5, 11),
+		   generate_series(1, CASE WHEN key % 5 = 0 THEN 3 ELSE 1 END)) s;
+SELECT ei_setup('os', 'os_src', 0);
+SELECT ei_index('os', 'k', '(k)');
+SELECT ei_index('os', 'i', '(i)');
+SELECT ei_index('os', 'f', '(f)');
+SET osm_tree.buffer_size = 64;
+SET osm_tree.sort_threshold = 0;
+DO $$
+BEGIN
+	FOR n IN 1 .. 1400 LOOP
+		PERFORM ei_exec('os', format('INSERT INTO %%I SELECT * FROM os_src WHERE id = %s', n));
+	END LOOP;
+END
+$$;
+CREATE FUNCTION os_queries() RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text;
+BEGIN
+	FOREACH q IN ARRAY ARRAY[
+		'SELECT v, (SELECT count(*) FROM %1$I WHERE k >= v), (SELECT count(*) FROM %1$I WHERE k = v), (SELECT count(*) FROM %1$I WHERE k > v AND k <= v + 40) FROM generate_series(-10, 1560, 7) v',
+		'SELECT v, (SELECT count(*) FROM %1$I WHERE i >= v::int8), (SELECT count(*) FROM %1$I WHERE i = v::int8), (SELECT count(*) FROM %1$I WHERE i > v::int2) FROM generate_series(-10, 1560, 13) v',
+		'SELECT v, (SELECT count(*) FROM %1$I WHERE f >= v), (SELECT count(*) FROM %1$I WHERE f = v), (SELECT count(*) FROM %1$I WHERE f > v AND f < v + 3) FROM generate_series(-10, 400, 2.25) v',
+		'SELECT (SELECT count(*) FROM %1$I WHERE f >= ''Infinity''), (SELECT count(*) FROM %1$I WHERE f = ''NaN''), (SELECT count(*) FROM %1$I WHERE f > ''-Infinity''), (SELECT count(*) FROM %1$I WHERE f <= ''-Infinity'')']
+	LOOP
+		query := left(q, 60);
+		result := ei_diff('os', q, false, '{index,bitmap}');
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+-- sort_threshold = 0: nothing is sorted
+SELECT * FROM os_queries();
+SELECT pages >= 3 AS several_pages, sorted_entries FROM osm_tree_buffer_stats('os_ei_k');
+-- the default threshold: scans sort the pages they read
+RESET osm_tree.sort_threshold;
+SELECT elastic_index_activity_reset('os_ei_k');
+SELECT * FROM os_queries();
+SELECT sorted_pages = pages AS all_sorted, unsorted_entries
+FROM osm_tree_buffer_stats('os_ei_k');
+SELECT buffer_pages_sorted > 0 AS sorted_by_queries
+FROM elastic_index_stat_activity WHERE indexrelname = 'os_ei_k';
+SELECT ei_check_all('os');
+-- new entries after the sorted section of the tail page; threshold 1
+SET osm_tree.sort_threshold = 1;
+DO $$
+BEGIN
+	FOR n IN 1401 .. 1460 LOOP
+		PERFORM ei_exec('os', format('INSERT INTO %%I SELECT * FROM os_src WHERE id = %s', n));
+	END LOOP;
+END
+$$;
+SELECT unsorted_entries > 0 AS tail_has_unsorted FROM osm_tree_buffer_stats('os_ei_k');
+SELECT ei_check_all('os');
+SELECT * FROM os_queries();
+SELECT b.unsorted_entries, s.buffer_sorted_entries = b.sorted_entries AS stats_agree
+FROM osm_tree_buffer_stats('os_ei_k') b, elastic_index_stats('os_ei_k') s;
+SELECT ei_check_all('os');
+RESET osm_tree.sort_threshold;
+RESET osm_tree.buffer_size;
 
 -- buffer_size = 0: new entries go to the tree directly
 ALTER INDEX ob_ei_k SET (buffer_size = 0);

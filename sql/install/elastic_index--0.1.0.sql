@@ -497,7 +497,14 @@ CREATE FUNCTION elastic_index_stats(index regclass,
 	OUT compact_leaf_pages int8,
 	OUT elastic_state text,
 	OUT size_bound_pages int8,
-	OUT buffer_pages int8)
+	OUT buffer_pages int8,
+	OUT buffer_entries int8,
+	OUT buffer_sorted_entries int8,
+	OUT buffer_unsorted_entries int8,
+	OUT buffer_fill float8,
+	OUT buffer_flushes int8,
+	OUT bulk_appended_entries int8,
+	OUT top_inserted_entries int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
@@ -621,13 +628,15 @@ CREATE FUNCTION osm_tree_buffer_stats(index regclass,
 	OUT buffer_size int4,
 	OUT fill float8,
 	OUT flushes int8,
-	OUT sorted_pages int8)
+	OUT sorted_pages int8,
+	OUT sorted_entries int8,
+	OUT unsorted_entries int8)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION osm_tree_buffer_stats(regclass) IS
-'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are sorted';
+'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are all sorted, entries in the pages'' sorted and unsorted sections';
 
 --------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)
@@ -661,7 +670,8 @@ CREATE FUNCTION elastic_index_activity(
 	OUT buffer_flushed_entries int8,
 	OUT buffer_foreground_flushes int8,
 	OUT buffer_pages_read int8,
-	OUT buffer_pages_skipped int8)
+	OUT buffer_pages_skipped int8,
+	OUT buffer_pages_sorted int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
@@ -722,7 +732,8 @@ SELECT n.nspname AS schemaname,
 	   coalesce(a.buffer_flushed_entries, 0) AS buffer_flushed_entries,
 	   coalesce(a.buffer_foreground_flushes, 0) AS buffer_foreground_flushes,
 	   coalesce(a.buffer_pages_read, 0) AS buffer_pages_read,
-	   coalesce(a.buffer_pages_skipped, 0) AS buffer_pages_skipped
+	   coalesce(a.buffer_pages_skipped, 0) AS buffer_pages_skipped,
+	   coalesce(a.buffer_pages_sorted, 0) AS buffer_pages_sorted
 FROM pg_class c
 	 JOIN pg_am am ON am.oid = c.relam
 	 JOIN pg_index i ON i.indexrelid = c.oid

@@ -14,7 +14,7 @@
 static relopt_kind ei_relopt_kind;
 static relopt_parse_elt ei_relopt_tab[2];
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[6];
+static relopt_parse_elt osm_relopt_tab[7];
 
 /*
  * Reject an invalid size_bound reloption with the accepted forms.
@@ -103,6 +103,13 @@ EIInitReloptions(void)
 	osm_relopt_tab[5].optname = "bloom_bits_per_key";
 	osm_relopt_tab[5].opttype = RELOPT_TYPE_INT;
 	osm_relopt_tab[5].offset = offsetof(EIOptions, bloom_bits_per_key);
+
+	add_int_reloption(osm_relopt_kind, "sort_threshold",
+					  "Unsorted entries on an insert buffer page at which a query that reads it sorts it; 0 disables query-driven sorting (osm_tree.sort_threshold if unset)",
+					  -1, 0, OSM_MAX_SORT_THRESHOLD, ShareUpdateExclusiveLock);
+	osm_relopt_tab[6].optname = "sort_threshold";
+	osm_relopt_tab[6].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[6].offset = offsetof(EIOptions, sort_threshold);
 }
 
 /*
@@ -210,6 +217,19 @@ EIGetBloomBitsPerKey(Relation rel)
 
 	return (opts != NULL && opts->bloom_bits_per_key >= 0) ?
 		opts->bloom_bits_per_key : osm_bloom_bits_per_key;
+}
+
+/*
+ * Unsorted entries on an osm_tree buffer page at which a reading query
+ * sorts the page; 0 means never.
+ */
+int
+EIGetSortThreshold(Relation rel)
+{
+	EIOptions  *opts = (EIOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->sort_threshold >= 0) ?
+		opts->sort_threshold : osm_sort_threshold;
 }
 
 /*

@@ -42,6 +42,9 @@ double		osm_flush_fraction = 0.5;
 /* osm_tree.bloom_bits_per_key: Bloom filter bits per buffered entry */
 int			osm_bloom_bits_per_key = 10;
 
+/* osm_tree.sort_threshold: unsorted entries at which a query sorts a page */
+int			osm_sort_threshold = 64;
+
 /* osm_tree.flush_worker: flush in a background worker, not in inserts */
 bool		osm_flush_worker = true;
 
@@ -96,6 +99,14 @@ OsmInitGUCs(void)
 							"Applies to buffer pages made from then on.  The bloom_bits_per_key storage parameter of an index overrides it.",
 							&osm_bloom_bits_per_key,
 							10, 0, OSM_MAX_BLOOM_BITS,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.sort_threshold",
+							"Unsorted entries on an osm_tree insert buffer page at which a query that reads the page sorts it first; 0 disables query-driven sorting.",
+							"A sorted page is searched, not scanned.  Pages no query reads are never sorted before their flush.  The sort_threshold storage parameter of an index overrides it.",
+							&osm_sort_threshold,
+							64, 0, OSM_MAX_SORT_THRESHOLD,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

@@ -607,18 +607,25 @@ ei_redo_buffer_link(XLogReaderState *record)
 			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 			{
 				Page		page = BufferGetPage(buf);
-				Size		len;
-				char	   *data = XLogRecGetBlockData(record, 0, &len);
 
 				EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
-				if (data != NULL && len > 0)
-				{
-					OffsetNumber *order = (OffsetNumber *) ei_copy_data(data, len);
+				PageSetLSN(page, record->EndRecPtr);
+				MarkBufferDirty(buf);
+			}
+			if (BufferIsValid(buf))
+				UnlockReleaseBuffer(buf);
+			break;
+		case OSM_LINK_SORT:
+			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+			{
+				Page		page = BufferGetPage(buf);
+				Size		len;
+				char	   *data = XLogRecGetBlockData(record, 0, &len);
+				OffsetNumber *order = (OffsetNumber *) ei_copy_data(data, len);
 
-					OsmBufferPageSort(page, order,
-									  (int) (len / sizeof(OffsetNumber)));
-					pfree(order);
-				}
+				OsmBufferPageSort(page, order,
+								  (int) (len / sizeof(OffsetNumber)));
+				pfree(order);
 				PageSetLSN(page, record->EndRecPtr);
 				MarkBufferDirty(buf);
 			}
@@ -845,7 +852,7 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 		case XLOG_EI_BUFFER_LINK:
 			{
 				xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) rec;
-				static const char *const ops[] = {"?", "newpage", "seal", "unlink"};
+				static const char *const ops[] = {"?", "newpage", "seal", "unlink", "sort"};
 
 				appendStringInfo(buf, "%s, npages: %u",
 								 xlrec->op < lengthof(ops) ? ops[xlrec->op] : "?",

@@ -50,7 +50,8 @@
 	X(EI_STAT_BUFFER_FLUSHED, "buffer_flushed_entries") \
 	X(EI_STAT_BUFFER_FOREGROUND_FLUSHES, "buffer_foreground_flushes") \
 	X(EI_STAT_BUFFER_PAGES_READ, "buffer_pages_read") \
-	X(EI_STAT_BUFFER_PAGES_SKIPPED, "buffer_pages_skipped")
+	X(EI_STAT_BUFFER_PAGES_SKIPPED, "buffer_pages_skipped") \
+	X(EI_STAT_BUFFER_PAGES_SORTED, "buffer_pages_sorted")
 
 #define EI_STAT_ENUM_ENTRY(sym, name) sym,
 
@@ -68,6 +69,7 @@ extern int	ei_stats_max_indexes;
 /* inspect/activity.c */
 extern void EIActivityInit(void);
 extern void EIStatsCount(Relation rel, EIStatKind kind, uint64 n);
+extern uint64 EIStatsRead(Relation rel, EIStatKind kind);
 extern bool EIStatsFlushWorkerClaim(Relation rel, int stale_ms);
 extern void EIStatsFlushWorkerAlive(Relation rel);
 extern void EIStatsFlushWorkerDone(Relation rel);

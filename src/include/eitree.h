@@ -71,6 +71,7 @@
 #define OSM_MAX_BUFFER_SIZE		131072	/* pages: 1 GB */
 #define OSM_MIN_FLUSH_FRACTION	0.01
 #define OSM_MAX_BLOOM_BITS		32
+#define OSM_MAX_SORT_THRESHOLD	MaxOffsetNumber
 
 /* ----------------------------------------------------------------
  * Page layout
@@ -109,8 +110,6 @@ typedef EIPageOpaqueData *EIPageOpaque;
 										 * since VACUUM last looked */
 #define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
 #define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
-#define EI_BUFFER_SORTED	(1 << 11)	/* closed buffer page, entries in the
-										 * tree's order */
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
@@ -375,6 +374,7 @@ typedef struct EIOptions
 	int			buffer_size;	/* osm_tree: -1 = osm_tree.buffer_size */
 	double		flush_fraction; /* osm_tree: -1 = osm_tree.flush_fraction */
 	int			bloom_bits_per_key; /* osm_tree: -1 = osm_tree.bloom_bits_per_key */
+	int			sort_threshold; /* osm_tree: -1 = osm_tree.sort_threshold */
 } EIOptions;
 
 /* Is this index an osm_tree (rather than an elastic_btree)? */
@@ -633,6 +633,7 @@ extern int	EIGetBatchSize(Relation rel);
 extern int	EIGetBufferSize(Relation rel);
 extern double EIGetFlushFraction(Relation rel);
 extern int	EIGetBloomBitsPerKey(Relation rel);
+extern int	EIGetSortThreshold(Relation rel);
 extern uint32 EIRelAmKind(Relation rel);
 extern bool eivalidate(Oid opclassoid);
 extern bool eiproperty(Oid index_oid, int attno, IndexAMProperty prop,
@@ -654,6 +655,7 @@ extern int	osm_batch_size;
 extern int	osm_buffer_size;
 extern double osm_flush_fraction;
 extern int	osm_bloom_bits_per_key;
+extern int	osm_sort_threshold;
 extern bool osm_flush_worker;
 extern void OsmInitGUCs(void);
 extern bool osminsert(Relation rel, Datum *values, bool *isnull,
@@ -676,6 +678,8 @@ typedef struct OsmBufferSummary
 {
 	OffsetNumber minoff;		/* item with the least entry, or Invalid */
 	OffsetNumber maxoff;		/* item with the greatest entry, or Invalid */
+	uint16		nsorted;		/* the first nsorted entries are in the
+								 * tree's order (the sorted section) */
 	uint16		bloom_bytes;	/* 0: no filter on this page */
 	uint8		bloom_probes;	/* probes per key */
 	uint8		unused;
@@ -687,8 +691,22 @@ typedef struct OsmBufferSummary
 #define OSM_MAX_BLOOM_BYTES		1024	/* largest filter of one page */
 #define OSM_FLUSH_STEP_PAGES	16	/* most pages one flush step moves */
 
+/* Entries on a buffer page (every item but the summary). */
+#define OsmPageGetNEntries(page) \
+	((int) PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1)
+
 #define OsmPageGetSummary(page) \
 	((OsmBufferSummary *) PageGetItem(page, PageGetItemId(page, OSM_BUFFER_SUMMARY)))
+
+/* What a walk of an insert buffer's chain counted (OsmBufferCounts). */
+typedef struct OsmBufferCountsData
+{
+	int64		pages;			/* live buffer pages */
+	int64		entries;		/* entries on them */
+	int64		closed_pages;	/* pages that take no more entries */
+	int64		sorted_pages;	/* pages whose entries are all sorted */
+	int64		sorted_entries; /* entries in the pages' sorted sections */
+} OsmBufferCountsData;
 
 /* What a scan knows about the buffered entries it must merge in. */
 typedef struct OsmScanBuffer
@@ -722,8 +740,7 @@ extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,
 							 int *nitems);
 extern uint64 OsmBufferEntryHash(Relation rel, EINormKeyInfo *norm,
 								 IndexTuple itup);
-extern void OsmBufferCounts(Relation rel, int64 *pages, int64 *entries,
-							int64 *closed, int64 *sorted);
+extern void OsmBufferCounts(Relation rel, OsmBufferCountsData *counts);
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
 							ScanDirection dir, bool *continuescan);
 extern bool EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col,

@@ -299,6 +299,10 @@ typedef struct xl_ei_buffer_add
  * block 2 (if there was a tail), the old tail, now closed and linked to
  * block 1.
  * OSM_LINK_SEAL: block 0, the tail page, now closed.
+ * OSM_LINK_SORT: block 0, a buffer page whose entries were put in the
+ * tree's order: its data is the page's old offsets in their new order
+ * (one OffsetNumber per entry).  Redo permutes the line pointers and needs
+ * no key comparison.
  * OSM_LINK_UNLINK: block 0, the metapage; blocks 1..npages, the flushed
  * pages, now deleted (stamped with safexid), each keeping the right link
  * given as its data.
@@ -315,6 +319,7 @@ typedef struct xl_ei_buffer_link
 #define OSM_LINK_NEWPAGE	1
 #define OSM_LINK_SEAL		2
 #define OSM_LINK_UNLINK		3
+#define OSM_LINK_SORT		4
 
 #define SizeOfEIBufferLink	(offsetof(xl_ei_buffer_link, op) + sizeof(uint8))
 

@@ -354,6 +354,23 @@ EIStatsCount(Relation rel, EIStatKind kind, uint64 n)
 }
 
 /*
+ * Read one activity counter of an index: 0 if it had no events since the
+ * server started (or the library is not preloaded).
+ */
+uint64
+EIStatsRead(Relation rel, EIStatKind kind)
+{
+	EIActivityEntry *entry;
+
+	Assert(kind >= 0 && kind < EI_STAT_NCOUNTERS);
+
+	if (ei_activity == NULL)
+		return 0;
+	entry = ei_activity_find(RelationGetRelid(rel));
+	return entry != NULL ? pg_atomic_read_u64(&entry->counters[kind]) : 0;
+}
+
+/*
  * osm_tree's flush worker of an index, one at a time: claim the slot
  * (true) unless a worker showed a sign of life within stale_ms; renew the
  * claim (a worker's heartbeat); give it up.  The slot lives in the index's

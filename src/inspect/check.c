@@ -1423,24 +1423,23 @@ ei_check_buffer(EICheckState *state)
 			EIEntrySortSet(&esort, &least, ei_item(page, summary->minoff));
 			EIEntrySortSet(&esort, &greatest, ei_item(page, summary->maxoff));
 		}
-		if ((opaque->ei_flags & EI_BUFFER_SORTED) &&
-			!(opaque->ei_flags & EI_BUFFER_CLOSED))
+		if (summary->nsorted > maxoff - OSM_BUFFER_FIRST + 1)
 			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer page is sorted but takes entries");
+					   "insert buffer page has a sorted section longer than its entries");
 		for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
 		{
 			IndexTuple	itup = ei_item(page, off);
 			EISortEntry ent;
 
 			EIEntrySortSet(&esort, &ent, itup);
-			if ((opaque->ei_flags & EI_BUFFER_SORTED) && off > OSM_BUFFER_FIRST)
+			if (off > OSM_BUFFER_FIRST && off < OSM_BUFFER_FIRST + summary->nsorted)
 			{
 				EISortEntry prev;
 
 				EIEntrySortSet(&esort, &prev, ei_item(page, off - 1));
 				if (EIEntryCompare(&esort, &prev, &ent) > 0)
 					ei_corrupt(state, blkno, off,
-							   "entry of a sorted insert buffer page is out of order");
+							   "entry in the sorted section of an insert buffer page is out of order");
 			}
 			if (EIEntryCompare(&esort, &ent, &least) < 0 ||
 				EIEntryCompare(&esort, &ent, &greatest) > 0)

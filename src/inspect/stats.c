@@ -30,12 +30,13 @@
 
 #include "storage/freespace.h"
 
+#include "eistats.h"
 #include "eitree.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
 /* Number of output columns of elastic_index_stats(). */
-#define EI_STATS_NCOLUMNS	22
+#define EI_STATS_NCOLUMNS	29
 
 /* Counters gathered while reading the index. */
 typedef struct EIStatsCounts
@@ -46,6 +47,8 @@ typedef struct EIStatsCounts
 	int64		leaf_pages;
 	int64		compact_leaf_pages;
 	int64		buffer_pages;	/* osm_tree insert buffer pages */
+	int64		buffer_entries; /* entries on them */
+	int64		buffer_sorted_entries;	/* ... in their sorted sections */
 	int64		entries;
 	int64		dead_entries;
 	int64		inner_entries;
@@ -219,10 +222,18 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 		return;
 	}
 
-	/* osm_tree's insert buffer: osm_tree_buffer_stats() tells more */
+	/* osm_tree's insert buffer: entries and the sorted sections' share */
 	if (opaque->ei_flags & EI_BUFFER)
 	{
+		int			n = OsmPageGetNEntries(page);
+
 		counts->buffer_pages++;
+		if (n > 0)
+		{
+			counts->buffer_entries += n;
+			counts->buffer_sorted_entries +=
+				Min(OsmPageGetSummary(page)->nsorted, n);
+		}
 		return;
 	}
 
@@ -291,6 +302,10 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	int64		bound;
+	bool		is_osm;
+	int			bufsize;
+	uint64		bulk_appended;
+	uint64		top_inserted;
 	Datum		values[EI_STATS_NCOLUMNS];
 	bool		nulls[EI_STATS_NCOLUMNS];
 	HeapTuple	tuple;
@@ -331,6 +346,11 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 
 	FreeAccessStrategy(strategy);
 	bound = EIElasticBoundPages(rel);
+	is_osm = EIRelIsOsm(rel);
+	bufsize = is_osm ? EIGetBufferSize(rel) : 0;
+	bulk_appended = EIStatsRead(rel, EI_STAT_BULK_APPENDED);
+	top_inserted = EIStatsRead(rel, EI_STAT_FASTPATH_INSERTS) +
+		EIStatsRead(rel, EI_STAT_DESCENTS);
 	relation_close(rel, AccessShareLock);
 
 	switch (meta.am_kind)
@@ -386,6 +406,21 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	else
 		nulls[20] = true;
 	values[21] = Int64GetDatum(counts.buffer_pages);
+	values[22] = Int64GetDatum(counts.buffer_entries);
+	values[23] = Int64GetDatum(counts.buffer_sorted_entries);
+	values[24] = Int64GetDatum(counts.buffer_entries -
+							   counts.buffer_sorted_entries);
+	if (is_osm)
+	{
+		values[25] = Float8GetDatum(bufsize > 0 ?
+									(double) counts.buffer_pages / bufsize : 0.0);
+		values[26] = Int64GetDatum((int64) meta.buf_flushes);
+	}
+	else
+		nulls[25] = nulls[26] = true;
+	/* since the server started: the activity counters */
+	values[27] = Int64GetDatum((int64) bulk_appended);
+	values[28] = Int64GetDatum((int64) top_inserted);
 
 	tuple = heap_form_tuple(tupdesc, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));

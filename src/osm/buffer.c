@@ -23,6 +23,7 @@
 #include "access/nbtree.h"
 #include "access/relscan.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "bloomfilter.h"
 #include "catalog/index.h"
@@ -36,6 +37,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -57,7 +59,8 @@ static Buffer osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz);
 static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems);
 static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
-static void osm_seal_page(Relation rel, Buffer buf, bool sort);
+static void osm_seal_page(Relation rel, Buffer buf);
+static void osm_sort_page(Relation rel, Buffer buf);
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 						   uint16 bloom_bytes, uint8 probes,
@@ -192,17 +195,17 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 
 /*
  * Put the entries of a buffer page in the given order (old offsets, in
- * their new order) by permuting its line pointers, and mark it sorted: its
- * zonemap is then its first and last entry.  Also used by redo, with the
- * order the primary logged.
+ * their new order) by permuting its line pointers, and make them all the
+ * page's sorted section: its zonemap is then its first and last entry.
+ * Also used by redo, with the order the primary logged.
  */
 void
 OsmBufferPageSort(Page page, const OffsetNumber *order, int n)
 {
 	OsmBufferSummary *summary = OsmPageGetSummary(page);
-	ItemIdData *lps = palloc(sizeof(ItemIdData) * n);
+	ItemIdData *lps = palloc(sizeof(ItemIdData) * Max(n, 1));
 
-	Assert(n == PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1);
+	Assert(n == OsmPageGetNEntries(page));
 	for (int i = 0; i < n; i++)
 		lps[i] = *PageGetItemId(page, order[i]);
 	for (int i = 0; i < n; i++)
@@ -213,7 +216,7 @@ OsmBufferPageSort(Page page, const OffsetNumber *order, int n)
 		summary->minoff = OSM_BUFFER_FIRST;
 		summary->maxoff = OSM_BUFFER_FIRST + n - 1;
 	}
-	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_SORTED;
+	summary->nsorted = n;
 }
 
 /* What osm_offset_cmp compares offsets by. */
@@ -236,25 +239,42 @@ osm_offset_cmp(const void *a, const void *b, void *arg)
 
 /*
  * The order that sorts a buffer page's entries: their offsets, least entry
- * first; sets *n to how many.
+ * first; sets *n to how many.  Only the unsorted section is sorted; it is
+ * then merged with the sorted section.
  */
 static OffsetNumber *
 osm_page_order(Relation rel, Page page, int *n)
 {
 	OsmBufferCache *bc = osm_buffer_cache(rel);
-	int			nitems = PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
+	int			nitems = OsmPageGetNEntries(page);
+	int			nsorted = Min(OsmPageGetSummary(page)->nsorted, nitems);
 	OffsetNumber *order = palloc(sizeof(OffsetNumber) * Max(nitems, 1));
+	OffsetNumber *tail = palloc(sizeof(OffsetNumber) * Max(nitems, 1));
 	OsmOrderArg arg;
+	int			i = 0;
+	int			j = nsorted;
+	int			k = 0;
 
 	arg.esort = &bc->esort;
 	arg.ents = palloc(sizeof(EISortEntry) * Max(nitems, 1));
-	for (int i = 0; i < nitems; i++)
+	for (int e = 0; e < nitems; e++)
 	{
-		EIEntrySortSet(&bc->esort, &arg.ents[i],
-					   EIReadTuple(page, OSM_BUFFER_FIRST + i));
-		order[i] = OSM_BUFFER_FIRST + i;
+		EIEntrySortSet(&bc->esort, &arg.ents[e],
+					   EIReadTuple(page, OSM_BUFFER_FIRST + e));
+		tail[e] = OSM_BUFFER_FIRST + e;
 	}
-	qsort_arg(order, nitems, sizeof(OffsetNumber), osm_offset_cmp, &arg);
+	qsort_arg(tail + nsorted, nitems - nsorted, sizeof(OffsetNumber),
+			  osm_offset_cmp, &arg);
+	/* merge; on a tie the sorted section's entry goes first */
+	while (i < nsorted || j < nitems)
+	{
+		if (j >= nitems ||
+			(i < nsorted && osm_offset_cmp(&tail[i], &tail[j], &arg) <= 0))
+			order[k++] = tail[i++];
+		else
+			order[k++] = tail[j++];
+	}
+	pfree(tail);
 	pfree(arg.ents);
 	*n = nitems;
 	return order;
@@ -338,11 +358,11 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
 				return buf;
 
 			/*
-			 * Full: close it with its entries sorted, so that scans search
-			 * it by binary search; done here, holding only this page, so
-			 * that linking the next page holds the metapage briefly.
+			 * Full: close it here, holding only this page, so that linking
+			 * the next page holds the metapage briefly.  Its entries are
+			 * sorted by the first query that reads it (osm_sort_page).
 			 */
-			osm_seal_page(rel, buf, true);
+			osm_seal_page(rel, buf);
 		}
 		UnlockReleaseBuffer(buf);
 	}
@@ -713,7 +733,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 			/* the tail: close it, so that its entries stay as we read them */
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			LockBuffer(buf, EI_WRITE);
-			osm_seal_page(rel, buf, false);
+			osm_seal_page(rel, buf);
 			EIFaultPoint(EI_FAULT_AFTER_SEAL);
 		}
 		maxoff = PageGetMaxOffsetNumber(page);
@@ -829,27 +849,19 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 
 /*
  * Close the write-locked tail page buf: it takes no more entries, and the
- * next insert links a new tail after it.  With sort, its entries are put
- * in the tree's order too (a full tail; a flush closing a tail it is about
- * to move does not bother).
+ * next insert links a new tail after it.
  */
 static void
-osm_seal_page(Relation rel, Buffer buf, bool sort)
+osm_seal_page(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
-	OffsetNumber *order = NULL;
-	int			norder = 0;
 
 	if (EIPageGetOpaque(page)->ei_flags & EI_BUFFER_CLOSED)
 		return;
-	if (sort && PageGetMaxOffsetNumber(page) >= OSM_BUFFER_FIRST)
-		order = osm_page_order(rel, page, &norder);
 
 	START_CRIT_SECTION();
 
 	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
-	if (order != NULL)
-		OsmBufferPageSort(page, order, norder);
 	MarkBufferDirty(buf);
 	if (RelationNeedsWAL(rel))
 	{
@@ -858,18 +870,50 @@ osm_seal_page(Relation rel, Buffer buf, bool sort)
 
 		osm_link_begin(&xlrec, OSM_LINK_SEAL, 1, 0, 0, InvalidFullTransactionId);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		/* the order the entries were sorted into (old offsets), if sorted */
-		if (order != NULL)
-			XLogRegisterBufData(0, (char *) order,
-								sizeof(OffsetNumber) * norder);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+}
+
+/*
+ * Put all entries of the write-locked buffer page buf into the sorted
+ * section (query-driven sorting): sort the unsorted section, merge it with
+ * the sorted one, permute the line pointers, and log the permutation in a
+ * BUFFER_LINK sort record.  Open and closed pages alike; the page's set of
+ * entries does not change, so a flush that copied them is unaffected.
+ */
+static void
+osm_sort_page(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	OffsetNumber *order;
+	int			norder;
+
+	order = osm_page_order(rel, page, &norder);
+
+	START_CRIT_SECTION();
+
+	OsmBufferPageSort(page, order, norder);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_link xlrec;
+		XLogRecPtr	recptr;
+
+		osm_link_begin(&xlrec, OSM_LINK_SORT, 1, 0, 0, InvalidFullTransactionId);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		/* the order the entries were put in (old offsets) */
+		XLogRegisterBufData(0, (char *) order, sizeof(OffsetNumber) * norder);
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(page, recptr);
 	}
 
 	END_CRIT_SECTION();
 
-	if (order != NULL)
-		pfree(order);
+	pfree(order);
+	EIStatsCount(rel, EI_STAT_BUFFER_PAGES_SORTED, 1);
 }
 
 /* A scan key on the first column that a zonemap can rule pages out by. */
@@ -877,6 +921,7 @@ typedef struct OsmZoneKey
 {
 	StrategyNumber strategy;
 	Datum		arg;
+	Oid			argtype;		/* the argument's type */
 	Oid			collation;
 	FmgrInfo	cmp;			/* 3-way comparison (column, argument) */
 } OsmZoneKey;
@@ -912,6 +957,7 @@ osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 		fmgr_info(procid, &zkeys[n].cmp);
 		zkeys[n].strategy = sk->sk_strategy;
 		zkeys[n].arg = sk->sk_argument;
+		zkeys[n].argtype = subtype;
 		zkeys[n].collation = sk->sk_collation;
 		n++;
 	}
@@ -1005,15 +1051,174 @@ osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
 		!osm_zone_bound(rel, lo, zkeys, nzkeys, false);
 }
 
+/* What an interpolation search of a page's sorted section needs. */
+typedef struct OsmInterp
+{
+	bool		ok;				/* the first column holds numbers */
+	Oid			coltype;		/* the first column's type */
+	double		target;			/* greatest lower bound the scan puts on it */
+} OsmInterp;
+
 /*
- * On a sorted buffer page, the first entry that passes the lower bounds
- * on the first column (binary search); past the last entry if none does.
+ * A datum of an integer, date/time or floating-point type as a double, in
+ * the type's order; false for other types, NaN and infinities.
+ */
+static bool
+osm_datum_number(Oid typid, Datum value, double *number)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			*number = DatumGetInt16(value);
+			break;
+		case INT4OID:
+			*number = DatumGetInt32(value);
+			break;
+		case DATEOID:
+			*number = DatumGetDateADT(value);
+			break;
+		case OIDOID:
+			*number = DatumGetObjectId(value);
+			break;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*number = (double) DatumGetInt64(value);
+			break;
+		case FLOAT4OID:
+			*number = DatumGetFloat4(value);
+			break;
+		case FLOAT8OID:
+			*number = DatumGetFloat8(value);
+			break;
+		default:
+			return false;
+	}
+	return isfinite(*number);
+}
+
+/*
+ * Set up the interpolation search for a scan's first-column keys: usable
+ * when the column and the arguments of its lower bounds are numbers.  The
+ * search only chooses which entries to test; the tests are the operator
+ * class's comparisons, so a poor guess costs steps, never a wrong answer.
+ */
+static void
+osm_interp_init(Relation rel, OsmZoneKey *zkeys, int nzkeys, OsmInterp *interp)
+{
+	double		number;
+
+	interp->ok = false;
+	interp->coltype = TupleDescAttr(RelationGetDescr(rel), 0)->atttypid;
+	if (!osm_datum_number(interp->coltype, (Datum) 0, &number))
+		return;					/* not a number type (0 is a number in all) */
+	for (int i = 0; i < nzkeys; i++)
+	{
+		if (zkeys[i].strategy < BTEqualStrategyNumber)
+			continue;
+		if (!osm_datum_number(zkeys[i].argtype, zkeys[i].arg, &number))
+		{
+			interp->ok = false;
+			return;
+		}
+		if (!interp->ok || number > interp->target)
+			interp->target = number;
+		interp->ok = true;
+	}
+}
+
+/* The first column of a buffered entry as a number; false if NULL. */
+static bool
+osm_entry_number(Relation rel, OsmInterp *interp, IndexTuple itup,
+				 double *number)
+{
+	bool		isnull;
+	Datum		value = index_getattr(itup, 1, RelationGetDescr(rel), &isnull);
+
+	return !isnull && osm_datum_number(interp->coltype, value, number);
+}
+
+/*
+ * In a page's sorted section (offsets OSM_BUFFER_FIRST up to end, not
+ * included), the first entry that passes the lower bounds on the first
+ * column; end if none does.  With numbers, one interpolation probe placed
+ * where the bound's value lies between the values at the range's ends,
+ * then steps of 1, 2, 4, ... away from it until the answer is bracketed
+ * (on evenly spread keys it lies next to the probe), then bisection of
+ * the bracket; otherwise bisection of the whole section.  The answer is
+ * always in [lo, hi]: an entry that passes moves hi to it, one that fails
+ * moves lo past it.
  */
 static OffsetNumber
-osm_sorted_start(Relation rel, Page page, OsmZoneKey *zkeys, int nzkeys)
+osm_sorted_start(Relation rel, Page page, OffsetNumber end,
+				 OsmZoneKey *zkeys, int nzkeys, OsmInterp *interp)
 {
 	OffsetNumber lo = OSM_BUFFER_FIRST;
-	OffsetNumber hi = OffsetNumberNext(PageGetMaxOffsetNumber(page));
+	OffsetNumber hi = end;
+
+	/*
+	 * Interpolate between the range's ends once both are numbers: NULLs,
+	 * NaN and infinities sort at the ends, so a bisection step or two
+	 * first moves past them.
+	 */
+	for (int tries = 0; interp->ok && tries < 4 && hi - lo > 8; tries++)
+	{
+		double		vlo;
+		double		vhi;
+		int			probe;
+		int			step;
+
+		if (!osm_entry_number(rel, interp, EIReadTuple(page, lo), &vlo) ||
+			!osm_entry_number(rel, interp, EIReadTuple(page, hi - 1), &vhi) ||
+			vhi <= vlo)
+		{
+			OffsetNumber mid = lo + (hi - lo) / 2;
+
+			if (osm_zone_bound(rel, EIReadTuple(page, mid), zkeys, nzkeys, true))
+				hi = mid;
+			else
+				lo = mid + 1;
+			continue;
+		}
+
+		if (interp->target <= vlo)
+			probe = lo;
+		else if (interp->target >= vhi)
+			probe = hi - 1;
+		else
+			probe = lo + (int) ((interp->target - vlo) / (vhi - vlo) *
+								(hi - 1 - lo));
+		if (osm_zone_bound(rel, EIReadTuple(page, probe), zkeys, nzkeys, true))
+		{
+			hi = probe;
+			for (step = 1; probe - step >= lo; step *= 2)
+			{
+				if (!osm_zone_bound(rel, EIReadTuple(page, probe - step),
+									zkeys, nzkeys, true))
+				{
+					lo = probe - step + 1;
+					break;
+				}
+				hi = probe - step;
+			}
+		}
+		else
+		{
+			lo = probe + 1;
+			for (step = 1; probe + step < hi; step *= 2)
+			{
+				if (osm_zone_bound(rel, EIReadTuple(page, probe + step),
+								   zkeys, nzkeys, true))
+				{
+					hi = probe + step;
+					break;
+				}
+				lo = probe + step + 1;
+			}
+		}
+		break;
+	}
 
 	while (lo < hi)
 	{
@@ -1027,6 +1232,34 @@ osm_sorted_start(Relation rel, Page page, OsmZoneKey *zkeys, int nzkeys)
 	return lo;
 }
 
+/* A growing array of copied index tuples. */
+typedef struct OsmItemList
+{
+	IndexTuple *items;
+	int			nitems;
+	int			maxitems;
+} OsmItemList;
+
+/* Copy the entry at off of page to the list if it passes the scan's keys. */
+static void
+osm_collect_entry(IndexScanDesc scan, Page page, OffsetNumber off,
+				  OsmItemList *list)
+{
+	IndexTuple	itup = EIReadTuple(page, off);
+	bool		cont;
+
+	if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
+		return;
+	if (list->nitems == list->maxitems)
+	{
+		list->maxitems = Max(64, list->maxitems * 2);
+		list->items = list->items == NULL ?
+			palloc(sizeof(IndexTuple) * list->maxitems) :
+			repalloc(list->items, sizeof(IndexTuple) * list->maxitems);
+	}
+	list->items[list->nitems++] = CopyIndexTuple(itup);
+}
+
 /*
  * Collect the buffered entries that match a scan's keys, in arrival order;
  * false (and nothing collected) if the buffer is empty.
@@ -1034,10 +1267,16 @@ osm_sorted_start(Relation rel, Page page, OsmZoneKey *zkeys, int nzkeys)
  * A page is skipped without reading its entries when its Bloom filter says
  * it cannot hold the key a scan fixes by equality, or when its zonemap
  * (the least and greatest entry) lies outside a bound the scan puts on the
- * first column.  Pages
- * a flush deleted after we read their link are skipped by their kept right
- * link: their entries were in the tree before the pages left the chain,
- * and the caller reads the tree after this.
+ * first column.  On a page it reads, the scan searches the sorted section
+ * for the range its first-column bounds allow (interpolation, then
+ * bisection) and tests every entry of the unsorted section.  Query-driven
+ * sorting: a scan that can search (bounds on an ASC NULLS LAST first
+ * column) and finds at least sort_threshold unsorted entries on a page it
+ * reads sorts the page first, if it gets the exclusive lock without
+ * waiting and the server is not in recovery.  Pages a flush deleted after
+ * we read their link are skipped by their kept right link: their entries
+ * were in the tree before the pages left the chain, and the caller reads
+ * the tree after this.
  */
 bool
 OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
@@ -1045,14 +1284,14 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	Relation	rel = scan->indexRelation;
 	Buffer		metabuf;
 	BlockNumber blkno;
-	IndexTuple *items = NULL;
-	int			nitems = 0;
-	int			maxitems = 0;
+	OsmItemList list = {NULL, 0, 0};
 	uint64		hash = 0;
 	bool		hashed;
 	OsmZoneKey	zkeys[INDEX_MAX_KEYS];
 	int			nzkeys;
-	bool		zone_ordered;
+	bool		searchable;
+	int			sort_threshold;
+	OsmInterp	interp;
 	int64		nread = 0;
 	int64		nskipped = 0;
 
@@ -1067,87 +1306,108 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 
 	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
 	nzkeys = osm_zone_keys(scan, zkeys);
-	/* sorted pages can be searched when the first column is ASC NULLS LAST */
-	zone_ordered = (rel->rd_indoption[0] & (INDOPTION_DESC | INDOPTION_NULLS_FIRST)) == 0;
+	/* sorted sections can be searched when the first column is ASC NULLS LAST */
+	searchable = nzkeys > 0 &&
+		(rel->rd_indoption[0] & (INDOPTION_DESC | INDOPTION_NULLS_FIRST)) == 0;
+	if (searchable)
+		osm_interp_init(rel, zkeys, nzkeys, &interp);
+	sort_threshold = (searchable && !RecoveryInProgress()) ?
+		EIGetSortThreshold(rel) : 0;
 
 	while (BlockNumberIsValid(blkno))
 	{
 		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-		Page		page = BufferGetPage(buf);
-		EIPageOpaque opaque = EIPageGetOpaque(page);
-		OsmBufferSummary *summary;
-		bool		cont;
+		bool		sort_tried = false;
 
-		if (opaque->ei_flags & EI_DELETED)
+		for (;;)
 		{
-			blkno = opaque->ei_next;
-			UnlockReleaseBuffer(buf);
-			continue;
-		}
-		if (!(opaque->ei_flags & EI_BUFFER))
-			elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
-				 blkno, RelationGetRelationName(rel));
+			Page		page = BufferGetPage(buf);
+			EIPageOpaque opaque = EIPageGetOpaque(page);
+			OsmBufferSummary *summary;
+			OffsetNumber sorted_end;
+			OffsetNumber maxoff;
 
-		summary = OsmPageGetSummary(page);
-		if (summary->minoff == InvalidOffsetNumber ||
-			(hashed && summary->bloom_bytes > 0 &&
-			 !bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
-								 summary->bloom_probes, hash)) ||
-			osm_zone_excludes(rel, page, summary, zkeys, nzkeys))
-			nskipped++;
-		else
-		{
-			OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-			OffsetNumber start = OSM_BUFFER_FIRST;
-			bool		sorted = (opaque->ei_flags & EI_BUFFER_SORTED) &&
-				nzkeys > 0 && zone_ordered;
+			if (opaque->ei_flags & EI_DELETED)
+				break;
+			if (!(opaque->ei_flags & EI_BUFFER))
+				elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
+					 blkno, RelationGetRelationName(rel));
+
+			summary = OsmPageGetSummary(page);
+			if (summary->minoff == InvalidOffsetNumber ||
+				(hashed && summary->bloom_bytes > 0 &&
+				 !bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
+									 summary->bloom_probes, hash)) ||
+				osm_zone_excludes(rel, page, summary, zkeys, nzkeys))
+			{
+				nskipped++;
+				break;
+			}
+
+			maxoff = PageGetMaxOffsetNumber(page);
+			sorted_end = OSM_BUFFER_FIRST + Min(summary->nsorted,
+												OsmPageGetNEntries(page));
+			if (sort_threshold > 0 && !sort_tried &&
+				maxoff + 1 - sorted_end >= sort_threshold)
+			{
+				/* sort it first if nobody holds it; then look again */
+				sort_tried = true;
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				if (ConditionalLockBuffer(buf))
+				{
+					opaque = EIPageGetOpaque(page);
+					if ((opaque->ei_flags & (EI_BUFFER | EI_DELETED)) == EI_BUFFER)
+						osm_sort_page(rel, buf);
+				}
+				else
+					LockBuffer(buf, EI_READ);
+				continue;
+			}
 
 			nread++;
-			/* a sorted page: binary search for the first candidate */
-			if (sorted)
-				start = osm_sorted_start(rel, page, zkeys, nzkeys);
-			for (OffsetNumber off = start; off <= maxoff; off++)
+			if (searchable)
 			{
-				IndexTuple	itup = EIReadTuple(page, off);
+				/* the sorted section: from the first candidate to the last */
+				OffsetNumber off = osm_sorted_start(rel, page, sorted_end,
+													zkeys, nzkeys, &interp);
 
-				/* ... and stop past the last */
-				if (sorted && !osm_zone_bound(rel, itup, zkeys, nzkeys, false))
-					break;
-				if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
-					continue;
-				if (nitems == maxitems)
+				for (; off < sorted_end; off++)
 				{
-					maxitems = Max(64, maxitems * 2);
-					items = items == NULL ?
-						palloc(sizeof(IndexTuple) * maxitems) :
-						repalloc(items, sizeof(IndexTuple) * maxitems);
+					if (!osm_zone_bound(rel, EIReadTuple(page, off), zkeys,
+										nzkeys, false))
+						break;
+					osm_collect_entry(scan, page, off, &list);
 				}
-				items[nitems++] = CopyIndexTuple(itup);
 			}
+			else
+				sorted_end = OSM_BUFFER_FIRST;
+			/* the unsorted section (all of the page if not searchable) */
+			for (OffsetNumber off = sorted_end; off <= maxoff; off++)
+				osm_collect_entry(scan, page, off, &list);
+			break;
 		}
-		blkno = opaque->ei_next;
+		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
 		UnlockReleaseBuffer(buf);
 	}
 
 	EIStatsCount(rel, EI_STAT_BUFFER_PAGES_READ, nread);
 	EIStatsCount(rel, EI_STAT_BUFFER_PAGES_SKIPPED, nskipped);
-	*itemsp = items;
-	*nitemsp = nitems;
+	*itemsp = list.items;
+	*nitemsp = list.nitems;
 	return true;
 }
 
 /*
- * Count the buffer's pages, entries, closed and sorted pages by walking its
- * chain.
+ * Count the buffer's pages, entries, closed and sorted pages and sorted
+ * entries by walking its chain.
  */
 void
-OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed,
-				int64 *sorted)
+OsmBufferCounts(Relation rel, OsmBufferCountsData *counts)
 {
 	Buffer		metabuf;
 	BlockNumber blkno;
 
-	*pages = *entries = *closed = *sorted = 0;
+	memset(counts, 0, sizeof(OsmBufferCountsData));
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
 	EIRelBuf(rel, metabuf);
@@ -1160,12 +1420,16 @@ OsmBufferCounts(Relation rel, int64 *pages, int64 *entries, int64 *closed,
 
 		if (!(opaque->ei_flags & EI_DELETED))
 		{
-			(*pages)++;
-			*entries += PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1;
+			int			n = OsmPageGetNEntries(page);
+			int			nsorted = OsmPageGetSummary(page)->nsorted;
+
+			counts->pages++;
+			counts->entries += n;
 			if (opaque->ei_flags & EI_BUFFER_CLOSED)
-				(*closed)++;
-			if (opaque->ei_flags & EI_BUFFER_SORTED)
-				(*sorted)++;
+				counts->closed_pages++;
+			if (nsorted >= n)
+				counts->sorted_pages++;
+			counts->sorted_entries += Min(nsorted, n);
 		}
 		blkno = opaque->ei_next;
 		UnlockReleaseBuffer(buf);
@@ -1220,7 +1484,8 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 
 /*
  * osm_tree_buffer_stats(regclass): the insert buffer's pages, entries,
- * closed pages, the buffer_size setting, flush steps so far, sorted pages.
+ * closed pages, the buffer_size setting, flush steps so far, sorted pages,
+ * and the entries in sorted and unsorted sections.
  */
 Datum
 osm_tree_buffer_stats(PG_FUNCTION_ARGS)
@@ -1228,12 +1493,9 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Relation	rel;
 	TupleDesc	tupdesc;
-	Datum		values[7];
-	bool		nulls[7] = {false};
-	int64		pages;
-	int64		entries;
-	int64		closed;
-	int64		sorted;
+	Datum		values[9];
+	bool		nulls[9] = {false};
+	OsmBufferCountsData counts;
 	EIMetaPageData *meta;
 	int			bufsize;
 
@@ -1241,17 +1503,19 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	rel = osm_open_index(indexoid, AccessShareLock);
-	OsmBufferCounts(rel, &pages, &entries, &closed, &sorted);
+	OsmBufferCounts(rel, &counts);
 	meta = EIGetMetaCached(rel, true);
 	bufsize = EIGetBufferSize(rel);
 
-	values[0] = Int64GetDatum(pages);
-	values[1] = Int64GetDatum(entries);
-	values[2] = Int64GetDatum(closed);
+	values[0] = Int64GetDatum(counts.pages);
+	values[1] = Int64GetDatum(counts.entries);
+	values[2] = Int64GetDatum(counts.closed_pages);
 	values[3] = Int32GetDatum(bufsize);
-	values[4] = Float8GetDatum(bufsize > 0 ? (double) pages / bufsize : 0.0);
+	values[4] = Float8GetDatum(bufsize > 0 ? (double) counts.pages / bufsize : 0.0);
 	values[5] = Int64GetDatum((int64) meta->buf_flushes);
-	values[6] = Int64GetDatum(sorted);
+	values[6] = Int64GetDatum(counts.sorted_pages);
+	values[7] = Int64GetDatum(counts.sorted_entries);
+	values[8] = Int64GetDatum(counts.entries - counts.sorted_entries);
 	index_close(rel, AccessShareLock);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -116,16 +116,14 @@ osm_worker_flush_once(Oid indexoid, bool done)
 		EIStatsFlushWorkerDone(rel);
 	else
 	{
-		int64		pages;
-		int64		entries;
-		int64		closed;
-		int64		sorted;
+		OsmBufferCountsData counts;
 		int			unit = Max(1, (int) (EIGetBufferSize(rel) *
 										 EIGetFlushFraction(rel)));
 
 		EIStatsFlushWorkerAlive(rel);
-		OsmBufferCounts(rel, &pages, &entries, &closed, &sorted);
-		if (closed >= unit || (EIGetBufferSize(rel) == 0 && pages > 0))
+		OsmBufferCounts(rel, &counts);
+		if (counts.closed_pages >= unit ||
+			(EIGetBufferSize(rel) == 0 && counts.pages > 0))
 		{
 			heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
 			if (OsmBufferFlush(rel, heapRel, unit, false) >= 0)

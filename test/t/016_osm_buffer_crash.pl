@@ -207,6 +207,15 @@ sub buffer_state
 		"SELECT pages, entries, closed_pages FROM osm_tree_buffer_stats('$idx')");
 }
 
+# entries in the sorted sections of an index's buffer pages
+sub sorted_entries
+{
+	my ($idx, $on) = @_;
+	$on //= $node;
+	return $on->safe_psql('postgres',
+		"SELECT sorted_entries FROM osm_tree_buffer_stats('$idx')");
+}
+
 sub tree_entries
 {
 	my ($idx) = @_;
@@ -273,14 +282,23 @@ is($node->safe_psql('postgres', "$force SELECT count(*) FROM o WHERE k BETWEEN 1
 ok($skipped > 0 && $read == 0,
 	"a range of old keys skips the buffer pages by their zonemaps (read $read, skipped $skipped)");
 
-# (a) a crash with a non-empty buffer
+# (a) a crash with a non-empty buffer, some of whose pages range queries
+# sorted (query-driven sorting, BUFFER_LINK sort)
 my %before = map { $_ => buffer_state($_) } qw(o_k o_t);
+my $sorted_before = sorted_entries('o_k');
+ok($sorted_before > 0,
+	"(a) range queries sorted buffer pages of o_k ($sorted_before entries)");
+$node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
+is(sorted_entries('o_k', $standby), $sorted_before,
+	'(a) the standby has the same sorted sections');
 crash_restart();
 foreach my $idx (qw(o_k o_t))
 {
 	is(buffer_state($idx), $before{$idx},
 		"(a) $idx: the buffer is as before the crash");
 }
+is(sorted_entries('o_k'), $sorted_before,
+	'(a) the sorted sections survive the crash');
 after_crash('(a) after a crash with a non-empty buffer', 4);
 
 # (b) a flush stopped right after sealing the tail page
@@ -424,7 +442,7 @@ WHERE resource_manager = 'elastic_index'
 GROUP BY 1 ORDER BY 1});
 note "elastic_index records (type|count|with pages but no image):\n$records";
 foreach my $type ('BUFFER_ADD', 'BUFFER_LINK newpage', 'BUFFER_LINK seal',
-	'BUFFER_LINK unlink', 'INSERT_MULTI')
+	'BUFFER_LINK sort', 'BUFFER_LINK unlink', 'INSERT_MULTI')
 {
 	like($records, qr/^$type\|[1-9]\d*\|/m, "the test wrote $type records");
 }
