@@ -59,6 +59,8 @@ SELECT ei_index('ob', 'jk', '(j DESC, k)');
 SELECT ei_index('ob', 't', '(t)');
 SELECT ei_index('ob', 'n', '(n)');
 SET osm_tree.batch_size = 1;
+-- every entry to the buffer: no top inserts (they have their own section)
+SET osm_tree.top_inserts = off;
 SET osm_tree.buffer_size = 4;
 SET osm_tree.flush_fraction = 0.5;
 SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id <= 3000 ORDER BY id');
@@ -328,6 +330,58 @@ FROM osm_tree_buffer_stats('os_ei_k') b, elastic_index_stats('os_ei_k') s;
 SELECT ei_check_all('os');
 RESET osm_tree.sort_threshold;
 RESET osm_tree.buffer_size;
+
+-- Top inserts (osm_tree.top_inserts, on by default): an entry that
+-- belongs in the rightmost leaf goes straight into it, through the pole
+-- (no descent) once a probe descent found the right edge; the others go
+-- to the buffer, and after a probe that missed the next probes wait
+-- 1, 2, 4, ... entries.  Keys in order fill the tree and leave the buffer
+-- empty; keys below the right edge are buffered; every query still
+-- answers like btree and a sequential scan.
+RESET osm_tree.top_inserts;
+CREATE TABLE ot_src AS
+SELECT g AS id, CASE WHEN g <= 2000 THEN g * 2
+					 WHEN g <= 2300 THEN (g - 2000) * 2 - 1
+					 ELSE 4000 + (g * 7919) % 3001 END AS k
+FROM generate_series(1, 2600) AS g;
+SELECT ei_setup('ot', 'ot_src', 0);
+SELECT ei_index('ot', 'k', '(k)');
+ALTER INDEX ot_ei_k SET (buffer_size = 64);
+SELECT elastic_index_activity_reset('ot_ei_k');
+-- 2000 ascending keys, one row per statement: all top inserts
+DO $$
+BEGIN
+	FOR n IN 1 .. 2000 LOOP
+		PERFORM ei_exec('ot', format('INSERT INTO %%I SELECT * FROM ot_src WHERE id = %s', n));
+	END LOOP;
+END
+$$;
+SELECT b.entries AS buffered, s.top_inserted_entries AS top_inserted,
+	   a.descents < 20 AS mostly_through_the_pole, a.buffer_inserts
+FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stats('ot_ei_k') s,
+	 elastic_index_stat_activity a WHERE a.indexrelname = 'ot_ei_k';
+-- 300 odd keys below the right edge: buffered, few probe descents
+DO $$
+BEGIN
+	FOR n IN 2001 .. 2300 LOOP
+		PERFORM ei_exec('ot', format('INSERT INTO %%I SELECT * FROM ot_src WHERE id = %s', n));
+	END LOOP;
+END
+$$;
+SELECT b.entries AS buffered, a.buffer_inserts, a.descents < 20 AS few_descents
+FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stat_activity a
+WHERE a.indexrelname = 'ot_ei_k';
+-- 300 scattered keys above the tree's keys, in one transaction (a batch
+-- smaller than one flush: top inserts where they belong, the rest buffered)
+SELECT ei_exec('ot', 'INSERT INTO %I SELECT * FROM ot_src WHERE id > 2300');
+SELECT b.entries + s.entries = 2600 AS each_entry_once
+FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stats('ot_ei_k') s;
+SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k > 1500 ORDER BY k', true, '{index,bitmap}');
+SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k BETWEEN 3 AND 599 ORDER BY k DESC', true, '{index,bitmap}');
+SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k >= 4000 ORDER BY k', true, '{index,bitmap}');
+SELECT ei_check_all('ot');
+SELECT osm_tree_flush('ot_ei_k') > 0 AS flushed;
+SELECT ei_check_all('ot');
 
 -- buffer_size = 0: new entries go to the tree directly
 ALTER INDEX ob_ei_k SET (buffer_size = 0);

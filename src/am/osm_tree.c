@@ -45,6 +45,9 @@ int			osm_bloom_bits_per_key = 10;
 /* osm_tree.sort_threshold: unsorted entries at which a query sorts a page */
 int			osm_sort_threshold = 64;
 
+/* osm_tree.top_inserts: entries for the rightmost leaf bypass the buffer */
+bool		osm_top_inserts = true;
+
 /* osm_tree.flush_worker: flush in a background worker, not in inserts */
 bool		osm_flush_worker = true;
 
@@ -110,6 +113,14 @@ OsmInitGUCs(void)
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("osm_tree.top_inserts",
+							 "Insert entries that belong in the rightmost leaf of an osm_tree index straight into it instead of into the insert buffer.",
+							 "Keys that arrive in order then reach the tree through the predicted-leaf fast path, and the buffer holds only the out-of-order ones.",
+							 &osm_top_inserts,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("osm_tree.flush_worker",
 							 "Flush osm_tree insert buffers in a background worker once a flush's worth of pages is waiting.",
 							 "When off, or when no worker slot is free, buffers are flushed by VACUUM, by osm_tree_flush(), and by the insert that finds the buffer full.",
@@ -148,7 +159,11 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	else if (EIGetBatchSize(rel) > 1)
 		EIBatchAdd(rel, heapRel, itup);
 	else if (OsmBufferEnabled(rel))
-		OsmBufferInsert(rel, heapRel, &itup, 1);
+	{
+		/* a top insert goes to the rightmost leaf, the rest to the buffer */
+		if (!osm_top_inserts || !EIInsertTop(rel, heapRel, itup))
+			OsmBufferInsert(rel, heapRel, &itup, 1);
+	}
 	else
 		EIDoInsert(rel, itup, heapRel);
 	pfree(itup);

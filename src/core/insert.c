@@ -477,6 +477,105 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 }
 
 /*
+ * osm_tree's top inserts: put an entry straight into the tree when it
+ * belongs in the rightmost leaf, instead of into the insert buffer.
+ *
+ * With a pole on the rightmost leaf that takes the entry, this is the fast
+ * path: one conditional lock, no descent.  Without one, a descent now and
+ * then finds out whether the entry belongs at the right edge: if so it is
+ * inserted by EIDoInsert (which splits the rightmost leaf at the fill
+ * factor when full, and makes the leaf the pole); if not, the next probes
+ * wait for 1, 2, 4, ... up to 1024 entries, so that scattered keys pay
+ * about one descent per thousand entries.  An entry already in the leaf (a
+ * batch applied again after an error) counts as inserted.  Returns false,
+ * having changed nothing, when the entry belongs elsewhere; the caller
+ * then buffers it.
+ */
+bool
+EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
+{
+	EIRelCache *cache;
+	EIScanInsert key;
+	EIStack		stack;
+	Buffer		buf;
+	Page		page;
+	EIPageOpaque opaque;
+	bool		top;
+
+	EICheckItemSize(rel, heapRel, itup);
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
+	cache = (EIRelCache *) rel->rd_amcache;
+
+	key = EIMakeScanKey(rel, itup, true);
+	key->nextkey = true;
+
+	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
+	if (BufferIsValid(buf))
+	{
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
+		if (EI_RIGHTMOST(opaque))
+		{
+			OffsetNumber offnum = EIBinSearch(rel, key, page);
+
+			if (offnum > EI_FIRST_DATA(opaque) &&
+				EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+				UnlockReleaseBuffer(buf);	/* there already */
+			else
+			{
+				EIStatsCount(rel, EI_STAT_FASTPATH_INSERTS, 1);
+				ei_insert_on_page(rel, buf, InvalidBuffer, NULL, itup, offnum);
+			}
+			cache->top_backoff = 0;
+			pfree(key);
+			return true;
+		}
+		/* a pole inside the tree (a run there): not a top insert */
+		UnlockReleaseBuffer(buf);
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+	}
+
+	/* no pole at the right edge: probe by a descent, unless waiting */
+	if (cache->top_wait > 0)
+	{
+		cache->top_wait--;
+		pfree(key);
+		return false;
+	}
+	stack = EISearch(rel, key, &buf, EI_READ);
+	page = BufferGetPage(buf);
+	opaque = EIPageGetOpaque(page);
+	top = EI_RIGHTMOST(opaque) && !(opaque->ei_flags & EI_COMPACT);
+	if (top)
+	{
+		OffsetNumber offnum = EIBinSearch(rel, key, page);
+
+		if (offnum > EI_FIRST_DATA(opaque) &&
+			EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+		{
+			/* there already */
+			UnlockReleaseBuffer(buf);
+			EIFreeStack(stack);
+			pfree(key);
+			return true;
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	EIFreeStack(stack);
+	pfree(key);
+	if (!top)
+	{
+		cache->top_backoff = Min(Max(1, cache->top_backoff * 2), 1024);
+		cache->top_wait = cache->top_backoff;
+		return false;
+	}
+	cache->top_backoff = 0;
+	EIDoInsert(rel, itup, heapRel);
+	return true;
+}
+
+/*
  * Try the leaf remembered by the last insert of this backend (the "pole").
  *
  * That is the rightmost leaf after an insert there, or any leaf that two

@@ -213,6 +213,8 @@ typedef struct EIRelCache
 {
 	EIMetaPageData meta;
 	BlockNumber lastleaf;
+	int			top_wait;		/* EIInsertTop: entries until the next probe */
+	int			top_backoff;	/* ... and the wait after the next miss */
 	bool		compact_checked;	/* compact_norm is known */
 	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
 	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
@@ -527,6 +529,7 @@ extern void EIFreeStack(EIStack stack);
 
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
+extern bool EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup);
 extern void EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items,
 						   int nitems);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
@@ -656,6 +659,7 @@ extern int	osm_buffer_size;
 extern double osm_flush_fraction;
 extern int	osm_bloom_bits_per_key;
 extern int	osm_sort_threshold;
+extern bool osm_top_inserts;
 extern bool osm_flush_worker;
 extern void OsmInitGUCs(void);
 extern bool osminsert(Relation rel, Datum *values, bool *isnull,

@@ -38,6 +38,9 @@ wal_consistency_checking = 'all,elastic_index'
 autovacuum = off
 max_parallel_workers_per_gather = 0
 osm_tree.flush_worker = off
+# every entry through the buffer: keys in order would otherwise go
+# straight into the rightmost leaf (plain tree inserts, tested elsewhere)
+osm_tree.top_inserts = off
 wal_keep_size = '2GB'
 max_wal_size = '4GB'
 });
