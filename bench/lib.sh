@@ -162,3 +162,8 @@ now() {
 elapsed() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'
 }
+
+# The smaller of two times in seconds; $1 may be empty (no time yet).
+fastest() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }'
+}

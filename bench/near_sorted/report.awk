@@ -52,6 +52,9 @@ END {
 	print "  table without an index, with a btree index and with an index of each kind. Index time ="
 	print "  load time with the index minus without. WAL per row includes the heap's."
 	print "- **CREATE INDEX** over the same rows (the COPY target is \"at most 2x a build\")."
+	printf "- COPY loads, CREATE INDEX and each read workload ran %d times per index kind; the\n", repeat
+	print "  fastest load and build and the best tps count (the same work each time: the spread"
+	print "  between runs is noise from the rest of the machine)."
 	printf "- **Single-row inserts**: %d rows, one INSERT per transaction, from %d pgbench clients\n", singles, clients
 	print "  taking rows in arrival order (a sequence); total seconds without an index, with btree,"
 	print "  with the kind, and the ratio of the index times (load with the index minus"
@@ -59,7 +62,7 @@ END {
 	print "  row costs far more than the index, and smaller differences are noise. Latency"
 	print "  percentiles of one INSERT (pgbench per-transaction log)."
 	printf "- **Reads** on the index the COPY load left: pgbench point lookups and 100-key range\n"
-	printf "  scans, 1 client, %d s each (tps).\n", duration
+	printf "  scans, 1 client, best of %d runs of %d s (tps).\n", repeat, duration
 	print ""
 	print "Ratios are kind / btree from the same run: below 1 is better for times and"
 	print "sizes, above 1 is better for tps."
@@ -101,7 +104,7 @@ END {
 		print ""
 		printf "After the %d single-row inserts above: index size and leaf fill, the pages left in\n", singles
 		print "osm_tree's insert buffer (its background flush worker on, `osm_tree.buffer_size` 32), and"
-		printf "pgbench point lookups and 100-key range scans over those rows, 1 client, %d s each,\n", duration
+		printf "pgbench point lookups and 100-key range scans over those rows, 1 client, best of %d runs of %d s,\n", repeat, duration
 		print "as kind / btree tps (osm_tree reads its buffer pages too)."
 		for (q = 1; q <= nk; q++) {
 			e = kind[q]
