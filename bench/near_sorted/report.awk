@@ -52,9 +52,10 @@ END {
 	print "  table without an index, with a btree index and with an index of each kind. Index time ="
 	print "  load time with the index minus without. WAL per row includes the heap's."
 	print "- **CREATE INDEX** over the same rows (the COPY target is \"at most 2x a build\")."
-	printf "- COPY loads, CREATE INDEX and each read workload ran %d times per index kind; the\n", repeat
-	print "  fastest load and build and the best tps count (the same work each time: the spread"
-	print "  between runs is noise from the rest of the machine)."
+	printf "- COPY loads, CREATE INDEX, single-row loads and each read workload ran %d times per\n", repeat
+	print "  index kind; the fastest load and build (single-row: with that run's latencies) and the"
+	print "  best tps count (the same work each time: the spread between runs is noise from the"
+	print "  rest of the machine)."
 	printf "- **Single-row inserts**: %d rows, one INSERT per transaction, from %d pgbench clients\n", singles, clients
 	print "  taking rows in arrival order (a sequence); total seconds without an index, with btree,"
 	print "  with the kind, and the ratio of the index times (load with the index minus"

@@ -253,8 +253,6 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 {
 	MemoryContext sortcxt;
 	MemoryContext oldcxt;
-	EIEntrySort esort;
-	EISortEntry *entries;
 	IndexTuple *sorted;
 	int			n = batch->nitems;
 
@@ -266,14 +264,22 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 									ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(sortcxt);
 
-	EIEntrySortInit(&esort, rel);
-	entries = palloc_extended(sizeof(EISortEntry) * n, MCXT_ALLOC_HUGE);
-	for (int i = 0; i < n; i++)
-		EIEntrySortSet(&esort, &entries[i], batch->items[i]);
-	EIEntrySortRun(&esort, entries, n);
 	sorted = palloc_extended(sizeof(IndexTuple) * n, MCXT_ALLOC_HUGE);
-	for (int i = 0; i < n; i++)
-		sorted[i] = entries[i].itup;
+	if (n == 1)
+		sorted[0] = batch->items[0];	/* a one-row transaction: no sort */
+	else
+	{
+		EIEntrySort esort;
+		EISortEntry *entries;
+
+		EIEntrySortInit(&esort, rel);
+		entries = palloc_extended(sizeof(EISortEntry) * n, MCXT_ALLOC_HUGE);
+		for (int i = 0; i < n; i++)
+			EIEntrySortSet(&esort, &entries[i], batch->items[i]);
+		EIEntrySortRun(&esort, entries, n);
+		for (int i = 0; i < n; i++)
+			sorted[i] = entries[i].itup;
+	}
 
 	/*
 	 * The batch is emptied only once all of it is in.  If applying fails in

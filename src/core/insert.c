@@ -62,6 +62,8 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
+static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
+						  OffsetNumber *offp);
 
 /*
  * Insert one leaf tuple (t_tid already set to the heap TID).
@@ -266,9 +268,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
 			pfree(key);
 			break;				/* belongs to a leaf further right */
 		}
-		off = EIBinSearch(rel, key, tmp);
-		present = (off > EI_FIRST_DATA(opaque) &&
-				   EICompare(rel, key, tmp, OffsetNumberPrev(off)) == 0);
+		present = ei_leaf_holds(rel, key, tmp, &off);
 		pfree(key);
 		if (present)
 			continue;
@@ -477,14 +477,29 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 }
 
 /*
+ * Does the standard leaf page hold the entry the key (with its heap TID,
+ * nextkey) describes?  Sets *offp to where the entry goes (or would go).
+ */
+static bool
+ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
+{
+	OffsetNumber off = EIBinSearch(rel, key, page);
+
+	*offp = off;
+	return off > EI_FIRST_DATA(EIPageGetOpaque(page)) &&
+		EICompare(rel, key, page, OffsetNumberPrev(off)) == 0;
+}
+
+/*
  * osm_tree's top inserts: put an entry straight into the tree when it
  * belongs in the rightmost leaf, instead of into the insert buffer.
  *
  * With a pole on the rightmost leaf that takes the entry, this is the fast
  * path: one conditional lock, no descent.  Without one, a descent now and
  * then finds out whether the entry belongs at the right edge: if so it is
- * inserted by EIDoInsert (which splits the rightmost leaf at the fill
- * factor when full, and makes the leaf the pole); if not, the next probes
+ * inserted there at once (or, when the leaf is full, by EIDoInsert, which
+ * removes dead entries or splits the rightmost leaf at the fill factor),
+ * and the leaf becomes the pole; if not, the next probes
  * wait for 1, 2, 4, ... up to 1024 entries, so that scattered keys pay
  * about one descent per thousand entries.  An entry already in the leaf (a
  * batch applied again after an error) counts as inserted.  Returns false,
@@ -517,10 +532,9 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 		opaque = EIPageGetOpaque(page);
 		if (EI_RIGHTMOST(opaque))
 		{
-			OffsetNumber offnum = EIBinSearch(rel, key, page);
+			OffsetNumber offnum;
 
-			if (offnum > EI_FIRST_DATA(opaque) &&
-				EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+			if (ei_leaf_holds(rel, key, page, &offnum))
 				UnlockReleaseBuffer(buf);	/* there already */
 			else
 			{
@@ -543,19 +557,28 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 		pfree(key);
 		return false;
 	}
-	stack = EISearch(rel, key, &buf, EI_READ);
+	stack = EISearch(rel, key, &buf, EI_WRITE);
 	page = BufferGetPage(buf);
 	opaque = EIPageGetOpaque(page);
 	top = EI_RIGHTMOST(opaque) && !(opaque->ei_flags & EI_COMPACT);
 	if (top)
 	{
-		OffsetNumber offnum = EIBinSearch(rel, key, page);
+		OffsetNumber offnum;
 
-		if (offnum > EI_FIRST_DATA(opaque) &&
-			EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+		cache->top_backoff = 0;
+		if (ei_leaf_holds(rel, key, page, &offnum))
 		{
 			/* there already */
 			UnlockReleaseBuffer(buf);
+			EIFreeStack(stack);
+			pfree(key);
+			return true;
+		}
+		if (PageGetFreeSpace(page) >= MAXALIGN(IndexTupleSize(itup)))
+		{
+			/* it fits: insert now; the leaf becomes the pole */
+			EIStatsCount(rel, EI_STAT_DESCENTS, 1);
+			ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
 			EIFreeStack(stack);
 			pfree(key);
 			return true;
@@ -570,7 +593,8 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 		cache->top_wait = cache->top_backoff;
 		return false;
 	}
-	cache->top_backoff = 0;
+
+	/* the rightmost leaf is full: the ordinary path cleans up or splits */
 	EIDoInsert(rel, itup, heapRel);
 	return true;
 }
