@@ -41,7 +41,13 @@
  * ----------------------------------------------------------------
  */
 #define EI_MAGIC			0x45495452	/* "EITR" */
-#define EI_VERSION			1		/* on-disk format version */
+/*
+ * On-disk format version.  2: the summary of an osm_tree insert buffer page
+ * has nsorted (its sorted section), so its Bloom filter starts two bytes
+ * later than in version 1, whose buffer pages a version 2 build would
+ * misread.
+ */
+#define EI_VERSION			2
 #define EI_METAPAGE			0		/* block number of the metapage */
 #define EI_PAGE_ID			0xFF9E	/* last 2 bytes of every page's special */
 
