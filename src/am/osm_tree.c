@@ -159,11 +159,7 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	else if (EIGetBatchSize(rel) > 1)
 		EIBatchAdd(rel, heapRel, itup);
 	else if (OsmBufferEnabled(rel))
-	{
-		/* a top insert goes to the rightmost leaf, the rest to the buffer */
-		if (!osm_top_inserts || !EIInsertTop(rel, heapRel, itup))
-			OsmBufferInsert(rel, heapRel, &itup, 1);
-	}
+		OsmBufferInsert(rel, heapRel, &itup, 1);
 	else
 		EIDoInsert(rel, itup, heapRel);
 	pfree(itup);

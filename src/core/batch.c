@@ -296,16 +296,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * would hand the tree those keys after the next load's, out of order.
 	 */
 	if (!batch->to_tree && ei_batch_wants_buffer(rel, sorted, n))
-	{
-		/* top inserts go to the rightmost leaf, the rest to the buffer */
-		int			nbuffered = 0;
-
-		for (int i = 0; i < n; i++)
-			if (!osm_top_inserts || !EIInsertTop(rel, heapRel, sorted[i]))
-				sorted[nbuffered++] = sorted[i];
-		if (nbuffered > 0)
-			OsmBufferInsert(rel, heapRel, sorted, nbuffered);
-	}
+		OsmBufferInsert(rel, heapRel, sorted, n);
 	else
 	{
 		EIInsertSorted(rel, heapRel, sorted, n);

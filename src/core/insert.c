@@ -522,6 +522,13 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 		(void) EIGetMetaCached(rel, false);
 	cache = (EIRelCache *) rel->rd_amcache;
 
+	/* no pole and the next probe must wait: nothing to look at */
+	if (!BlockNumberIsValid(RelationGetTargetBlock(rel)) && cache->top_wait > 0)
+	{
+		cache->top_wait--;
+		return false;
+	}
+
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 

@@ -61,6 +61,8 @@ static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
 static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
 static void osm_seal_page(Relation rel, Buffer buf);
 static void osm_sort_page(Relation rel, Buffer buf);
+static void osm_log_page_op(Relation rel, Buffer buf, uint8 op, char *data,
+							Size len);
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 						   uint16 bloom_bytes, uint8 probes,
@@ -299,9 +301,11 @@ osm_page_is_open_tail(Page page)
 }
 
 /*
- * Append entries (in any order) to the index's insert buffer: as many as
+ * Take entries (in any order) headed for the index's insert buffer.  With
+ * osm_tree.top_inserts, those that belong in the rightmost leaf go there
+ * instead (EIInsertTop); the others are appended to the buffer: as many as
  * fit on the tail page under one lock and in one WAL record, then on new
- * tail pages.
+ * tail pages.  The items array is reused to hold the buffered ones.
  */
 void
 OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
@@ -310,6 +314,16 @@ OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 
 	EICheckPreloaded();
 	(void) osm_buffer_cache(rel);
+
+	if (osm_top_inserts)
+	{
+		int			nbuffered = 0;
+
+		for (int k = 0; k < nitems; k++)
+			if (!EIInsertTop(rel, heapRel, items[k]))
+				items[nbuffered++] = items[k];
+		nitems = nbuffered;
+	}
 
 	while (i < nitems)
 	{
@@ -863,18 +877,30 @@ osm_seal_page(Relation rel, Buffer buf)
 
 	EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
 	MarkBufferDirty(buf);
-	if (RelationNeedsWAL(rel))
-	{
-		xl_ei_buffer_link xlrec;
-		XLogRecPtr	recptr;
-
-		osm_link_begin(&xlrec, OSM_LINK_SEAL, 1, 0, 0, InvalidFullTransactionId);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
-		PageSetLSN(page, recptr);
-	}
+	osm_log_page_op(rel, buf, OSM_LINK_SEAL, NULL, 0);
 
 	END_CRIT_SECTION();
+}
+
+/*
+ * Log a BUFFER_LINK record of op that changed the one buffer page buf
+ * (seal, sort), with data (if any) as the page's data.  Called inside the
+ * caller's critical section, after the change.
+ */
+static void
+osm_log_page_op(Relation rel, Buffer buf, uint8 op, char *data, Size len)
+{
+	xl_ei_buffer_link xlrec;
+	XLogRecPtr	recptr;
+
+	if (!RelationNeedsWAL(rel))
+		return;
+	osm_link_begin(&xlrec, op, 1, 0, 0, InvalidFullTransactionId);
+	XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+	if (len > 0)
+		XLogRegisterBufData(0, data, len);
+	recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+	PageSetLSN(BufferGetPage(buf), recptr);
 }
 
 /*
@@ -897,18 +923,9 @@ osm_sort_page(Relation rel, Buffer buf)
 
 	OsmBufferPageSort(page, order, norder);
 	MarkBufferDirty(buf);
-	if (RelationNeedsWAL(rel))
-	{
-		xl_ei_buffer_link xlrec;
-		XLogRecPtr	recptr;
-
-		osm_link_begin(&xlrec, OSM_LINK_SORT, 1, 0, 0, InvalidFullTransactionId);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		/* the order the entries were put in (old offsets) */
-		XLogRegisterBufData(0, (char *) order, sizeof(OffsetNumber) * norder);
-		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
-		PageSetLSN(page, recptr);
-	}
+	/* the order the entries were put in (old offsets) */
+	osm_log_page_op(rel, buf, OSM_LINK_SORT, (char *) order,
+					sizeof(OffsetNumber) * norder);
 
 	END_CRIT_SECTION();
 
