@@ -17,10 +17,12 @@
  * Because pd_lower covers the image, PageGetMaxOffsetNumber means nothing
  * on a compact page: code must test EI_COMPACT before reading items.
  *
- * Keys are normalized keys of one fixed length (core/normkey.c); only
- * indexes whose key columns all have fixed-width encodings can have
- * compact leaves.  Whenever the SeqTree needs a key it reads it from the
- * heap (core/heapkey.c) while the caller holds the leaf's lock.
+ * Keys are normalized keys of one fixed length (core/normkey.c): the
+ * fixed width of the key columns' encodings, or, with a variable-width
+ * column (text, bytea), EI_COMPACT_VARKEY_LEN bytes, each key padded with
+ * zeros; an entry whose key is longer cannot be in a compact leaf.
+ * Whenever the SeqTree needs a key it reads it from the heap
+ * (core/heapkey.c) while the caller holds the leaf's lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -134,7 +136,7 @@ ei_compact_build_key(void *arg, int pos)
 /*
  * Return the normalized keys (norm->keylen bytes each, heap TID included)
  * of the entries of a standard leaf, in page order, computed from its own
- * tuples; palloc'd.
+ * tuples; palloc'd.  Returns NULL if a key is too long for a compact leaf.
  */
 char *
 EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
@@ -155,7 +157,12 @@ EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
 
 		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
 		resetStringInfo(&key);
-		EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+		if (!EINormalizeKey(norm, values, isnull, &itup->t_tid, &key))
+		{
+			pfree(keys);
+			pfree(key.data);
+			return NULL;
+		}
 		Assert(key.len == norm->keylen);
 		memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
 	}
@@ -166,7 +173,8 @@ EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
 /*
  * Write into dst the compact form of the standard leaf src, whose entries'
  * normalized keys are computed from its own tuples (no heap reads).
- * Returns false if the entries do not fit in a compact leaf.
+ * Returns false if the entries do not fit in a compact leaf or a key is
+ * too long for one.
  */
 bool
 EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
@@ -206,6 +214,8 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	/* normalized keys of the entries, in page order (which is key order) */
 	keys.keylen = norm->keylen;
 	keys.keys = EICompactLeafKeys(index, norm, src);
+	if (keys.keys == NULL)
+		return false;
 	for (int i = 0; i < n; i++)
 		memcpy((char *) dst + tidoff + i * sizeof(ItemPointerData),
 			   &EIReadTuple(src, first + i)->t_tid, sizeof(ItemPointerData));

@@ -19,7 +19,17 @@
  *	  entry can be removed, and its key is not needed any more.
  *	- A key column stored out of line in TOAST would need a TOAST-table
  *	  read, which must never happen under a buffer lock; the entry is
- *	  reported unreadable instead.  (Fixed-width types are never toasted.)
+ *	  reported unreadable instead.  (Fixed-width types are never toasted;
+ *	  a short text key is moved out of line only in a row that stays wider
+ *	  than about 2 kB once every larger column is.)  The caller then
+ *	  unlocks the leaf, keeping its pin, and reads the key with
+ *	  EIHeapKeyReadUnlocked, which detoasts it holding no buffer lock and
+ *	  remembers it by TID; later reads of that TID by the same reader
+ *	  return the remembered key.  The leaf's pin keeps that safe: VACUUM
+ *	  needs a cleanup lock on every leaf before it can mark a heap item
+ *	  unused, so no TID the leaf held when it was unlocked is reused while
+ *	  the pin lasts.  A reader therefore forgets its remembered keys
+ *	  (EIHeapKeyReaderForget) whenever it moves to another leaf.
  *	- Aborted and deleted tuples keep their data until pruned, and pruning
  *	  needs a cleanup lock on the heap page, which our share lock excludes
  *	  while we read.
@@ -38,6 +48,18 @@
 #include "eitree.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
+
+/* A key read with the leaf unlocked (EIHeapKeyReadUnlocked). */
+typedef struct EIHeapKeyCached
+{
+	ItemPointerData tid;
+	char	   *key;			/* normalized key, key.len bytes */
+	int			keylen;
+	IndexTuple	itup;			/* with want_tuple, else NULL */
+} EIHeapKeyCached;
+
+static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
+									   ItemPointer tid, bool unlocked);
 
 /*
  * Prepare to read keys of the entries of index from its table heap.
@@ -61,8 +83,25 @@ EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
 	reader->index = index;
 	reader->norm = norm;
 	reader->buf = InvalidBuffer;
+	reader->cxt = CurrentMemoryContext;
 	initStringInfo(&reader->key);
 	return reader;
+}
+
+/*
+ * Forget the keys read with the leaf unlocked: the caller is about to let
+ * go of the leaf whose pin made them safe.
+ */
+void
+EIHeapKeyReaderForget(EIHeapKeyReader *reader)
+{
+	for (int i = 0; i < reader->ncached; i++)
+	{
+		pfree(reader->cached[i].key);
+		if (reader->cached[i].itup != NULL)
+			pfree(reader->cached[i].itup);
+	}
+	reader->ncached = 0;
 }
 
 /*
@@ -89,6 +128,9 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
 	EIStatsCount(reader->index, EI_STAT_HEAP_KEY_READS, reader->nreads);
 	if (BufferIsValid(reader->buf))
 		ReleaseBuffer(reader->buf);
+	EIHeapKeyReaderForget(reader);
+	if (reader->cached != NULL)
+		pfree(reader->cached);
 	pfree(reader->key.data);
 	pfree(reader);
 }
@@ -105,6 +147,54 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
 EIHeapKeyResult
 EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 {
+	return ei_heapkey_read(reader, tid, false);
+}
+
+/*
+ * Like EIHeapKeyRead, but for a caller that holds the leaf holding the
+ * entry pinned and not locked: a key column toasted out of line is
+ * fetched from TOAST (holding no buffer lock), and the key is remembered
+ * so that EIHeapKeyRead of the same TID finds it until the reader forgets.
+ */
+EIHeapKeyResult
+EIHeapKeyReadUnlocked(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	return ei_heapkey_read(reader, tid, true);
+}
+
+/*
+ * Unlock the pinned leaf leafbuf, read the key of tid with
+ * EIHeapKeyReadUnlocked, and lock the leaf again in lockmode.  The leaf
+ * may have changed meanwhile; the caller checks it again.
+ */
+void
+EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf, int lockmode,
+					   ItemPointer tid)
+{
+	LockBuffer(leafbuf, BUFFER_LOCK_UNLOCK);
+	(void) EIHeapKeyReadUnlocked(reader, tid);
+	LockBuffer(leafbuf, lockmode);
+}
+
+/*
+ * Return the remembered key of tid, or NULL.
+ */
+static EIHeapKeyCached *
+ei_heapkey_cached(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	for (int i = 0; i < reader->ncached; i++)
+		if (ItemPointerEquals(&reader->cached[i].tid, tid))
+			return &reader->cached[i];
+	return NULL;
+}
+
+/*
+ * Read the key of tid (see EIHeapKeyRead); unlocked says the caller holds
+ * no lock on the leaf, so a toasted key may be fetched and is remembered.
+ */
+static EIHeapKeyResult
+ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
+{
 	Relation	heap = reader->heap;
 	Relation	index = reader->index;
 	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
@@ -115,6 +205,7 @@ EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
+	HeapTuple	copy = NULL;
 
 	reader->nreads++;
 	if (!BufferIsValid(reader->buf) ||
@@ -157,13 +248,24 @@ EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 	tuple.t_tableOid = RelationGetRelid(heap);
 	ItemPointerSet(&tuple.t_self, blkno, offnum);
 
+	/*
+	 * Without the leaf's lock, work on a copy of the tuple so that TOAST is
+	 * read with no buffer locked.
+	 */
+	if (unlocked)
+	{
+		copy = heap_copytuple(&tuple);
+		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+		tuple = *copy;
+	}
+
 	for (int i = 0; i < reader->norm->nkeyatts; i++)
 	{
 		AttrNumber	attnum = index->rd_index->indkey.values[i];
 
 		values[i] = heap_getattr(&tuple, attnum, RelationGetDescr(heap),
 								 &isnull[i]);
-		if (!isnull[i] &&
+		if (!unlocked && !isnull[i] &&
 			TupleDescAttr(RelationGetDescr(heap), attnum - 1)->attlen == -1 &&
 			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
 		{
@@ -177,8 +279,18 @@ EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 	reader->itup = NULL;
 	if (result == EI_HEAPKEY_FOUND)
 	{
-		EINormalizeKey(reader->norm, values, isnull, tid, &reader->key);
-		if (reader->want_tuple)
+		if (!EINormalizeKey(reader->norm, values, isnull, tid, &reader->key))
+		{
+			if (!unlocked)
+				LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("key of heap tuple (%u,%u) of \"%s\" is too long for a compact leaf of index \"%s\"",
+							blkno, offnum, RelationGetRelationName(heap),
+							RelationGetRelationName(index)),
+					 errhint("The key's collation may have changed.  REINDEX the index.")));
+		}
+		if (reader->want_tuple || unlocked)
 		{
 			reader->itup = index_form_tuple(RelationGetDescr(index), values,
 											isnull);
@@ -186,6 +298,61 @@ EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
 		}
 	}
 
-	LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+	if (!unlocked)
+		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+	else
+	{
+		/* remember the key for reads under the leaf's lock */
+		MemoryContext oldcxt = MemoryContextSwitchTo(reader->cxt);
+		EIHeapKeyCached *c = ei_heapkey_cached(reader, tid);
+
+		if (c == NULL)
+		{
+			if (reader->ncached == reader->maxcached)
+			{
+				reader->maxcached = Max(8, reader->maxcached * 2);
+				reader->cached = reader->cached == NULL ?
+					palloc(sizeof(EIHeapKeyCached) * reader->maxcached) :
+					repalloc(reader->cached,
+							 sizeof(EIHeapKeyCached) * reader->maxcached);
+			}
+			c = &reader->cached[reader->ncached++];
+			c->tid = *tid;
+			c->keylen = reader->key.len;
+			c->key = palloc(reader->key.len);
+			memcpy(c->key, reader->key.data, reader->key.len);
+			c->itup = NULL;
+			if (reader->itup != NULL)
+			{
+				c->itup = palloc(IndexTupleSize(reader->itup));
+				memcpy(c->itup, reader->itup, IndexTupleSize(reader->itup));
+			}
+		}
+		MemoryContextSwitchTo(oldcxt);
+		if (!reader->want_tuple && reader->itup != NULL)
+		{
+			pfree(reader->itup);
+			reader->itup = NULL;
+		}
+	}
+	if (copy != NULL)
+		heap_freetuple(copy);
+
+	/* a key too wide to read under the lock may have been read without it */
+	if (result == EI_HEAPKEY_UNREADABLE)
+	{
+		EIHeapKeyCached *c = ei_heapkey_cached(reader, tid);
+
+		if (c != NULL)
+		{
+			appendBinaryStringInfo(&reader->key, c->key, c->keylen);
+			if (reader->want_tuple && c->itup != NULL)
+			{
+				reader->itup = palloc(IndexTupleSize(c->itup));
+				memcpy(reader->itup, c->itup, IndexTupleSize(c->itup));
+			}
+			result = EI_HEAPKEY_FOUND;
+		}
+	}
 	return result;
 }

@@ -76,6 +76,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	Buffer		buf;
 	OffsetNumber offnum;
 	bool		shrinking = false;
+	bool		fits_compact;
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
@@ -90,8 +91,11 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
-	/* read now what the policy needs, not later under the leaf's lock */
-	(void) EICompactInfo(rel);
+	/*
+	 * Read now what the policy needs, not later under the leaf's lock.  A
+	 * key too long for a compact leaf never makes its leaf compact.
+	 */
+	fits_compact = EICompactKeyFits(rel, itup);
 
 	for (;;)
 	{
@@ -113,7 +117,8 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 		{
 			ei_delete_dead_items(rel, heapRel, buf);
 			if (PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)) &&
-				EIElasticWantsCompact(rel) && EICompactConvert(rel, buf))
+				fits_compact && EIElasticWantsCompact(rel) &&
+				EICompactConvert(rel, buf))
 				shrinking = true;
 		}
 
@@ -125,11 +130,19 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 		}
 
 		/* a compact leaf: insert, or split it and start over */
-		if (EICompactInsert(rel, heapRel, buf, itup))
-			break;
-		EICompactSplit(rel, heapRel, buf, stack);
-		EIFreeStack(stack);
-		stack = NULL;
+		switch (EICompactInsert(rel, heapRel, buf, key, itup))
+		{
+			case EI_COMPACT_INSERTED:
+				break;
+			case EI_COMPACT_FULL:
+				EICompactSplit(rel, heapRel, buf, stack);
+				/* fall through */
+			case EI_COMPACT_RESTART:
+				EIFreeStack(stack);
+				stack = NULL;
+				continue;
+		}
+		break;
 	}
 
 	EIFreeStack(stack);

@@ -102,13 +102,49 @@ EIGetNormKeyInfo(Relation index)
 }
 
 /*
- * Append the normalized key of one entry to out: the key columns in
- * values/isnull, then the heap TID unless tid is NULL (a search key).
+ * Make info describe the padded keys of compact leaves: an index with a
+ * variable-width key column gets keys of EI_COMPACT_VARKEY_LEN bytes, the
+ * natural key followed by zeros.  Fixed-width keys are left as they are.
  */
 void
+EINormKeyPad(EINormKeyInfo *info)
+{
+	if (info->ok && info->keylen < 0)
+	{
+		info->keylen = EI_COMPACT_VARKEY_LEN;
+		info->padded = true;
+	}
+}
+
+/*
+ * Length of the first column's part of a normalized search key of
+ * keylen bytes built by EINormalizeKey from a value in the first column
+ * and NULLs in all others (tid NULL, no padding counted).
+ */
+int
+EINormKeyPrefixLength(EINormKeyInfo *info, int keylen)
+{
+	int			len = keylen;
+
+	for (int i = 1; i < info->nkeyatts; i++)
+		len -= 1 + Max(info->widths[i], 0);
+	return len;
+}
+
+/*
+ * Append the normalized key of one entry to out: the key columns in
+ * values/isnull, then the heap TID unless tid is NULL (a search key).
+ * With padded keys (EINormKeyPad), an entry's key (tid given) of at most
+ * info->keylen bytes is padded with zeros to that length; a longer one is
+ * left as it is and the result is false: it cannot be stored in a compact
+ * leaf.  Otherwise the result is true.  Search keys are never padded.
+ */
+bool
 EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 			   ItemPointer tid, StringInfo out)
 {
+	int			start = out->len;
+
 	Assert(info->ok);
 
 	for (int i = 0; i < info->nkeyatts; i++)
@@ -123,7 +159,9 @@ EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 													values[i]));
 			len = VARSIZE_ANY_EXHDR(enc);
 		}
-		enlargeStringInfo(out, (int) Max(len, info->widths[i]) + 1);
+		/* the marker, then the value or a NULL's padding */
+		enlargeStringInfo(out, 1 + (int) (isnull[i] ?
+										  Max(info->widths[i], 0) : len));
 		out->len += (int) keynorm_column((uint8 *) out->data + out->len,
 										 info->flags[i], isnull[i],
 										 enc ? (uint8 *) VARDATA_ANY(enc) : NULL,
@@ -150,4 +188,17 @@ EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 									  (uint8 *) out->data + out->len);
 		out->data[out->len] = '\0';
 	}
+
+	if (info->padded && tid != NULL)
+	{
+		int			natural = out->len - start;
+
+		if (natural > info->keylen)
+			return false;
+		enlargeStringInfo(out, info->keylen - natural);
+		memset(out->data + out->len, 0, info->keylen - natural);
+		out->len += info->keylen - natural;
+		out->data[out->len] = '\0';
+	}
+	return true;
 }

@@ -1062,14 +1062,16 @@ EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col, Datum *value)
  * bounds (in index order: the keys' strategies already are).  A bound is
  * the column's normalized prefix padded with 0x00 or 0xFF to the key
  * length; no entry equals a padded key, because no heap TID has offset 0
- * or 0xFFFF.  Keys that cannot be converted give no bound.
+ * or 0xFFFF (a variable-width prefix ends in its terminator, so the next
+ * byte of an entry is a column marker or a heap TID byte, followed by more
+ * non-padding bytes).  Keys that cannot be converted give no bound.
  */
 static void
 ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	Relation	rel = scan->indexRelation;
-	int			prefixlen = 1 + norm->widths[0];
+	int			prefixlen;
 	StringInfoData tmp;
 	char	   *bound = palloc(norm->keylen);
 
@@ -1124,8 +1126,18 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 			isnull[c] = true;
 		}
 		resetStringInfo(&tmp);
-		EINormalizeKey(norm, values, isnull, NULL, &tmp);
+		(void) EINormalizeKey(norm, values, isnull, NULL, &tmp);
+
+		/*
+		 * The first column's part.  A variable-width value longer than the
+		 * padded keys is cut: every stored key is shorter and first differs
+		 * from the value inside itself (the encoding is prefix-free), so the
+		 * cut value orders like the whole one against all of them.
+		 */
+		prefixlen = norm->widths[0] >= 0 ? 1 + norm->widths[0] :
+			EINormKeyPrefixLength(norm, tmp.len);
 		Assert(tmp.len >= prefixlen);
+		prefixlen = Min(prefixlen, norm->keylen);
 
 		if (is_lower)
 		{
@@ -1187,6 +1199,8 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 	int			lo;
 	int			hi;
 	int			count = 0;
+	int		   *pending = NULL;
+	int			npending = 0;
 
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
@@ -1196,6 +1210,9 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 		ei_compact_bounds(scan, cs, norm);
 
 	so->currPos.compact = true;
+
+	/* keys remembered for another leaf's entries are not safe here */
+	EIHeapKeyReaderForget(cs->reader);
 	n = EICompactNKeys(page);
 
 	/*
@@ -1238,6 +1255,12 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 			so->currPos.moreRight = false;
 	}
 
+	/*
+	 * Index-only scans read each entry's key.  Keys toasted out of line are
+	 * read after the others, with the leaf unlocked but still pinned: the
+	 * items are those the locked leaf held, and the pin keeps their TIDs
+	 * from being reused meanwhile (see core/heapkey.c).
+	 */
 	for (int pos = lo; pos <= hi; pos++)
 	{
 		EIScanPosItem *item = &so->currPos.items[count];
@@ -1250,13 +1273,45 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 
 			if (result == EI_HEAPKEY_DEAD)
 				continue;
-			if (result != EI_HEAPKEY_FOUND)
-				elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
-					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			if (result == EI_HEAPKEY_UNREADABLE)
+			{
+				if (pending == NULL)
+					pending = palloc(sizeof(int) * (hi - lo + 1));
+				pending[npending++] = count++;
+				continue;
+			}
 			ei_save_item(so, count, InvalidOffsetNumber, cs->reader->itup);
 			pfree(cs->reader->itup);
 		}
 		count++;
+	}
+	if (npending > 0)
+	{
+		int			kept = 0;
+
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		for (int i = 0; i < npending; i++)
+		{
+			EIScanPosItem *item = &so->currPos.items[pending[i]];
+
+			if (EIHeapKeyReadUnlocked(cs->reader, &item->heapTid) ==
+				EI_HEAPKEY_FOUND)
+			{
+				ei_save_item(so, pending[i], InvalidOffsetNumber,
+							 cs->reader->itup);
+				pfree(cs->reader->itup);
+			}
+			else
+				ItemPointerSetInvalid(&item->heapTid);
+		}
+		LockBuffer(buf, EI_READ);
+
+		/* drop the items found dead meanwhile */
+		for (int i = 0; i < count; i++)
+			if (ItemPointerIsValid(&so->currPos.items[i].heapTid))
+				so->currPos.items[kept++] = so->currPos.items[i];
+		count = kept;
+		pfree(pending);
 	}
 
 	EIHeapKeyReaderReleasePin(cs->reader);

@@ -49,8 +49,8 @@ ei_table_is_heap(Oid relid)
 
 /*
  * Return the normalized-key information of an index whose leaves can be
- * compact, or NULL if they cannot: the keys need fixed-width normalized
- * forms (core/normkey.c), no INCLUDE columns (an expanded entry is formed
+ * compact, or NULL if they cannot: the keys need normalized forms
+ * (core/normkey.c; variable-width ones are padded), no INCLUDE columns (an expanded entry is formed
  * from the key columns read from the heap) and a heap table.  Cached in
  * the relation's rd_amcache; the information itself lives in rd_indexcxt,
  * which outlives a relcache flush of the cache.
@@ -69,6 +69,7 @@ EICompactInfo(Relation rel)
 		MemoryContext oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
 		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
 
+		EINormKeyPad(norm);
 		MemoryContextSwitchTo(oldcxt);
 		if (!EIRelIsOsm(rel) &&
 			norm->ok && norm->keylen > 0 && norm->keylen <= SEQTREE_MAX_KEYLEN &&
@@ -221,13 +222,62 @@ EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions, int npos)
 }
 
 /*
- * Insert itup into the write-locked compact leaf buf: one SeqTree search
- * (one heap read) finds its position.  Returns true, releasing buf, when
- * the entry is in; false, keeping buf locked, when the leaf is full and
- * must be split first.
+ * Can the entry itup be stored in a compact leaf of rel (which can have
+ * them)?  Only a key longer than EI_COMPACT_VARKEY_LEN cannot.
  */
 bool
-EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
+EICompactKeyFits(Relation rel, IndexTuple itup)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	StringInfoData key;
+	bool		fits;
+
+	if (norm == NULL || !norm->padded)
+		return true;
+	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
+	initStringInfo(&key);
+	fits = EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+	pfree(key.data);
+	return fits;
+}
+
+/*
+ * Does the write-locked leaf buf, locked again after a wait, still take
+ * the entry whose insertion scan key is scankey as a compact leaf?  A split
+ * may have moved its key range right meanwhile.
+ */
+static bool
+ei_compact_still_covers(Relation rel, Buffer buf, EIScanInsert scankey)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+
+	if (EI_IGNORE(opaque) || !EI_IS_LEAF(opaque) ||
+		!(opaque->ei_flags & EI_COMPACT))
+		return false;
+	return EI_RIGHTMOST(opaque) ||
+		EICompare(rel, scankey, page, EI_HIKEY) < (scankey->nextkey ? 0 : 1);
+}
+
+/*
+ * Insert itup, whose insertion scan key is scankey, into the write-locked
+ * compact leaf buf: one SeqTree search (one heap read) finds its position.
+ * Returns EI_COMPACT_INSERTED, having released buf, when the entry is in;
+ * EI_COMPACT_FULL, keeping buf locked, when the leaf must be split first;
+ * EI_COMPACT_RESTART, having released buf, when the caller must descend
+ * again.
+ *
+ * A key too long for a compact leaf (a variable-width one) makes the leaf
+ * standard again, after halving it as often as it takes to fit into one
+ * standard leaf; the caller then inserts the entry there.  The search
+ * reads a key toasted out of line with the leaf unlocked (pinned), and
+ * restarts if a split moved the entry's place meanwhile.
+ */
+EICompactInsertResult
+EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
+				EIScanInsert scankey, IndexTuple itup)
 {
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	Page		page = BufferGetPage(buf);
@@ -243,7 +293,14 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
 
 	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
 	initStringInfo(&key);
-	EINormalizeKey(norm, values, isnull, &itup->t_tid, &key);
+	if (!EINormalizeKey(norm, values, isnull, &itup->t_tid, &key))
+	{
+		pfree(key.data);
+		if (!EICompactExpand(rel, heapRel, buf))
+			return EI_COMPACT_FULL;
+		EIRelBuf(rel, buf);
+		return EI_COMPACT_RESTART;
+	}
 
 	reader = EIHeapKeyReaderBegin(heapRel, rel, norm);
 	for (;;)
@@ -251,13 +308,26 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
 		EIHeapKeyResult why;
 		int			bad = EICompactSearch(page, reader, (uint8 *) key.data,
 										  &loc, &why);
+		ItemPointerData tid;
 
 		if (bad < 0)
 			break;
-		if (why != EI_HEAPKEY_DEAD)
-			elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
-				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-		ei_compact_remove_dead(rel, buf, bad);
+		if (why == EI_HEAPKEY_DEAD)
+		{
+			ei_compact_remove_dead(rel, buf, bad);
+			continue;
+		}
+
+		/* a key toasted out of line: read it with the leaf unlocked */
+		EICompactGetTid(page, bad, &tid);
+		EIHeapKeyFetchUnlocked(reader, buf, EI_WRITE, &tid);
+		if (!ei_compact_still_covers(rel, buf, scankey))
+		{
+			EIHeapKeyReaderEnd(reader);
+			pfree(key.data);
+			EIRelBuf(rel, buf);
+			return EI_COMPACT_RESTART;
+		}
 	}
 	EIHeapKeyReaderEnd(reader);
 	pfree(key.data);
@@ -268,7 +338,7 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
 			 ItemPointerGetOffsetNumber(&itup->t_tid),
 			 RelationGetRelationName(rel));
 	if (!EICompactHasRoom(page))
-		return false;
+		return EI_COMPACT_FULL;
 
 	START_CRIT_SECTION();
 
@@ -296,7 +366,7 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf, IndexTuple itup)
 
 	EIStatsCount(rel, EI_STAT_COMPACT_INSERTS, 1);
 	EIRelBuf(rel, buf);
-	return true;
+	return EI_COMPACT_INSERTED;
 }
 
 /*
@@ -333,27 +403,63 @@ EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	at = EI_RIGHTMOST(oopaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
 	at = Max(1, Min(at, n - 1));
 
-	/* the first right entry's key makes the pivot; skip dead entries */
+	/*
+	 * The first right entry's key makes the pivot; skip dead entries.  If
+	 * the only live ones have keys toasted out of line, read the one at the
+	 * split point with the leaf unlocked (pinned) and try again: the leaf
+	 * may have changed meanwhile, so recompute the split point.
+	 */
 	reader = EIHeapKeyReaderBegin(heapRel, rel, norm);
 	reader->want_tuple = true;
-	for (delta = 0; lefthikey == NULL && delta < n; delta++)
+	for (;;)
 	{
-		int			cands[2] = {at + delta, at - delta};
+		int			unreadable = -1;
 
-		for (int c = 0; c < 2 && lefthikey == NULL; c++)
+		for (delta = 0; lefthikey == NULL && delta < n; delta++)
+		{
+			int			cands[2] = {at + delta, at - delta};
+
+			for (int c = 0; c < 2 && lefthikey == NULL; c++)
+			{
+				ItemPointerData tid;
+				EIHeapKeyResult result;
+
+				if (cands[c] < 1 || cands[c] > n - 1 || (c == 1 && delta == 0))
+					continue;
+				EICompactGetTid(origpage, cands[c], &tid);
+				result = EIHeapKeyRead(reader, &tid);
+				if (result == EI_HEAPKEY_FOUND)
+				{
+					at = cands[c];
+					lefthikey = EIFormPivot(reader->itup);
+					pfree(reader->itup);
+				}
+				else if (result == EI_HEAPKEY_UNREADABLE && unreadable < 0)
+					unreadable = cands[c];
+			}
+		}
+		if (lefthikey != NULL || unreadable < 0)
+			break;
+
 		{
 			ItemPointerData tid;
 
-			if (cands[c] < 1 || cands[c] > n - 1 || (c == 1 && delta == 0))
-				continue;
-			EICompactGetTid(origpage, cands[c], &tid);
-			if (EIHeapKeyRead(reader, &tid) == EI_HEAPKEY_FOUND)
-			{
-				at = cands[c];
-				lefthikey = EIFormPivot(reader->itup);
-				pfree(reader->itup);
-			}
+			EICompactGetTid(origpage, unreadable, &tid);
+			EIHeapKeyFetchUnlocked(reader, buf, EI_WRITE, &tid);
 		}
+		oopaque = EIPageGetOpaque(origpage);
+		n = EI_IGNORE(oopaque) || !(oopaque->ei_flags & EI_COMPACT) ?
+			0 : EICompactNKeys(origpage);
+		if (n < 2)
+		{
+			/* no longer a compact leaf worth splitting: the caller retries */
+			EIHeapKeyReaderEnd(reader);
+			EIRelBuf(rel, buf);
+			return;
+		}
+		isroot = EI_IS_ROOT(oopaque);
+		at = EI_RIGHTMOST(oopaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
+		at = Max(1, Min(at, n - 1));
 	}
 	EIHeapKeyReaderEnd(reader);
 	if (lefthikey == NULL)
@@ -424,29 +530,15 @@ EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 }
 
 /*
- * Convert the write-locked compact leaf buf back to a standard leaf, with
- * every live entry's key read from the heap; entries whose heap items are
- * LP_DEAD are left out.  Returns false, changing nothing, if the entries
- * do not fit in a standard leaf (the caller splits the compact leaf first).
+ * Start the standard form of compact leaf page in tmp: same links, level
+ * and flags but EI_COMPACT and the hints, same high key, no entries.
  */
-bool
-EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
+static void
+ei_expand_begin(Page page, Page tmp)
 {
-	EINormKeyInfo *norm = EICompactInfo(rel);
-	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	int			n = EICompactNKeys(page);
-	EIHeapKeyReader *reader;
-	Page		tmp;
 	EIPageOpaque topaque;
-	OffsetNumber off;
-	bool		fits = true;
 
-	if (norm == NULL)
-		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
-			 RelationGetRelationName(rel));
-
-	tmp = PageGetTempPage(page);
 	EIInitPage(tmp, opaque->ei_flags & ~(EI_COMPACT | EI_HAS_GARBAGE | EI_ACCESSED),
 			   opaque->ei_level);
 	topaque = EIPageGetOpaque(tmp);
@@ -460,12 +552,42 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 						EI_HIKEY, false, false) == InvalidOffsetNumber)
 			elog(ERROR, "failed to add high key to expanded leaf");
 	}
+}
+
+/*
+ * Convert the write-locked compact leaf buf back to a standard leaf, with
+ * every live entry's key read from the heap; entries whose heap items are
+ * LP_DEAD are left out.  Returns false, changing nothing, if the entries
+ * do not fit in a standard leaf (the caller splits the compact leaf first).
+ *
+ * A key toasted out of line is read with the leaf unlocked (pinned); the
+ * leaf may change meanwhile, so the conversion then starts over (and
+ * returns true at once if somebody else converted the leaf).
+ */
+bool
+EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	int			n = EICompactNKeys(page);
+	EIHeapKeyReader *reader;
+	Page		tmp;
+	OffsetNumber off;
+	bool		fits = true;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+
+	tmp = PageGetTempPage(page);
+	ei_expand_begin(page, tmp);
 
 	/* an empty leaf (VACUUM emptied it) needs no table */
 	reader = n > 0 ? EIHeapKeyReaderBegin(heapRel, rel, norm) : NULL;
 	if (reader != NULL)
 		reader->want_tuple = true;
-	off = EI_FIRST_DATA(topaque);
+	off = EI_FIRST_DATA(EIPageGetOpaque(tmp));
 	for (int pos = 0; pos < n && fits; pos++)
 	{
 		ItemPointerData tid;
@@ -475,9 +597,21 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 		result = EIHeapKeyRead(reader, &tid);
 		if (result == EI_HEAPKEY_DEAD)
 			continue;
-		if (result != EI_HEAPKEY_FOUND)
-			elog(ERROR, "could not read the key of an entry of compact leaf %u of index \"%s\"",
-				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+		if (result == EI_HEAPKEY_UNREADABLE)
+		{
+			EIHeapKeyFetchUnlocked(reader, buf, EI_WRITE, &tid);
+			if (EI_IGNORE(opaque) || !(opaque->ei_flags & EI_COMPACT))
+			{
+				EIHeapKeyReaderEnd(reader);
+				pfree(tmp);
+				return true;
+			}
+			n = EICompactNKeys(page);
+			ei_expand_begin(page, tmp);
+			off = EI_FIRST_DATA(EIPageGetOpaque(tmp));
+			pos = -1;
+			continue;
+		}
 		if (PageAddItem(tmp, (Item) reader->itup,
 						MAXALIGN(IndexTupleSize(reader->itup)), off,
 						false, false) == InvalidOffsetNumber)

@@ -546,10 +546,8 @@ ei_open_for_conversion(Oid indexoid)
 				 errmsg("index \"%s\" cannot have compact leaves",
 						RelationGetRelationName(rel)),
 				 errdetail("%s.", !norm->ok ? norm->reason :
-						   norm->keylen < 0 ?
-						   "a key column has a variable-width type, whose compact form is not built yet" :
 						   "it has INCLUDE columns, or its table is not a heap table"),
-				 errhint("Compact leaves need key columns whose types have fixed-width normalized keys, such as integers, floats, date and time types, uuid, bool and oid.")));
+				 errhint("Compact leaves need plain key columns whose types have normalized keys, such as integers, floats, date and time types, uuid, bool, oid, bytea, and text under the C collation or a deterministic ICU collation.")));
 	}
 	return rel;
 }

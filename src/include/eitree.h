@@ -438,13 +438,27 @@ struct EINormKeyInfo
 	int			flags[INDEX_MAX_KEYS];
 	int			widths[INDEX_MAX_KEYS];	/* encoded value bytes, -1 if variable */
 	int			keylen;			/* bytes of every key (TID included) when
-								 * all widths are fixed, else -1 */
+								 * all widths are fixed, else -1; or, when
+								 * padded, the padded length */
+	bool		padded;			/* variable-width keys are padded with zeros
+								 * to keylen (EINormKeyPad) */
 };
+
+/*
+ * Length of the padded normalized keys of an index with a variable-width
+ * key column (text, bytea) in its compact leaves: the longest key a SeqTree
+ * can index.  Zero padding keeps both the memcmp order and the first
+ * differing bit of two keys, because the encodings are prefix-free and end
+ * with the distinct heap TIDs (see src/README.md, "Variable-width keys").
+ */
+#define EI_COMPACT_VARKEY_LEN	255
 
 /* core/normkey.c and am/normalize.c: normalized keys */
 extern EINormKeyInfo *EIGetNormKeyInfo(Relation index);
-extern void EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
+extern bool EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 						   ItemPointer tid, StringInfo out);
+extern void EINormKeyPad(EINormKeyInfo *info);
+extern int	EINormKeyPrefixLength(EINormKeyInfo *info, int keylen);
 extern bool EINormKeyCollationOK(Oid collation);
 
 /*
@@ -468,12 +482,21 @@ typedef struct EIHeapKeyReader
 	bool		want_tuple;		/* also form the entry's index tuple */
 	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
 	uint64		nreads;			/* keys read so far */
+	MemoryContext cxt;			/* where remembered keys live */
+	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
+	int			ncached;
+	int			maxcached;
 } EIHeapKeyReader;
 
 extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,
 											 EINormKeyInfo *norm);
 extern EIHeapKeyResult EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid);
+extern EIHeapKeyResult EIHeapKeyReadUnlocked(EIHeapKeyReader *reader,
+											 ItemPointer tid);
+extern void EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf,
+								   int lockmode, ItemPointer tid);
 extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
+extern void EIHeapKeyReaderForget(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
 
 /* core/compact.c: compact leaf pages */
@@ -497,9 +520,19 @@ extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 
 /* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */
 extern EINormKeyInfo *EICompactInfo(Relation rel);
+extern bool EICompactKeyFits(Relation rel, IndexTuple itup);
 extern bool EICompactConvert(Relation rel, Buffer buf);
-extern bool EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
-							IndexTuple itup);
+/* EICompactInsert results */
+typedef enum EICompactInsertResult
+{
+	EI_COMPACT_INSERTED,		/* the entry is in; the leaf is released */
+	EI_COMPACT_FULL,			/* the leaf is full: split it (still locked) */
+	EI_COMPACT_RESTART			/* the leaf is released: descend again */
+} EICompactInsertResult;
+
+extern EICompactInsertResult EICompactInsert(Relation rel, Relation heapRel,
+											 Buffer buf, EIScanInsert key,
+											 IndexTuple itup);
 extern void EICompactSplit(Relation rel, Relation heapRel, Buffer buf,
 						   EIStack stack);
 extern bool EICompactExpand(Relation rel, Relation heapRel, Buffer buf);

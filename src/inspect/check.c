@@ -98,6 +98,8 @@ typedef struct EICheckState
 static void ei_corrupt(EICheckState *state, BlockNumber blkno,
 					   OffsetNumber offnum, const char *fmt,...)
 			pg_attribute_printf(4, 5) pg_attribute_noreturn();
+static EIHeapKeyResult ei_check_read_key(EIHeapKeyReader *reader,
+										 ItemPointer tid);
 static Page ei_check_compact_leaf(EICheckState *state, BlockNumber blkno,
 								  Page page, bool collect);
 static void ei_collect_entry(EICheckState *state, BlockNumber blkno,
@@ -733,6 +735,21 @@ ei_collect_entry(EICheckState *state, BlockNumber blkno, OffsetNumber off,
 }
 
 /*
+ * Read the key of a compact leaf entry for the checker, which works on a
+ * copy of the leaf and holds no buffer lock (its ShareLocks keep VACUUM
+ * away), so a key toasted out of line may be fetched.
+ */
+static EIHeapKeyResult
+ei_check_read_key(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	EIHeapKeyResult result = EIHeapKeyRead(reader, tid);
+
+	if (result == EI_HEAPKEY_UNREADABLE)
+		result = EIHeapKeyReadUnlocked(reader, tid);
+	return result;
+}
+
+/*
  * Verify a compact leaf (a private copy of it) against the heap, and return
  * a summary page for the other checks: a standard leaf with the same
  * flags, links and high key whose items are the first and the last live
@@ -808,7 +825,7 @@ ei_check_compact_leaf(EICheckState *state, BlockNumber blkno, Page page,
 			for (back = st.nkeys - 1; back > pos; back--)
 			{
 				EICompactGetTid(page, back, &tid);
-				if (EIHeapKeyRead(reader, &tid) == EI_HEAPKEY_FOUND)
+				if (ei_check_read_key(reader, &tid) == EI_HEAPKEY_FOUND)
 				{
 					last = reader->itup;
 					break;
@@ -824,7 +841,7 @@ ei_check_compact_leaf(EICheckState *state, BlockNumber blkno, Page page,
 					   "compact leaf entry has invalid heap TID (%u,%u)",
 					   ItemPointerGetBlockNumberNoCheck(&tid),
 					   ItemPointerGetOffsetNumberNoCheck(&tid));
-		result = EIHeapKeyRead(reader, &tid);
+		result = ei_check_read_key(reader, &tid);
 		if (result == EI_HEAPKEY_DEAD)
 			continue;
 		if (result != EI_HEAPKEY_FOUND)

@@ -71,7 +71,7 @@ ei_preview_standard_capacity(Size itemsz, Size hikeysz)
  */
 static void
 ei_preview_verify(Relation index, EINormKeyInfo *norm,
-				  EIHeapKeyReader *reader, Page leaf, Page compact,
+				  EIHeapKeyReader *reader, Buffer buf, Page leaf, Page compact,
 				  BlockNumber blkno, EIPreviewCounts *counts)
 {
 	EIPageOpaque opaque = EIPageGetOpaque(leaf);
@@ -82,12 +82,23 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 	bool	   *dead = palloc0(sizeof(bool) * Max(n, 1));
 	int			pos;
 
-	/* every entry's key as the leaf stores it, and as the heap has it */
+	/*
+	 * Every entry's key as the leaf stores it, and as the heap has it.  The
+	 * leaf is a copy; a key toasted out of line is read with the real leaf
+	 * unlocked (pinned) and remembered for the searches below.
+	 */
+	EIHeapKeyReaderForget(reader);
 	for (int i = 0; i < n; i++)
 	{
 		IndexTuple	itup = EIReadTuple(leaf, first + i);
+		EIHeapKeyResult result = EIHeapKeyRead(reader, &itup->t_tid);
 
-		switch (EIHeapKeyRead(reader, &itup->t_tid))
+		if (result == EI_HEAPKEY_UNREADABLE)
+		{
+			EIHeapKeyFetchUnlocked(reader, buf, EI_READ, &itup->t_tid);
+			result = EIHeapKeyRead(reader, &itup->t_tid);
+		}
+		switch (result)
 		{
 			case EI_HEAPKEY_FOUND:
 				if (reader->key.len != norm->keylen ||
@@ -105,7 +116,7 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 				dead[i] = true;
 				break;
 			case EI_HEAPKEY_UNREADABLE:
-				elog(ERROR, "fixed-width key column read as toasted");
+				elog(ERROR, "toasted key read without a lock was not remembered");
 				break;
 		}
 	}
@@ -139,7 +150,7 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 									  &loc, &why)) >= 0)
 		{
 			if (why != EI_HEAPKEY_DEAD)
-				elog(ERROR, "fixed-width key column read as toasted");
+				elog(ERROR, "toasted key read without a lock was not remembered");
 			EICompactDelete(compact, bad);
 			counts->dead_entries++;
 			if (bad < pos)
@@ -232,12 +243,12 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 						RelationGetRelationName(index)),
 				 errdetail("Compact leaves need normalized keys, but %s.",
 						   norm->reason)));
-	if (norm->keylen < 0 || norm->keylen > SEQTREE_MAX_KEYLEN)
+	EINormKeyPad(norm);
+	if (norm->keylen > SEQTREE_MAX_KEYLEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("index \"%s\" has variable-length keys",
-						RelationGetRelationName(index)),
-				 errdetail("Compact leaves support fixed-width key columns so far; text and bytea keys need truncated keys, which are not built yet.")));
+				 errmsg("index \"%s\" has keys longer than compact leaves allow",
+						RelationGetRelationName(index))));
 	if (verify)
 		reader = EIHeapKeyReaderBegin(heap, index, norm);
 
@@ -267,12 +278,16 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 			counts.compact_capacity_sum +=
 				EICompactCapacity(norm->keylen, hikeysz);
 
+			/* a leaf holding a key too long for compact leaves stays */
 			memcpy(copy, page, BLCKSZ);
-			if (!EICompactFromLeaf(index, norm, copy, compact))
+			if (EICompactFromLeaf(index, norm, copy, compact))
+			{
+				if (verify)
+					ei_preview_verify(index, norm, reader, buf, copy, compact,
+									  BufferGetBlockNumber(buf), &counts);
+			}
+			else if (!norm->padded)
 				elog(ERROR, "a standard leaf did not fit into a compact leaf");
-			if (verify)
-				ei_preview_verify(index, norm, reader, copy, compact,
-								  BufferGetBlockNumber(buf), &counts);
 		}
 
 		EIRelBuf(index, buf);

@@ -88,16 +88,20 @@ VACUUM t;
 -- compact leaves: conversion, inserts and splits, VACUUM (which turns an
 -- emptied compact leaf into a standard one and deletes it), expansion
 DROP TABLE IF EXISTS c;
-CREATE TABLE c (id int4, k int8, u uuid);
-INSERT INTO c SELECT g, (g * 7919) % 30000, md5(g::text)::uuid FROM generate_series(1, 12000) AS g;
+-- (text keys padded to 255 bytes, a few too long for compact leaves)
+CREATE TABLE c (id int4, k int8, u uuid, t text COLLATE "C");
+CREATE OR REPLACE FUNCTION c_text(g int) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT CASE WHEN g % 997 = 0 THEN repeat('z', 300) || g ELSE md5(g::text) || g END $$;
+INSERT INTO c SELECT g, (g * 7919) % 30000, md5(g::text)::uuid, c_text(g) FROM generate_series(1, 12000) AS g;
 CREATE INDEX c_k ON c USING elastic_btree (k);
 CREATE INDEX c_u ON c USING elastic_btree (u DESC);
-SELECT elastic_btree_shrink('c_k'), elastic_btree_shrink('c_u');
-INSERT INTO c SELECT g, (g::int8 * 104729) % 30000, md5(g::text)::uuid FROM generate_series(12001, 40000) AS g;
+CREATE INDEX c_t ON c USING elastic_btree (t);
+SELECT elastic_btree_shrink('c_k'), elastic_btree_shrink('c_u'), elastic_btree_shrink('c_t');
+INSERT INTO c SELECT g, (g::int8 * 104729) % 30000, md5(g::text)::uuid, c_text(g) FROM generate_series(12001, 40000) AS g;
 DELETE FROM c WHERE id % 3 = 0 OR k BETWEEN 10000 AND 14000;
 VACUUM c;
 SELECT elastic_btree_expand('c_u');
-INSERT INTO c SELECT g, g % 30000, md5(g::text)::uuid FROM generate_series(40001, 45000) AS g;
+INSERT INTO c SELECT g, g % 30000, md5(g::text)::uuid, c_text(g) FROM generate_series(40001, 45000) AS g;
 -- osm_tree: batches applied leaf by leaf (INSERT_MULTI), bulk appends at
 -- the right edge (SPLIT records that move nothing), stragglers in a packed
 -- region (ordinary splits at split_factor), single rows, VACUUM
@@ -130,6 +134,7 @@ sub run_and_check
 		q{SELECT count(*), sum(k) FROM s WHERE k > 100},
 		q{SELECT count(*), sum(k) FROM (SELECT k FROM c WHERE k > 500 ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM c ORDER BY u DESC) AS x},
+		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM c WHERE t > '8' ORDER BY t) AS x},
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM o ORDER BY k) AS x})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
@@ -172,7 +177,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u o_k))
+foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
