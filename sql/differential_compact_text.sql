@@ -17,19 +17,11 @@ RESET client_min_messages;
 -- answer alike and every index must pass elastic_index_check.
 --
 
--- a random string of 0 to MAXLEN characters, ASCII and not
-CREATE FUNCTION ct_rand_text(maxlen int) RETURNS text
-LANGUAGE sql VOLATILE AS $fn$
-	SELECT coalesce(string_agg(substr(chars, 1 + floor(random() * length(chars))::int, 1), ''), '')
-	FROM (SELECT 'abcxyzABCXYZ0129 -_.~éüß日本😀' AS chars) AS c,
-		 generate_series(1, floor(random() * (maxlen + 1))::int)
-$fn$;
-
 SELECT setseed(0.4);
 CREATE TABLE ct_src AS
 WITH r AS MATERIALIZED (
 	SELECT g AS id, random() AS r0, random() AS r1,
-		   ct_rand_text(30) AS s
+		   ei_rand_text(30) AS s
 	FROM generate_series(1, 16000) AS g)
 SELECT id,
 	CASE WHEN r0 < 0.02 THEN NULL

@@ -13,14 +13,6 @@ RESET client_min_messages;
 -- loaded before CREATE INDEX and half inserted after it.
 --
 
--- a random string of 0 to MAXLEN characters, ASCII and not
-CREATE OR REPLACE FUNCTION ei_rand_text(maxlen int) RETURNS text
-LANGUAGE sql VOLATILE AS $fn$
-	SELECT coalesce(string_agg(substr(chars, 1 + floor(random() * length(chars))::int, 1), ''), '')
-	FROM (SELECT 'abcdefxyzABCXYZ0129 -_.,~éèüößñÅÆØœ日本語€😀' AS chars) AS c,
-		 generate_series(1, floor(random() * (maxlen + 1))::int)
-$fn$;
-
 SELECT setseed(0.2);
 CREATE TABLE tt_src AS
 WITH r AS MATERIALIZED (
