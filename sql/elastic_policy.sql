@@ -118,6 +118,46 @@ SELECT elastic_btree_expand('hot_k', -1);
 SELECT elastic_btree_expand(NULL) IS NULL AS null_in_null_out;
 DROP TABLE hot;
 
+-- 7. shrinking takes cold leaves first: while the index is SHRINKING, scans
+-- mark the standard leaves they read; elastic_btree_shrink with a limit
+-- converts unmarked (cold) leaves first, and VACUUM converts every cold
+-- leaf that is at least half full, leaving the hot ones standard
+CREATE TABLE cold (k int8) WITH (autovacuum_enabled = off);
+INSERT INTO cold SELECT g FROM generate_series(1, 100000) AS g;
+CREATE INDEX cold_k ON cold USING elastic_btree (k) WITH (size_bound = '2MB');
+SELECT elastic_btree_shrink('cold_k', 0) AS converted;
+SELECT elastic_state, compact_leaf_pages FROM elastic_index_stats('cold_k');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM cold WHERE k = 1;
+SELECT count(*) FROM cold WHERE k = 50000;
+SELECT elastic_btree_shrink('cold_k', 5) AS converted;
+-- the leaves of keys 1 and 50000 were skipped: reading them reads no key
+-- from the heap, while a converted cold leaf does
+SELECT heap_key_reads AS reads0 FROM elastic_index_stat_activity WHERE indexrelname = 'cold_k' \gset
+SELECT count(*) FROM cold WHERE k = 1;
+SELECT count(*) FROM cold WHERE k = 50000;
+SELECT heap_key_reads - :reads0 AS reads_for_hot_keys
+FROM elastic_index_stat_activity WHERE indexrelname = 'cold_k';
+SELECT count(*) FROM cold WHERE k = 1000;
+SELECT heap_key_reads - :reads0 > 0 AS cold_key_read_from_heap
+FROM elastic_index_stat_activity WHERE indexrelname = 'cold_k';
+-- VACUUM (still over expand_threshold of the bound) converts the other
+-- cold leaves; the two hot ones stay standard
+VACUUM cold;
+SELECT elastic_state, leaf_pages - compact_leaf_pages AS standard_leaves
+FROM elastic_index_stats('cold_k');
+SELECT heap_key_reads AS reads0 FROM elastic_index_stat_activity WHERE indexrelname = 'cold_k' \gset
+SELECT count(*) FROM cold WHERE k = 1;
+SELECT count(*) FROM cold WHERE k = 50000;
+SELECT heap_key_reads - :reads0 AS reads_for_hot_keys
+FROM elastic_index_stat_activity WHERE indexrelname = 'cold_k';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_index_check('cold_k');
+SELECT count(*) FROM cold WHERE k BETWEEN 1 AND 100000;
+DROP TABLE cold;
+
 DROP TABLE pol;
 DROP FUNCTION pol_load(int8, int8);
 DROP FUNCTION pol_agrees();

@@ -29,8 +29,8 @@ END {
 	printf "- %s; elastic_index %s; repository commit %s; %s CPUs; load average %s before, %s after.\n",
 		pgver, extver, commit, nproc, load0, load1
 	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
-	printf "- %d chunks of %d rows (int8 keys scattered over 0..2^32, a pad column), one INSERT per chunk, then the chunks deleted oldest first with a VACUUM after each. Two tables get the same rows step by step in one run: one with a btree index, one with elastic_btree `WITH (size_bound = '%dkB')`, half of btree's peak of %.1f MB (found by a first, unmeasured load).\n",
-		chunks, chunk, bound_kb, peak / 1048576
+	printf "- %d chunks of %d rows (%s, a pad column), one INSERT per chunk, then the chunks deleted oldest first with a VACUUM after each. Two tables get the same rows step by step in one run: one with a btree index, one with elastic_btree `WITH (size_bound = '%dkB')`, half of btree's peak of %.1f MB (found by a first, unmeasured load).\n",
+		chunks, chunk, keydesc, bound_kb, peak / 1048576
 	printf "- After every step, with one pgbench client for %d s each, forced through the index: point lookups of an inserted key and 100-row range scans (`ORDER BY k LIMIT 100`), in tps. Step time: the INSERT, or the DELETE plus VACUUM.\n", secs
 	print ""
 	print "Ratios are elastic_btree / btree at the same step: below 1 is better for size and time, above 1 for tps."
@@ -48,6 +48,16 @@ END {
 			point["btree", k], point["elastic", k], ratio(point["elastic", k], point["btree", k]),
 			range_["btree", k], range_["elastic", k], ratio(range_["elastic", k], range_["btree", k])
 	}
+	# entries per byte where the index is largest and most compact
+	k = "insert " chunks
+	if (bytes["elastic", k] > 0 && leaves["btree", k] > 0 && leaves["elastic", k] > 0) {
+		print ""
+		printf "At step %s elastic_btree holds %.2fx the entries per byte that btree holds (%.1f MB against %.1f MB), and its leaves hold %.0f entries each on average against btree's %.0f (%.2fx).\n",
+			k, bytes["btree", k] / bytes["elastic", k], bytes["elastic", k] / 1048576,
+			bytes["btree", k] / 1048576, rows["elastic", k] / leaves["elastic", k],
+			rows["btree", k] / leaves["btree", k],
+			(rows["elastic", k] / leaves["elastic", k]) / (rows["btree", k] / leaves["btree", k])
+	}
 	print ""
-	print "Raw numbers are in elastic.csv; the plot elastic.png (if gnuplot was installed) shows size and both tps curves per step."
+	printf "Raw numbers are in %s.csv; the plot %s.png (if gnuplot was installed) shows size and both tps curves per step.\n", name, name
 }

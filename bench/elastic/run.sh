@@ -9,7 +9,8 @@
 #   t_btree    a btree index on k
 #   t_elastic  an elastic_btree index on k WITH (size_bound = peak / 2)
 #
-# --chunks chunks of --chunk rows with scattered int8 keys are inserted (one
+# --chunks chunks of --chunk rows with scattered int8 keys (or, with --key
+# text, 30-byte text keys under the C collation) are inserted (one
 # INSERT per chunk and table), then deleted again one chunk at a time,
 # oldest first, with a VACUUM after each.  After every step it records per
 # table the index size, leaf pages (and compact leaves), the insert or
@@ -18,11 +19,13 @@
 # forced through the index.  Ratios are elastic / btree at the same step.
 #
 # Results: docs/benchmarks/elastic.csv, elastic.md and elastic.png (when
-# gnuplot is installed), or --out DIR.  The extension must be installed.
+# gnuplot is installed; elastic-text.* with --key text), or --out DIR.  The
+# extension must be installed.
 #
-# Usage: bench/elastic/run.sh [--chunk N] [--chunks C] [--secs S] [--large]
-#            [--port P] [--out DIR] [--workdir DIR] [--keep]
+# Usage: bench/elastic/run.sh [--key int8|text] [--chunk N] [--chunks C]
+#            [--secs S] [--large] [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
+#   --key K      key type: int8 (default) or text (30 bytes, COLLATE "C")
 #   --chunk N    rows per chunk (default 200000)
 #   --chunks C   chunks inserted and then deleted (default 10)
 #   --secs S     seconds per pgbench measurement (default 3)
@@ -44,9 +47,14 @@ port=56090
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
 keep=0
+key=int8
 
 while [ $# -gt 0 ]; do
 	case $1 in
+	--key)
+		key=${2-}
+		[ "$key" = int8 ] || [ "$key" = text ] || { echo "run.sh: --key must be int8 or text" >&2; usage 2; }
+		shift 2 ;;
 	--chunk) need_int "$1" "${2-}"; chunk=$2; shift 2 ;;
 	--chunks) need_int "$1" "${2-}"; chunks=$2; shift 2 ;;
 	--secs) need_int "$1" "${2-}"; secs=$2; shift 2 ;;
@@ -59,6 +67,12 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+name=elastic
+keydesc='int8 keys scattered over 0..2^32'
+if [ "$key" = text ]; then
+	name=elastic-text
+	keydesc='30-byte text keys under the C collation, the first 30 hex digits of md5(g)'
+fi
 # the runner changes directory: make --out absolute
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -66,7 +80,7 @@ out=$(cd "$out" && pwd)
 cluster_setup elastic_bound
 results="$work/results.csv"
 # shellcheck disable=SC2317 # called by cleanup
-on_failure() { save_partial elastic; }
+on_failure() { save_partial "$name"; }
 
 step "cluster: initdb in $work (chunk=$chunk rows, chunks=$chunks, secs=$secs)"
 echo "shared_preload_libraries = 'elastic_index'" | cluster_initdb bench/elastic/run.sh
@@ -77,13 +91,24 @@ pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
 # Row g has key k(g) = g * 2654435761 mod 4294967311 (a prime): distinct,
-# scattered keys; pgbench computes the same key from a random g.
-keyexpr='(g * 2654435761) % 4294967311'
+# scattered keys; pgbench computes the same key from a random g.  Text keys
+# are the first 30 hex digits of md5(g), which the server computes from g.
+if [ "$key" = int8 ]; then
+	keytype=int8
+	keyexpr='(g * 2654435761) % 4294967311'
+	pbset='\set k (:g * 2654435761) % 4294967311'
+	pbkey=':k'
+else
+	keytype='text COLLATE "C"'
+	keyexpr='left(md5(g::text), 30)'
+	pbset='\set k :g'
+	pbkey="left(md5(:k::text), 30)"
+fi
 for p in btree elastic; do
-	printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
-		"SELECT pad FROM t_$p WHERE k = :k;" >"$work/point_$p.sql"
-	printf '%s\n' '\set g random(1, :n)' '\set k (:g * 2654435761) % 4294967311' \
-		"SELECT count(pad) FROM (SELECT pad FROM t_$p WHERE k >= :k ORDER BY k LIMIT 100) AS s;" \
+	printf '%s\n' '\set g random(1, :n)' "$pbset" \
+		"SELECT pad FROM t_$p WHERE k = $pbkey;" >"$work/point_$p.sql"
+	printf '%s\n' '\set g random(1, :n)' "$pbset" \
+		"SELECT count(pad) FROM (SELECT pad FROM t_$p WHERE k >= $pbkey ORDER BY k LIMIT 100) AS s;" \
 		>"$work/range_$p.sql"
 done
 if [ "$(id -u)" -eq 0 ]; then
@@ -135,7 +160,7 @@ delete_chunk() {
 
 psql_b -c "CREATE EXTENSION pgstattuple"
 for p in btree elastic; do
-	psql_b -c "CREATE TABLE t_$p (g int8, k int8, chunk int4, pad text) WITH (autovacuum_enabled = off)"
+	psql_b -c "CREATE TABLE t_$p (g int8, k $keytype, chunk int4, pad text) WITH (autovacuum_enabled = off)"
 done
 
 # btree's peak: the same chunks into the btree table, then start it over
@@ -174,12 +199,12 @@ psql_b -c "SELECT elastic_index_check('t_elastic_k', true)" >/dev/null
 # Report
 # ---------------------------------------------------------------------------
 
-step "report: $out/elastic.csv, $out/elastic.md"
+step "report: $out/$name.csv, $out/$name.md"
 mkdir -p "$out"
 {
 	echo "pass,step,rows,index_bytes,leaf_pages,compact_leaf_pages,state,step_s,point_tps,range_tps"
 	cat "$results"
-} >"$out/elastic.csv"
+} >"$out/$name.csv"
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
 if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
@@ -190,18 +215,19 @@ awk -F, \
 	-v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v commit="$commit" -v chunk="$chunk" -v chunks="$chunks" -v secs="$secs" \
-	-v bound_kb="$bound_kb" -v peak="$peak" \
+	-v bound_kb="$bound_kb" -v peak="$peak" -v name="$name" \
+	-v keydesc="$keydesc" \
 	-v load0="$load_start" -v load1="$(cut -d' ' -f1 /proc/loadavg)" \
-	-f "$here/report.awk" "$out/elastic.csv" >"$out/elastic.md"
+	-f "$here/report.awk" "$out/$name.csv" >"$out/$name.md"
 
 if command -v gnuplot >/dev/null; then
-	step "plot: $out/elastic.png"
+	step "plot: $out/$name.png"
 	awk -F, 'NR > 1 { n[$1]++; print $1, n[$1], $4 / 1048576, $9, $10 }' \
-		"$out/elastic.csv" >"$work/plot.dat"
+		"$out/$name.csv" >"$work/plot.dat"
 	{
 		echo 'set terminal pngcairo size 1350,430 font ",10"'
-		echo "set output '$out/elastic.png'"
-		echo "set multiplot layout 1,3 title 'bench/elastic/run.sh: $chunks chunks of $chunk int8 keys inserted (steps 1-$chunks), then deleted with VACUUM; elastic\\_btree bound = half of btree peak'"
+		echo "set output '$out/$name.png'"
+		echo "set multiplot layout 1,3 title 'bench/elastic/run.sh: $chunks chunks of $chunk $key keys inserted (steps 1-$chunks), then deleted with VACUUM; elastic\\_btree bound = half of btree peak'"
 		echo 'set xlabel "step"; set key top left; set grid'
 		echo 'set ylabel "index MB"'
 		echo "plot '< grep ^btree $work/plot.dat' using 2:3 with linespoints title 'btree', '< grep ^elastic $work/plot.dat' using 2:3 with linespoints title 'elastic\\_btree', $bound_kb / 1024.0 with lines dashtype 2 title 'bound'"

@@ -897,6 +897,20 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	if (opaque->ei_flags & EI_COMPACT)
 		return ei_read_compact_page(scan, dir);
 
+	/*
+	 * While the index is shrinking, remember that this standard leaf is
+	 * read, so that shrinking makes the cold leaves compact first (see
+	 * ei_read_compact_page for the hint itself).
+	 */
+	if (!(opaque->ei_flags & EI_ACCESSED) &&
+		scan->indexRelation->rd_amcache != NULL &&
+		((EIMetaPageData *) scan->indexRelation->rd_amcache)->elastic_state ==
+		EI_STATE_SHRINKING)
+	{
+		opaque->ei_flags |= EI_ACCESSED;
+		MarkBufferDirtyHint(buf, true);
+	}
+
 	if (ScanDirectionIsForward(dir))
 	{
 		itemIndex = 0;

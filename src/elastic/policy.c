@@ -33,6 +33,7 @@
 #include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 
 /* leaf fill assumed when estimating the size of an expanded index */
@@ -280,16 +281,21 @@ EIElasticSetState(Relation rel, uint32 state)
 /*
  * Walk the leaf level left to right converting leaves: to compact ones
  * (shrink) or back to standard ones (expand), splitting a compact leaf
- * whose entries do not fit in one standard leaf first.  With hot_only, only
- * compact leaves a scan read since the last VACUUM (EI_ACCESSED) are
- * expanded.  Stops after max_leaves conversions (-1: no limit); when
+ * whose entries do not fit in one standard leaf first.  With
+ * preferred_only, only the leaves converted first are: for expansion the
+ * hot compact leaves, those a scan read since the last VACUUM
+ * (EI_ACCESSED), for shrinking the cold standard leaves, those no scan read
+ * since then (scans set the hint on standard leaves while the index is
+ * SHRINKING).  With half_full, a standard leaf less than half full is not
+ * made compact.  Stops after max_leaves conversions (-1: no limit); when
  * expanding with stop_pages > 0, a leaf that needs a split is left compact
  * once the index has that many pages.  Returns the number of leaves
  * converted; *remaining counts the compact leaves left behind.
  */
 static int64
-ei_convert_pass(Relation rel, Relation heap, bool shrink, bool hot_only,
-				int64 max_leaves, int64 stop_pages, int64 *remaining)
+ei_convert_pass(Relation rel, Relation heap, bool shrink, bool preferred_only,
+				bool half_full, int64 max_leaves, int64 stop_pages,
+				int64 *remaining)
 {
 	Buffer		buf = EIGetEndpoint(rel, 0, false);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
@@ -316,7 +322,10 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool hot_only,
 		compact = (opaque->ei_flags & EI_COMPACT) != 0;
 
 		if (!EI_IGNORE(opaque) && compact != shrink &&
-			(shrink || !hot_only || (opaque->ei_flags & EI_ACCESSED)))
+			(!preferred_only ||
+			 ((opaque->ei_flags & EI_ACCESSED) != 0) == !shrink) &&
+			(!half_full || compact ||
+			 PageGetFreeSpace(page) < (BLCKSZ - SizeOfPageHeaderData) / 2))
 		{
 			if (max_leaves >= 0 && converted >= max_leaves)
 			{
@@ -357,27 +366,25 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool hot_only,
  * leaves, those scans read since the last VACUUM, before the others, so
  * that a limit (max_leaves, or the bound's room for splits) leaves the cold
  * ones compact: they cost heap reads only when somebody reads them.
+ * Shrinking likewise takes the cold standard leaves first.
  */
 static int64
 ei_convert_leaves(Relation rel, Relation heap, bool shrink, int64 max_leaves,
 				  int64 stop_pages, int64 *remaining)
 {
-	int64		converted = 0;
+	int64		converted;
 
-	if (!shrink)
-	{
-		converted = ei_convert_pass(rel, heap, false, true, max_leaves,
-									stop_pages, remaining);
-		if (max_leaves >= 0)
-			max_leaves = Max(max_leaves - converted, 0);
-	}
-	return converted + ei_convert_pass(rel, heap, shrink, false, max_leaves,
-									   stop_pages, remaining);
+	converted = ei_convert_pass(rel, heap, shrink, true, false, max_leaves,
+								stop_pages, remaining);
+	if (max_leaves >= 0)
+		max_leaves = Max(max_leaves - converted, 0);
+	return converted + ei_convert_pass(rel, heap, shrink, false, false,
+									   max_leaves, stop_pages, remaining);
 }
 
 /*
- * Clear the EI_ACCESSED hints of the compact leaves, so that "hot" means
- * read since this VACUUM.  A hint: share locks, no WAL.
+ * Clear the EI_ACCESSED hints of the leaves, so that "hot" means read
+ * since this VACUUM.  A hint: share locks, no WAL.
  */
 static void
 ei_age_access_hints(Relation rel)
@@ -405,9 +412,9 @@ ei_age_access_hints(Relation rel)
 /*
  * Entries a standard leaf of this index holds once inserts have filled and
  * split it for a while: about 70% of its capacity, the fill that scattered
- * inserts leave (ln 2), never more than the fill factor.  Every key column
- * has a fixed width (the index can have compact leaves), so every tuple has
- * one size.
+ * inserts leave (ln 2), never more than the fill factor.  A fixed-width
+ * column counts its width, a variable-width one (text, bytea) the average
+ * width ANALYZE found in the table's column, else the type's guess.
  */
 static double
 ei_standard_leaf_entries(Relation rel)
@@ -420,8 +427,16 @@ ei_standard_leaf_entries(Relation rel)
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
+		int32		width = att->attlen;
 
-		data = att_align_nominal(data, att->attalign) + att->attlen;
+		if (width < 0)
+		{
+			width = get_attavgwidth(rel->rd_index->indrelid,
+									rel->rd_index->indkey.values[i]);
+			if (width <= 0)
+				width = get_typavgwidth(att->atttypid, att->atttypmod);
+		}
+		data = att_align_nominal(data, att->attalign) + width;
 	}
 	tupsz = MAXALIGN(sizeof(IndexTupleData) + data);
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) -
@@ -497,6 +512,14 @@ EIElasticVacuum(Relation rel)
 		return;
 	if (ei_expanded_pages(rel, &ncompact) >= ei_effective_expand_threshold() * bound)
 	{
+		/*
+		 * Still shrinking: make the cold standard leaves that are at least
+		 * half full compact now, so that the hot ones need not be when
+		 * they fill.  Conversion reads no heap tuple.
+		 */
+		if (meta->elastic_state == EI_STATE_SHRINKING)
+			(void) ei_convert_pass(rel, NULL, true, true, true, -1, -1,
+								   &remaining);
 		ei_age_access_hints(rel);
 		return;
 	}

@@ -600,6 +600,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	Size		datasz = 0;
 	int			keylen = KEYNORM_TID_SIZE;
 	bool		compactable = !hypo->osm;
+	bool		varwidth = false;
 	ListCell   *lc;
 	int			i = 0;
 
@@ -620,6 +621,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		Oid			btopfamily;
 		Oid			btopcintype;
 		int16		btstrategy;
+		int32		width = 0;
 
 		if (elem->name == NULL)
 			ereport(ERROR,
@@ -684,22 +686,29 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 			datasz = att_align_nominal(datasz, att->attalign) + att->attlen;
 		else
 		{
-			int32		width = get_attavgwidth(relid, attno);
-
+			width = get_attavgwidth(relid, attno);
 			if (width <= 0)
 				width = get_typavgwidth(att->atttypid, att->atttypmod);
 			datasz += width;
 		}
 
-		/* compact leaves need fixed-width normalized keys (core/normkey.c) */
-		if (att->attlen <= 0 ||
-			!OidIsValid(get_opfamily_proc(hypo->opfamily[i], hypo->opcintype[i],
+		/*
+		 * Compact leaves need normalized keys (core/normkey.c); with a
+		 * variable-width column they are padded to EI_COMPACT_VARKEY_LEN,
+		 * and we model them only when the column's values are on average
+		 * well below that.
+		 */
+		if (!OidIsValid(get_opfamily_proc(hypo->opfamily[i], hypo->opcintype[i],
 										  hypo->opcintype[i], EI_NORMALIZE_PROC)) ||
 			(type_is_collatable(att->atttypid) &&
 			 !EINormKeyCollationOK(hypo->collations[i])))
 			compactable = false;
-		else
+		else if (att->attlen > 0)
 			keylen += 1 + att->attlen;
+		else if (att->attlen == -1 && width <= EI_COMPACT_VARKEY_LEN / 2)
+			varwidth = true;
+		else
+			compactable = false;
 
 		appendStringInfo(colnames, "_%s", elem->name);
 		i++;
@@ -707,6 +716,8 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	hypo->ncolumns = i;
 	hypo->itemsz = MAXALIGN(sizeof(IndexTupleData) + datasz);
 	hypo->pivotsz = MAXALIGN(hypo->itemsz + sizeof(ItemPointerData));
+	if (varwidth)
+		keylen = EI_COMPACT_VARKEY_LEN;
 	hypo->keylen = (compactable && keylen <= SEQTREE_MAX_KEYLEN) ? keylen : -1;
 }
 

@@ -112,8 +112,9 @@ typedef EIPageOpaqueData *EIPageOpaque;
 #define EI_DELETED			(1 << 5)
 #define EI_HALF_DEAD		(1 << 6)
 #define EI_COMPACT			(1 << 7)
-#define EI_ACCESSED			(1 << 8)	/* hint: a scan read this compact leaf
-										 * since VACUUM last looked */
+#define EI_ACCESSED			(1 << 8)	/* hint: a scan read this leaf since
+										 * VACUUM last looked (set on standard
+										 * leaves only while SHRINKING) */
 #define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
 #define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
 
