@@ -331,24 +331,22 @@ SELECT ei_check_all('os');
 RESET osm_tree.sort_threshold;
 RESET osm_tree.buffer_size;
 
--- Top inserts (osm_tree.top_inserts, on by default): an entry that
--- belongs in the rightmost leaf goes straight into it, through the pole
--- (no descent) once a probe descent found the right edge; the others go
--- to the buffer, and after a probe that missed the next probes wait
--- 1, 2, 4, ... entries.  Keys in order fill the tree and leave the buffer
--- empty; keys below the right edge are buffered; every query still
--- answers like btree and a sequential scan.
+-- Direct inserts (osm_tree.top_inserts, on by default): single rows and
+-- small batches go straight into the tree, through the pole (the leaf the
+-- backend's last two inserts went to, or the rightmost one; no descent)
+-- where they belong there, else by a descent.  The buffer stays empty;
+-- every query still answers like btree and a sequential scan.
 RESET osm_tree.top_inserts;
 CREATE TABLE ot_src AS
 SELECT g AS id, CASE WHEN g <= 2000 THEN g * 2
-					 WHEN g <= 2300 THEN (g - 2000) * 2 - 1
+					 WHEN g <= 2300 THEN ((g - 2000) * 131 % 300) * 2 + 1
 					 ELSE 4000 + (g * 7919) % 3001 END AS k
 FROM generate_series(1, 2600) AS g;
 SELECT ei_setup('ot', 'ot_src', 0);
 SELECT ei_index('ot', 'k', '(k)');
 ALTER INDEX ot_ei_k SET (buffer_size = 64);
 SELECT elastic_index_activity_reset('ot_ei_k');
--- 2000 ascending keys, one row per statement: all top inserts
+-- 2000 ascending keys, one row per statement: through the pole
 DO $$
 BEGIN
 	FOR n IN 1 .. 2000 LOOP
@@ -360,7 +358,9 @@ SELECT b.entries AS buffered, s.top_inserted_entries AS top_inserted,
 	   a.descents < 20 AS mostly_through_the_pole, a.buffer_inserts
 FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stats('ot_ei_k') s,
 	 elastic_index_stat_activity a WHERE a.indexrelname = 'ot_ei_k';
--- 300 odd keys below the right edge: buffered, few probe descents
+-- 300 odd keys below the right edge in scattered order, all inside the
+-- first leaf: once two descents in a row found that leaf, it is the pole
+-- and takes the rest
 DO $$
 BEGIN
 	FOR n IN 2001 .. 2300 LOOP
@@ -368,11 +368,12 @@ BEGIN
 	END LOOP;
 END
 $$;
-SELECT b.entries AS buffered, a.buffer_inserts, a.descents < 20 AS few_descents
+SELECT b.entries AS buffered, a.buffer_inserts,
+	   a.fastpath_inserts > 10 * a.descents AS mostly_through_the_pole
 FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stat_activity a
 WHERE a.indexrelname = 'ot_ei_k';
 -- 300 scattered keys above the tree's keys, in one transaction (a batch
--- smaller than one flush: top inserts where they belong, the rest buffered)
+-- smaller than one flush, which would otherwise go to the buffer)
 SELECT ei_exec('ot', 'INSERT INTO %I SELECT * FROM ot_src WHERE id > 2300');
 SELECT b.entries + s.entries = 2600 AS each_entry_once
 FROM osm_tree_buffer_stats('ot_ei_k') b, elastic_index_stats('ot_ei_k') s;
@@ -380,7 +381,7 @@ SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k > 1500 ORDER BY k', true, '{index
 SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k BETWEEN 3 AND 599 ORDER BY k DESC', true, '{index,bitmap}');
 SELECT ei_diff('ot', 'SELECT k FROM %I WHERE k >= 4000 ORDER BY k', true, '{index,bitmap}');
 SELECT ei_check_all('ot');
-SELECT osm_tree_flush('ot_ei_k') > 0 AS flushed;
+SELECT osm_tree_flush('ot_ei_k') AS flushed_nothing;
 SELECT ei_check_all('ot');
 
 -- buffer_size = 0: new entries go to the tree directly

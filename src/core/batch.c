@@ -228,7 +228,10 @@ EIBatchFlushAll(void)
 /*
  * Should a sorted batch go to the index's insert buffer rather than the
  * tree?  Yes if the buffer is on and the batch fills fewer pages than one
- * flush moves.
+ * flush moves.  With osm_tree.top_inserts only a one-entry batch does: the
+ * buffer then hands it straight to the tree through the backend's pole
+ * (EIInsertTop), while a larger sorted batch is cheaper applied leaf by
+ * leaf.
  */
 static bool
 ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
@@ -239,6 +242,8 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 
 	if (bufsize <= 0)
 		return false;
+	if (osm_top_inserts)
+		return n == 1;
 	perpage = (double) (BLCKSZ - SizeOfPageHeaderData) /
 		(MAXALIGN(IndexTupleSize(sorted[0])) + sizeof(ItemIdData));
 	unit = Max(1.0, bufsize * EIGetFlushFraction(rel));
@@ -288,9 +293,10 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * those already in the tree, and a scan or flush drops a buffered entry
 	 * that is there twice.
 	 *
-	 * A batch smaller than one flush of the insert buffer goes to the
-	 * buffer: its entries join others' there and reach the tree in one
-	 * sorted flush.  A larger one is its own sorted run, and so are the
+	 * Without osm_tree.top_inserts, a batch smaller than one flush of the
+	 * insert buffer goes to the buffer: its entries join others' there and
+	 * reach the tree in one sorted flush (with it, see
+	 * ei_batch_wants_buffer).  A larger one is its own sorted run, and so are the
 	 * later parts of a transaction's batch once one part went to the tree
 	 * (a bulk load applied in work_mem-sized parts): buffering its tail
 	 * would hand the tree those keys after the next load's, out of order.

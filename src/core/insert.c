@@ -40,6 +40,16 @@ static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
 									  IndexTuple newitem, bool *newitemonleft);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
+/* what ei_pole_check found */
+typedef enum EIPoleResult
+{
+	EI_POLE_TAKES,				/* the pole takes the entry (locked) */
+	EI_POLE_ELSEWHERE,			/* the pole is fine; the entry is not its */
+	EI_POLE_GONE				/* no usable pole */
+} EIPoleResult;
+
+static EIPoleResult ei_pole_check(Relation rel, EIScanInsert key, Size itemsz,
+								  Buffer *bufp);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 
@@ -504,162 +514,165 @@ ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
 }
 
 /*
- * osm_tree's top inserts: put an entry straight into the tree when it
- * belongs in the rightmost leaf, instead of into the insert buffer.
+ * osm_tree's direct inserts (osm_tree.top_inserts): put an entry straight
+ * into the tree instead of into the insert buffer.
  *
- * With a pole on the rightmost leaf that takes the entry, this is the fast
- * path: one conditional lock, no descent.  Without one, a descent now and
- * then finds out whether the entry belongs at the right edge: if so it is
- * inserted there at once (or, when the leaf is full, by EIDoInsert, which
- * removes dead entries or splits the rightmost leaf at the fill factor),
- * and the leaf becomes the pole; if not, the next probes
- * wait for 1, 2, 4, ... up to 1024 entries, so that scattered keys pay
- * about one descent per thousand entries.  An entry already in the leaf (a
- * batch applied again after an error) counts as inserted.  Returns false,
- * having changed nothing, when the entry belongs elsewhere; the caller
- * then buffers it.
+ * If it belongs in the backend's pole (ei_pole_check), that costs one
+ * conditional lock and no descent: QuIT's "predicted leaf".  The pole is
+ * the rightmost leaf for sorted input, or the leaf two inserts in a row
+ * went to, which for near-sorted input is where the in-order keys land
+ * while the entries that arrived early sit to its right.  Any other entry
+ * is inserted as btree would: a descent finds its leaf (a full one is
+ * cleaned up or split by EIDoInsert, whose split rules keep a run's pages
+ * full).  An entry outside a pole that is still usable (an outlier) leaves
+ * the pole in place.  An entry already in the leaf (a batch applied again
+ * after an error) is not inserted twice.
+ *
+ * Why not buffer the rest, as the OSM paper does: measured here, a
+ * buffered entry costs more than a descent and an insert.  It is written
+ * twice (to the buffer, then to its leaf), its flush saves few descents
+ * because scattered entries spread over many leaves, and the buffer's tail
+ * page is a point every inserting backend contends for.  With 100000
+ * single-row inserts from 4 clients (bench/near_sorted), scrambled keys
+ * cost 10x btree's index maintenance time through the buffer and about
+ * btree's directly; near-sorted ones leave the index 0.69x btree's size
+ * through the buffer and 0.71x directly.  See src/README.md, "Direct
+ * inserts".
  */
-bool
+void
 EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 {
-	EIRelCache *cache;
 	EIScanInsert key;
 	EIStack		stack;
 	Buffer		buf;
 	Page		page;
-	EIPageOpaque opaque;
-	bool		top;
+	OffsetNumber offnum;
+	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
+	EIPoleResult pole;
 
 	EICheckItemSize(rel, heapRel, itup);
+	/* the cache where ei_remember_leaf notes the last leaf, read now */
 	if (rel->rd_amcache == NULL)
 		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
-
-	/* no pole and the next probe must wait: nothing to look at */
-	if (!BlockNumberIsValid(RelationGetTargetBlock(rel)) && cache->top_wait > 0)
-	{
-		cache->top_wait--;
-		return false;
-	}
-
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
-	buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
-	if (BufferIsValid(buf))
+	pole = ei_pole_check(rel, key, itemsz, &buf);
+	if (pole == EI_POLE_TAKES)
 	{
 		page = BufferGetPage(buf);
-		opaque = EIPageGetOpaque(page);
-		if (EI_RIGHTMOST(opaque))
+		if (ei_leaf_holds(rel, key, page, &offnum))
+			UnlockReleaseBuffer(buf);	/* there already */
+		else
 		{
-			OffsetNumber offnum;
-
-			if (ei_leaf_holds(rel, key, page, &offnum))
-				UnlockReleaseBuffer(buf);	/* there already */
-			else
-			{
-				EIStatsCount(rel, EI_STAT_FASTPATH_INSERTS, 1);
-				ei_insert_on_page(rel, buf, InvalidBuffer, NULL, itup, offnum);
-			}
-			cache->top_backoff = 0;
-			pfree(key);
-			return true;
+			EIStatsCount(rel, EI_STAT_FASTPATH_INSERTS, 1);
+			ei_insert_on_page(rel, buf, InvalidBuffer, NULL, itup, offnum);
 		}
-		/* a pole inside the tree (a run there): not a top insert */
-		UnlockReleaseBuffer(buf);
-		RelationSetTargetBlock(rel, InvalidBlockNumber);
-	}
-
-	/* no pole at the right edge: probe by a descent, unless waiting */
-	if (cache->top_wait > 0)
-	{
-		cache->top_wait--;
 		pfree(key);
-		return false;
+		return;
 	}
+	if (pole == EI_POLE_GONE)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+
+	/* a descent to the entry's leaf */
 	stack = EISearch(rel, key, &buf, EI_WRITE);
 	page = BufferGetPage(buf);
-	opaque = EIPageGetOpaque(page);
-	top = EI_RIGHTMOST(opaque) && !(opaque->ei_flags & EI_COMPACT);
-	if (top)
+	if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
 	{
-		OffsetNumber offnum;
-
-		cache->top_backoff = 0;
 		if (ei_leaf_holds(rel, key, page, &offnum))
 		{
 			/* there already */
 			UnlockReleaseBuffer(buf);
 			EIFreeStack(stack);
 			pfree(key);
-			return true;
+			return;
 		}
-		if (PageGetFreeSpace(page) >= MAXALIGN(IndexTupleSize(itup)))
+		if (PageGetFreeSpace(page) >= itemsz)
 		{
-			/* it fits: insert now; the leaf becomes the pole */
 			EIStatsCount(rel, EI_STAT_DESCENTS, 1);
 			ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
 			EIFreeStack(stack);
 			pfree(key);
-			return true;
+			return;
 		}
 	}
 	UnlockReleaseBuffer(buf);
 	EIFreeStack(stack);
 	pfree(key);
-	if (!top)
-	{
-		cache->top_backoff = Min(Max(1, cache->top_backoff * 2), 1024);
-		cache->top_wait = cache->top_backoff;
-		return false;
-	}
 
-	/* the rightmost leaf is full: the ordinary path cleans up or splits */
+	/* the leaf is full: the ordinary path cleans up or splits */
 	EIDoInsert(rel, itup, heapRel);
-	return true;
 }
 
 /*
- * Try the leaf remembered by the last insert of this backend (the "pole").
+ * Look at the leaf remembered by the last insert of this backend (the
+ * "pole").
  *
  * That is the rightmost leaf after an insert there, or any leaf that two
  * inserts in a row went to (an ascending run in the middle of the tree,
  * which near-sorted input keeps up; see ei_remember_leaf).  The entry
  * belongs there if it sorts after the leaf's first entry, which is not
- * below the leaf's lower bound, and before its high key.  Returns the leaf
- * write-locked when the key belongs there and fits without a split,
- * InvalidBuffer otherwise.  Only a conditional lock is taken, so a busy
- * leaf sends us down the normal path instead of queueing.
+ * below the leaf's lower bound, and before its high key.  Returns
+ * EI_POLE_TAKES with *bufp write-locked when the key belongs there and
+ * fits without a split; EI_POLE_ELSEWHERE when the leaf is fine but the
+ * key lies outside it; EI_POLE_GONE when there is no usable pole (none, a
+ * busy leaf, a leaf that is full, split incompletely, compact or deleted).
+ * Only a conditional lock is taken, so a busy leaf sends us down the
+ * normal path instead of queueing.  The caller decides whether to forget
+ * the pole.
+ */
+static EIPoleResult
+ei_pole_check(Relation rel, EIScanInsert key, Size itemsz, Buffer *bufp)
+{
+	BlockNumber blkno = RelationGetTargetBlock(rel);
+	Buffer		buf;
+	EIPoleResult result = EI_POLE_GONE;
+
+	*bufp = InvalidBuffer;
+	if (!BlockNumberIsValid(blkno))
+		return EI_POLE_GONE;
+
+	buf = ReadBuffer(rel, blkno);
+	if (!ConditionalLockBuffer(buf))
+	{
+		ReleaseBuffer(buf);
+		return EI_POLE_GONE;
+	}
+	EICheckPage(rel, buf);
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		if (EI_IS_LEAF(opaque) && !EI_IGNORE(opaque) &&
+			!EI_INCOMPLETE(opaque) && !(opaque->ei_flags & EI_COMPACT) &&
+			PageGetFreeSpace(page) >= itemsz &&
+			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque))
+		{
+			if (EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0 &&
+				(EI_RIGHTMOST(opaque) || EICompare(rel, key, page, EI_HIKEY) < 0))
+			{
+				*bufp = buf;
+				return EI_POLE_TAKES;
+			}
+			result = EI_POLE_ELSEWHERE;
+		}
+	}
+	UnlockReleaseBuffer(buf);
+	return result;
+}
+
+/*
+ * The fast path of an ordinary insert: the pole, write-locked, if the
+ * entry belongs there and fits; otherwise InvalidBuffer, and the pole is
+ * forgotten.
  */
 static Buffer
 ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
 {
-	BlockNumber blkno = RelationGetTargetBlock(rel);
 	Buffer		buf;
 
-	if (!BlockNumberIsValid(blkno))
-		return InvalidBuffer;
-
-	buf = ReadBuffer(rel, blkno);
-	if (ConditionalLockBuffer(buf))
-	{
-		Page		page = BufferGetPage(buf);
-		EIPageOpaque opaque;
-
-		EICheckPage(rel, buf);
-		opaque = EIPageGetOpaque(page);
-		if (EI_IS_LEAF(opaque) && !EI_IGNORE(opaque) &&
-			!EI_INCOMPLETE(opaque) && !(opaque->ei_flags & EI_COMPACT) &&
-			PageGetFreeSpace(page) >= itemsz &&
-			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque) &&
-			EICompare(rel, key, page, EI_FIRST_DATA(opaque)) > 0 &&
-			(EI_RIGHTMOST(opaque) || EICompare(rel, key, page, EI_HIKEY) < 0))
-			return buf;
-		UnlockReleaseBuffer(buf);
-	}
-	else
-		ReleaseBuffer(buf);
-
+	if (ei_pole_check(rel, key, itemsz, &buf) == EI_POLE_TAKES)
+		return buf;
 	RelationSetTargetBlock(rel, InvalidBlockNumber);
 	return InvalidBuffer;
 }

@@ -220,8 +220,6 @@ typedef struct EIRelCache
 {
 	EIMetaPageData meta;
 	BlockNumber lastleaf;
-	int			top_wait;		/* EIInsertTop: entries until the next probe */
-	int			top_backoff;	/* ... and the wait after the next miss */
 	bool		compact_checked;	/* compact_norm is known */
 	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
 	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
@@ -569,7 +567,7 @@ extern void EIFreeStack(EIStack stack);
 
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
-extern bool EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup);
+extern void EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup);
 extern void EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items,
 						   int nitems);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);

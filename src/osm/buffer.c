@@ -302,10 +302,10 @@ osm_page_is_open_tail(Page page)
 
 /*
  * Take entries (in any order) headed for the index's insert buffer.  With
- * osm_tree.top_inserts, those that belong in the rightmost leaf go there
- * instead (EIInsertTop); the others are appended to the buffer: as many as
- * fit on the tail page under one lock and in one WAL record, then on new
- * tail pages.  The items array is reused to hold the buffered ones.
+ * osm_tree.top_inserts they go straight into the tree instead (EIInsertTop:
+ * through the predicted leaf where they belong there, else by a descent);
+ * without it they are appended to the buffer: as many as fit on the tail
+ * page under one lock and in one WAL record, then on new tail pages.
  */
 void
 OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
@@ -313,17 +313,13 @@ OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	int			i = 0;
 
 	EICheckPreloaded();
-	(void) osm_buffer_cache(rel);
-
 	if (osm_top_inserts)
 	{
-		int			nbuffered = 0;
-
 		for (int k = 0; k < nitems; k++)
-			if (!EIInsertTop(rel, heapRel, items[k]))
-				items[nbuffered++] = items[k];
-		nitems = nbuffered;
+			EIInsertTop(rel, heapRel, items[k]);
+		return;
 	}
+	(void) osm_buffer_cache(rel);
 
 	while (i < nitems)
 	{
