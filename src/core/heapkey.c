@@ -95,6 +95,7 @@ EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
 void
 EIHeapKeyReaderForget(EIHeapKeyReader *reader)
 {
+	reader->last_valid = false;
 	for (int i = 0; i < reader->ncached; i++)
 	{
 		pfree(reader->cached[i].key);
@@ -112,6 +113,7 @@ EIHeapKeyReaderForget(EIHeapKeyReader *reader)
 void
 EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader)
 {
+	reader->last_valid = false;
 	if (BufferIsValid(reader->buf))
 	{
 		ReleaseBuffer(reader->buf);
@@ -206,6 +208,16 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	bool		isnull[INDEX_MAX_KEYS];
 	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
 	HeapTuple	copy = NULL;
+
+	/*
+	 * The key read last, again: a point lookup's two bound searches on a
+	 * compact leaf usually end at the same entry.  Valid while the caller
+	 * holds the leaf (EIHeapKeyReaderForget and ReleasePin end it).
+	 */
+	if (!unlocked && !reader->want_tuple && reader->last_valid &&
+		ItemPointerEquals(&reader->last_tid, tid))
+		return EI_HEAPKEY_FOUND;
+	reader->last_valid = false;
 
 	reader->nreads++;
 	if (!BufferIsValid(reader->buf) ||
@@ -337,6 +349,12 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	}
 	if (copy != NULL)
 		heap_freetuple(copy);
+
+	if (result == EI_HEAPKEY_FOUND && !unlocked && !reader->want_tuple)
+	{
+		reader->last_valid = true;
+		reader->last_tid = *tid;
+	}
 
 	/* a key too wide to read under the lock may have been read without it */
 	if (result == EI_HEAPKEY_UNREADABLE)

@@ -481,6 +481,8 @@ typedef struct EIHeapKeyReader
 	bool		want_tuple;		/* also form the entry's index tuple */
 	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
 	uint64		nreads;			/* keys read so far */
+	bool		last_valid;		/* key holds the key of last_tid */
+	ItemPointerData last_tid;
 	MemoryContext cxt;			/* where remembered keys live */
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
