@@ -17,6 +17,21 @@ need_int() {
 	fi
 }
 
+# Take an option every runner has (--port, --out, --workdir, --keep,
+# --help) from "$@", or fail on an unknown one; sets nshift to the number
+# of words it used.
+common_option() {
+	nshift=2
+	case $1 in
+	--port) need_int "$1" "${2-}"; port=$2 ;;
+	--out) out=${2:?--out needs a directory} ;;
+	--workdir) workbase=${2:?--workdir needs a directory} ;;
+	--keep) keep=1; nshift=1 ;;
+	-h | --help) usage 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
+	esac
+}
+
 # Sourced with the runner's arguments (". lib.sh "$@""): the repository,
 # the command line to print in reports, and the server binaries.
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,6 +40,11 @@ for arg in "$@"; do
 	command_line+=" $(printf '%q' "$arg")"
 done
 PG_BINDIR=${PG_BINDIR:-/usr/lib/postgresql/15/bin}
+
+# Defaults of the options every runner has (runners may override them).
+out="$repo/docs/benchmarks"
+workbase=${TMPDIR:-/tmp}
+keep=0
 
 # Copy the results measured so far ($results) to $out/$1.partial.csv; for
 # the runners' on_failure.

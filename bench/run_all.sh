@@ -7,6 +7,8 @@
 #   bench/sliding_window/run.sh  a 7-day window: insert a day, delete a day, VACUUM
 #   bench/near_sorted/run.sh     near-sorted ingestion (COPY, single rows, reads):
 #                                btree, BRIN, elastic_btree, osm_tree
+#   bench/single_row/run.sh      index time per single-row INSERT, no transaction
+#                                overhead: btree, elastic_btree, osm_tree
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
@@ -33,7 +35,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted osm_tuning elastic ycsb"
+runners="core sliding_window near_sorted single_row osm_tuning elastic ycsb"
 size=default
 out=""
 plot_only=0
@@ -79,6 +81,7 @@ runner_args() {
 		core) echo "--rows 100000 --duration 2 --clients 1" ;;
 		sliding_window) echo "--day 20000 --windows 8" ;;
 		near_sorted) echo "--rows 200000 --types int8 --sortedness 0:0,5:5,100:100 --duration 2" ;;
+		single_row) echo "--rows 20000 --repeat 1 --sortedness 5:5,100:100" ;;
 		osm_tuning) echo "--rows 200000 --fill 96 --split 0.7 --grid 1,5,25" ;;
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
@@ -93,6 +96,7 @@ report_of() {
 	core) echo core ;;
 	sliding_window) echo sliding-window ;;
 	near_sorted) echo near-sorted ;;
+	single_row) echo single-row ;;
 	osm_tuning) echo osm-tuning ;;
 	elastic) echo elastic ;;
 	ycsb) echo ycsb ;;

@@ -48,6 +48,9 @@ typedef enum EIPoleResult
 	EI_POLE_GONE				/* no usable pole */
 } EIPoleResult;
 
+/* entries in a row outside the pole after which osm_tree forgets it */
+#define EI_POLE_MISSES	8
+
 static EIPoleResult ei_pole_check(Relation rel, EIScanInsert key, Size itemsz,
 								  Buffer *bufp);
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
@@ -525,7 +528,8 @@ ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
  * is inserted as btree would: a descent finds its leaf (a full one is
  * cleaned up or split by EIDoInsert, whose split rules keep a run's pages
  * full).  An entry outside a pole that is still usable (an outlier) leaves
- * the pole in place.  An entry already in the leaf (a batch applied again
+ * the pole in place, unless EI_POLE_MISSES entries in a row were outside
+ * it: then the keys are scattered, and the pole costs a page lock each.  An entry already in the leaf (a batch applied again
  * after an error) is not inserted twice.
  *
  * Why not buffer the rest, as the OSM paper does: measured here, a
@@ -549,6 +553,7 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 	OffsetNumber offnum;
 	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
 	EIPoleResult pole;
+	EIRelCache *cache;
 
 	EICheckItemSize(rel, heapRel, itup);
 	/* the cache where ei_remember_leaf notes the last leaf, read now */
@@ -557,9 +562,11 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
+	cache = (EIRelCache *) rel->rd_amcache;
 	pole = ei_pole_check(rel, key, itemsz, &buf);
 	if (pole == EI_POLE_TAKES)
 	{
+		cache->pole_misses = 0;
 		page = BufferGetPage(buf);
 		if (ei_leaf_holds(rel, key, page, &offnum))
 			UnlockReleaseBuffer(buf);	/* there already */
@@ -571,8 +578,13 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 		pfree(key);
 		return;
 	}
-	if (pole == EI_POLE_GONE)
+	if (pole == EI_POLE_GONE ||
+		(pole == EI_POLE_ELSEWHERE && ++cache->pole_misses >= EI_POLE_MISSES))
+	{
+		/* no pole, or scattered keys: stop trying it */
 		RelationSetTargetBlock(rel, InvalidBlockNumber);
+		cache->pole_misses = 0;
+	}
 
 	/* a descent to the entry's leaf */
 	stack = EISearch(rel, key, &buf, EI_WRITE);

@@ -220,6 +220,8 @@ typedef struct EIRelCache
 {
 	EIMetaPageData meta;
 	BlockNumber lastleaf;
+	int			pole_misses;	/* EIInsertTop: entries in a row outside
+								 * the pole */
 	bool		compact_checked;	/* compact_norm is known */
 	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
 	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
