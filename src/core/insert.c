@@ -556,12 +556,12 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 	EIRelCache *cache;
 
 	EICheckItemSize(rel, heapRel, itup);
-	/* the cache where ei_remember_leaf notes the last leaf, read now */
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
+	/* the cache where ei_remember_leaf notes the last leaf, read now */
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
 	cache = (EIRelCache *) rel->rd_amcache;
 	pole = ei_pole_check(rel, key, itemsz, &buf);
 	if (pole == EI_POLE_TAKES)
