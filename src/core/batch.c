@@ -296,10 +296,11 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * Without osm_tree.top_inserts, a batch smaller than one flush of the
 	 * insert buffer goes to the buffer: its entries join others' there and
 	 * reach the tree in one sorted flush (with it, see
-	 * ei_batch_wants_buffer).  A larger one is its own sorted run, and so are the
-	 * later parts of a transaction's batch once one part went to the tree
-	 * (a bulk load applied in work_mem-sized parts): buffering its tail
-	 * would hand the tree those keys after the next load's, out of order.
+	 * ei_batch_wants_buffer).  A larger one is its own sorted run, and so
+	 * are the later parts of a transaction's batch once one part went to
+	 * the tree (a bulk load applied in work_mem-sized parts): buffering its
+	 * tail would hand the tree those keys after the next load's, out of
+	 * order.
 	 */
 	if (!batch->to_tree && ei_batch_wants_buffer(rel, sorted, n))
 		OsmBufferInsert(rel, heapRel, sorted, n);

@@ -55,7 +55,8 @@ typedef struct EIHeapKeyCached
 	ItemPointerData tid;
 	char	   *key;			/* normalized key, key.len bytes */
 	int			keylen;
-	IndexTuple	itup;			/* with want_tuple, else NULL */
+	IndexTuple	itup;			/* with want_tuple (fixed per reader), else
+								 * NULL */
 } EIHeapKeyCached;
 
 static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
@@ -302,7 +303,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 							RelationGetRelationName(index)),
 					 errhint("The key's collation may have changed.  REINDEX the index.")));
 		}
-		if (reader->want_tuple || unlocked)
+		if (reader->want_tuple)
 		{
 			reader->itup = index_form_tuple(RelationGetDescr(index), values,
 											isnull);
@@ -341,11 +342,6 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 			}
 		}
 		MemoryContextSwitchTo(oldcxt);
-		if (!reader->want_tuple && reader->itup != NULL)
-		{
-			pfree(reader->itup);
-			reader->itup = NULL;
-		}
 	}
 	if (copy != NULL)
 		heap_freetuple(copy);
@@ -364,7 +360,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		if (c != NULL)
 		{
 			appendBinaryStringInfo(&reader->key, c->key, c->keylen);
-			if (reader->want_tuple && c->itup != NULL)
+			if (c->itup != NULL)
 			{
 				reader->itup = palloc(IndexTupleSize(c->itup));
 				memcpy(reader->itup, c->itup, IndexTupleSize(c->itup));

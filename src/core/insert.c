@@ -89,7 +89,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	Buffer		buf;
 	OffsetNumber offnum;
 	bool		shrinking = false;
-	bool		fits_compact;
+	int			fits_compact = -1;	/* unknown yet */
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
@@ -104,11 +104,8 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
-	/*
-	 * Read now what the policy needs, not later under the leaf's lock.  A
-	 * key too long for a compact leaf never makes its leaf compact.
-	 */
-	fits_compact = EICompactKeyFits(rel, itup);
+	/* read now what the policy needs, not later under the leaf's lock */
+	(void) EICompactInfo(rel);
 
 	for (;;)
 	{
@@ -130,9 +127,14 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 		{
 			ei_delete_dead_items(rel, heapRel, buf);
 			if (PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)) &&
-				fits_compact && EIElasticWantsCompact(rel) &&
-				EICompactConvert(rel, buf))
-				shrinking = true;
+				EIElasticWantsCompact(rel))
+			{
+				/* a key too long for a compact leaf never makes one */
+				if (fits_compact < 0)
+					fits_compact = EICompactKeyFits(rel, itup);
+				if (fits_compact && EICompactConvert(rel, buf))
+					shrinking = true;
+			}
 		}
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
@@ -529,8 +531,9 @@ ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
  * cleaned up or split by EIDoInsert, whose split rules keep a run's pages
  * full).  An entry outside a pole that is still usable (an outlier) leaves
  * the pole in place, unless EI_POLE_MISSES entries in a row were outside
- * it: then the keys are scattered, and the pole costs a page lock each.  An entry already in the leaf (a batch applied again
- * after an error) is not inserted twice.
+ * it: then the keys are scattered, and the pole costs a page lock each.
+ * An entry already in the leaf (a batch applied again after an error) is
+ * not inserted twice.
  *
  * Why not buffer the rest, as the OSM paper does: measured here, a
  * buffered entry costs more than a descent and an insert.  It is written

@@ -894,22 +894,25 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	so->currPos.nextTupleOffset = 0;
 	so->currPos.compact = false;
 
-	if (opaque->ei_flags & EI_COMPACT)
-		return ei_read_compact_page(scan, dir);
-
 	/*
-	 * While the index is shrinking, remember that this standard leaf is
-	 * read, so that shrinking makes the cold leaves compact first (see
-	 * ei_read_compact_page for the hint itself).
+	 * Remember that the leaf is read: a compact leaf for VACUUM's expansion
+	 * (hot leaves first), a standard one, while the index is shrinking, so
+	 * that shrinking makes the cold leaves compact first.  Only a hint, set
+	 * under our share lock without WAL like the LP_DEAD hints, and only once
+	 * per VACUUM cycle, so reads seldom dirty the page.
 	 */
 	if (!(opaque->ei_flags & EI_ACCESSED) &&
-		scan->indexRelation->rd_amcache != NULL &&
-		((EIMetaPageData *) scan->indexRelation->rd_amcache)->elastic_state ==
-		EI_STATE_SHRINKING)
+		((opaque->ei_flags & EI_COMPACT) ||
+		 (scan->indexRelation->rd_amcache != NULL &&
+		  ((EIMetaPageData *) scan->indexRelation->rd_amcache)->elastic_state ==
+		  EI_STATE_SHRINKING)))
 	{
 		opaque->ei_flags |= EI_ACCESSED;
 		MarkBufferDirtyHint(buf, true);
 	}
+
+	if (opaque->ei_flags & EI_COMPACT)
+		return ei_read_compact_page(scan, dir);
 
 	if (ScanDirectionIsForward(dir))
 	{
@@ -1228,18 +1231,6 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
 	n = EICompactNKeys(page);
-
-	/*
-	 * Remember that the leaf is read, for VACUUM's expansion (hot leaves
-	 * first).  Only a hint, set under our share lock without WAL like the
-	 * LP_DEAD hints, and only once per VACUUM cycle, so reads seldom dirty
-	 * the page.
-	 */
-	if (!(opaque->ei_flags & EI_ACCESSED))
-	{
-		opaque->ei_flags |= EI_ACCESSED;
-		MarkBufferDirtyHint(buf, true);
-	}
 	lo = 0;
 	hi = n - 1;
 

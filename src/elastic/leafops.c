@@ -50,8 +50,9 @@ ei_table_is_heap(Oid relid)
 /*
  * Return the normalized-key information of an index whose leaves can be
  * compact, or NULL if they cannot: the keys need normalized forms
- * (core/normkey.c; variable-width ones are padded), no INCLUDE columns (an expanded entry is formed
- * from the key columns read from the heap) and a heap table.  Cached in
+ * (core/normkey.c; variable-width ones are padded), no INCLUDE columns
+ * (an expanded entry is formed from the key columns read from the heap)
+ * and a heap table.  Cached in
  * the relation's rd_amcache; the information itself lives in rd_indexcxt,
  * which outlives a relcache flush of the cache.
  */
@@ -370,6 +371,19 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
 }
 
 /*
+ * Where a compact leaf of n >= 2 entries splits: the first entry that goes
+ * right.  Half and half, or the fill factor's share left on the rightmost
+ * leaf.
+ */
+static int
+ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n)
+{
+	int			at = EI_RIGHTMOST(opaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
+
+	return Max(1, Min(at, n - 1));
+}
+
+/*
  * Split the full, write-locked compact leaf buf (both phases; releases
  * buf).  The left page keeps half the entries, or the fill factor's share
  * on the rightmost leaf; no key is read but the first right entry's, whose
@@ -400,8 +414,7 @@ EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 		elog(ERROR, "cannot split compact leaf %u of index \"%s\" with %d entries",
 			 origblk, RelationGetRelationName(rel), n);
 
-	at = EI_RIGHTMOST(oopaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
-	at = Max(1, Min(at, n - 1));
+	at = ei_compact_split_point(rel, oopaque, n);
 
 	/*
 	 * The first right entry's key makes the pivot; skip dead entries.  If
@@ -458,8 +471,7 @@ EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 			return;
 		}
 		isroot = EI_IS_ROOT(oopaque);
-		at = EI_RIGHTMOST(oopaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
-		at = Max(1, Min(at, n - 1));
+		at = ei_compact_split_point(rel, oopaque, n);
 	}
 	EIHeapKeyReaderEnd(reader);
 	if (lefthikey == NULL)

@@ -480,7 +480,8 @@ typedef struct EIHeapKeyReader
 	EINormKeyInfo *norm;
 	Buffer		buf;			/* pinned heap page of the last read */
 	StringInfoData key;
-	bool		want_tuple;		/* also form the entry's index tuple */
+	bool		want_tuple;		/* also form the entry's index tuple (set
+								 * before the first read) */
 	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
 	uint64		nreads;			/* keys read so far */
 	bool		last_valid;		/* key holds the key of last_tid */
