@@ -16,19 +16,33 @@
 # table the index size, leaf pages (and compact leaves), the insert or
 # delete+VACUUM time, and, for --secs seconds each with one pgbench client,
 # point lookups of an inserted key (tps) and 100-row range scans (tps), both
-# forced through the index.  Ratios are elastic / btree at the same step.
+# forced through the index.  The measurements run after both tables took
+# the step, alternating between the tables, --repeat times; the highest tps
+# of each counts (noise on a shared machine only ever slows a run down).
+# Ratios are elastic / btree at the same step.
+#
+# Then the capacity at the bound: a third table gets the same chunks (and
+# more, up to --capacity-chunks) into an elastic_btree index with the same
+# bound until the index outgrows the bound by 5%; the rows it held at the
+# last chunk within the bound, per byte, against btree's rows per byte at
+# its peak, are the entries elastic_btree fits in the bytes btree needs.
 #
 # Results: docs/benchmarks/elastic.csv, elastic.md and elastic.png (when
 # gnuplot is installed; elastic-text.* with --key text), or --out DIR.  The
 # extension must be installed.
 #
 # Usage: bench/elastic/run.sh [--key int8|text] [--chunk N] [--chunks C]
-#            [--secs S] [--large] [--port P] [--out DIR] [--workdir DIR] [--keep]
+#            [--secs S] [--repeat R] [--capacity-chunks M] [--large]
+#            [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
 #   --key K      key type: int8 (default) or text (30 bytes, COLLATE "C")
 #   --chunk N    rows per chunk (default 200000)
 #   --chunks C   chunks inserted and then deleted (default 10)
 #   --secs S     seconds per pgbench measurement (default 3)
+#   --repeat R   measurements per table, step and query; the best counts
+#                (default 1)
+#   --capacity-chunks M  most chunks for the capacity run (default
+#                4 * chunks)
 #   --large      --chunk 1000000 --secs 5
 #   --port P     port of the throwaway cluster (default 56090)
 set -euo pipefail
@@ -43,6 +57,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 chunk=200000
 chunks=10
 secs=3
+repeat=1
+capacity_chunks=
 port=56090
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
@@ -58,6 +74,8 @@ while [ $# -gt 0 ]; do
 	--chunk) need_int "$1" "${2-}"; chunk=$2; shift 2 ;;
 	--chunks) need_int "$1" "${2-}"; chunks=$2; shift 2 ;;
 	--secs) need_int "$1" "${2-}"; secs=$2; shift 2 ;;
+	--repeat) need_int "$1" "${2-}"; repeat=$2; shift 2 ;;
+	--capacity-chunks) need_int "$1" "${2-}"; capacity_chunks=$2; shift 2 ;;
 	--large) chunk=1000000; secs=5; shift ;;
 	--port) need_int "$1" "${2-}"; port=$2; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -67,6 +85,7 @@ while [ $# -gt 0 ]; do
 	*) echo "run.sh: unknown option $1" >&2; usage 2 ;;
 	esac
 done
+capacity_chunks=${capacity_chunks:-$((4 * chunks))}
 name=elastic
 keydesc='int8 keys scattered over 0..2^32'
 if [ "$key" = text ]; then
@@ -82,7 +101,7 @@ results="$work/results.csv"
 # shellcheck disable=SC2317 # called by cleanup
 on_failure() { save_partial "$name"; }
 
-step "cluster: initdb in $work (chunk=$chunk rows, chunks=$chunks, secs=$secs)"
+step "cluster: initdb in $work (chunk=$chunk rows, chunks=$chunks, secs=$secs, repeat=$repeat)"
 echo "shared_preload_libraries = 'elastic_index'" | cluster_initdb bench/elastic/run.sh
 step "cluster: start on port $port"
 cluster_start
@@ -123,20 +142,43 @@ tps() {
 		awk '/^tps = / { printf "%.0f", $3 }'
 }
 
-# Append one result row: table t_$1, step $2 ("insert N" or "delete N"),
-# seconds $3 of the step, rows inserted so far $4 (for the lookups).
-record() {
-	local p r stats
-	p=$(tps "point_$1" "$4")
-	r=$(tps "range_$1" "$4")
+# The higher of tps $1 (may be empty) and a new measurement of pgbench
+# script $2 over the rows inserted so far ($3).
+best_tps() {
+	awk -v a="$1" -v b="$(tps "$2" "$3")" \
+		'BEGIN { if (a == "" || b + 0 > a + 0) print b; else print a }'
+}
+
+# Append one result row: table t_$1, step $2, seconds $3 of the step, point
+# and range tps $4 and $5.
+row() {
+	local stats
 	if [ "$1" = elastic ]; then
 		stats=$(psql_b -F, -c "SELECT leaf_pages, compact_leaf_pages, elastic_state
 			FROM elastic_index_stats('t_elastic_k')")
 	else
 		stats=$(psql_b -F, -c "SELECT leaf_pages, 0, 'btree' FROM pgstatindex('t_btree_k')")
 	fi
-	echo "$1,$2,$(psql_b -F, -c "SELECT count(*), pg_relation_size('t_$1_k') FROM t_$1"),$stats,$3,$p,$r" \
+	echo "$1,$2,$(psql_b -F, -c "SELECT count(*), pg_relation_size('t_$1_k') FROM t_$1"),$stats,$3,$4,$5" \
 		>>"$results"
+}
+
+# Measure both tables after step $1 ("insert N" or "delete N") with $2 rows
+# inserted so far (for the lookups), alternating between the tables
+# --repeat times, and append their rows; $3 and $4 are the seconds the step
+# took on btree and on elastic_btree.
+record_step() {
+	local r bp="" ep="" br="" er=""
+	for ((r = 1; r <= repeat; r++)); do
+		bp=$(best_tps "$bp" point_btree "$2")
+		ep=$(best_tps "$ep" point_elastic "$2")
+		br=$(best_tps "$br" range_btree "$2")
+		er=$(best_tps "$er" range_elastic "$2")
+	done
+	row btree "$1" "$3" "$bp" "$br"
+	step "btree: $1: $(tail -n 1 "$results" | cut -d, -f3-)"
+	row elastic "$1" "$4" "$ep" "$er"
+	step "elastic: $1: $(tail -n 1 "$results" | cut -d, -f3-)"
 }
 
 # Insert chunk $2 into t_$1; prints the seconds the INSERT took.
@@ -177,23 +219,43 @@ step "btree peak $((peak / 8192)) pages: elastic bound ${bound_kb}kB"
 psql_b -c "CREATE INDEX t_elastic_k ON t_elastic USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
 
 for ((c = 1; c <= chunks; c++)); do
-	for p in btree elastic; do
-		s=$(insert_chunk "$p" "$c")
-		psql_b -c "VACUUM ANALYZE t_$p"
-		record "$p" "insert $c" "$s" $((c * chunk))
-		step "$p: inserted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
-	done
+	sb=$(insert_chunk btree "$c")
+	psql_b -c "VACUUM ANALYZE t_btree"
+	se=$(insert_chunk elastic "$c")
+	psql_b -c "VACUUM ANALYZE t_elastic"
+	record_step "insert $c" $((c * chunk)) "$sb" "$se"
 done
 for ((c = 1; c <= chunks; c++)); do
-	for p in btree elastic; do
-		s=$(delete_chunk "$p" "$c")
-		psql_b -c "ANALYZE t_$p"
-		record "$p" "delete $c" "$s" $((chunks * chunk))
-		step "$p: deleted chunk $c/$chunks: $(tail -n 1 "$results" | cut -d, -f3-)"
-	done
+	sb=$(delete_chunk btree "$c")
+	psql_b -c "ANALYZE t_btree"
+	se=$(delete_chunk elastic "$c")
+	psql_b -c "ANALYZE t_elastic"
+	record_step "delete $c" $((chunks * chunk)) "$sb" "$se"
 done
 step "verify: elastic_index_check on the emptied index"
 psql_b -c "SELECT elastic_index_check('t_elastic_k', true)" >/dev/null
+
+# Capacity at the bound: more chunks into a fresh elastic_btree index with
+# the same bound until it outgrows the bound by 5% (sizes only, no tps).
+capacity="$work/capacity.csv"
+psql_b -c "DROP TABLE t_btree, t_elastic"
+psql_b -c "CREATE TABLE t_capacity (g int8, k $keytype, chunk int4, pad text) WITH (autovacuum_enabled = off)"
+psql_b -c "CREATE INDEX t_capacity_k ON t_capacity USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
+for ((c = 1; c <= capacity_chunks; c++)); do
+	insert_chunk capacity "$c" >/dev/null
+	psql_b -c "VACUUM ANALYZE t_capacity"
+	echo "$c,$((c * chunk)),$(psql_b -F, -c "SELECT pg_relation_size('t_capacity_k'),
+		leaf_pages, compact_leaf_pages, elastic_state
+		FROM elastic_index_stats('t_capacity_k')")" >>"$capacity"
+	step "capacity: chunk $c: $(tail -n 1 "$capacity" | cut -d, -f2-)"
+	[ "$(cut -d, -f3 <"$capacity" | tail -n 1)" -gt $((bound_kb * 1024 * 105 / 100)) ] && break
+done
+step "verify: elastic_index_check on the capacity index"
+psql_b -c "SELECT elastic_index_check('t_capacity_k', false)" >/dev/null
+# the densest btree over the same rows: built by CREATE INDEX (fillfactor 90)
+psql_b -c "CREATE INDEX t_capacity_btree ON t_capacity USING btree (k)"
+built=$(psql_b -F, -c "SELECT count(*), pg_relation_size('t_capacity_btree') FROM t_capacity")
+step "capacity: btree built over the same rows: $built"
 
 # ---------------------------------------------------------------------------
 # Report
@@ -205,6 +267,10 @@ mkdir -p "$out"
 	echo "pass,step,rows,index_bytes,leaf_pages,compact_leaf_pages,state,step_s,point_tps,range_tps"
 	cat "$results"
 } >"$out/$name.csv"
+{
+	echo "chunk,rows,index_bytes,leaf_pages,compact_leaf_pages,state"
+	cat "$capacity"
+} >"$out/$name-capacity.csv"
 
 commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
 if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
@@ -218,7 +284,9 @@ awk -F, \
 	-v bound_kb="$bound_kb" -v peak="$peak" -v name="$name" \
 	-v keydesc="$keydesc" \
 	-v load0="$load_start" -v load1="$(cut -d' ' -f1 /proc/loadavg)" \
-	-f "$here/report.awk" "$out/$name.csv" >"$out/$name.md"
+	-v capacity_chunks="$capacity_chunks" -v repeat="$repeat" \
+	-v built_rows="${built%,*}" -v built_bytes="${built#*,}" \
+	-f "$here/report.awk" "$out/$name.csv" "$out/$name-capacity.csv" >"$out/$name.md"
 
 if command -v gnuplot >/dev/null; then
 	step "plot: $out/$name.png"

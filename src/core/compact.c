@@ -33,6 +33,13 @@
 #include "seqtree.h"
 #include "storage/bufpage.h"
 
+/*
+ * Most heap keys one read-only search reads when it meets unreadable
+ * entries: usually a neighbour settles it; a leaf full of dead entries
+ * rechecks more rows instead of reading every key.
+ */
+#define EI_COMPACT_SEARCH_READS	16
+
 /* State of one SeqTree search whose keys come from the heap. */
 typedef struct EICompactSearchState
 {
@@ -298,6 +305,61 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
 				 errmsg("compact leaf of index \"%s\" disagrees with the key read from the heap",
 						RelationGetRelationName(reader->index))));
 	return -1;
+}
+
+/*
+ * SeqTreeGetKey callback for seqtree_search_tolerant: the entry's key from
+ * the heap, or NULL if it is dead or toasted out of line.
+ */
+static const uint8_t *
+ei_compact_heap_key_or_null(void *arg, int pos)
+{
+	EICompactSearchState *state = (EICompactSearchState *) arg;
+	ItemPointerData tid;
+
+	EICompactGetTid(state->page, pos, &tid);
+	if (EIHeapKeyRead(state->reader, &tid) != EI_HEAPKEY_FOUND)
+		return NULL;
+	return (const uint8_t *) state->reader->key.data;
+}
+
+/*
+ * Search a compact leaf for key without changing it, as a scan does: an
+ * entry whose key cannot be read (dead, or toasted out of line) is passed
+ * over for another entry of its SeqTree subtree (seqtree_search_tolerant),
+ * reading at most EI_COMPACT_SEARCH_READS keys.  Sets *minpos and *maxpos to the position of the largest entry <= key (-1
+ * if none) when the search settles it, or else to the range it lies in,
+ * none of whose entries could be read.  Returns whether a settled search
+ * found an entry equal to key.
+ */
+bool
+EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader, const uint8 *key,
+						int *minpos, int *maxpos)
+{
+	EICompactSearchState state;
+	SeqTreeLocation loc;
+	SeqTree		st;
+	int			rc;
+
+	EICompactAttach(page, &st);
+	state.page = page;
+	state.reader = reader;
+	state.searchkey = key;
+	state.badpos = -1;
+	state.badresult = EI_HEAPKEY_FOUND;
+
+	rc = seqtree_search_tolerant(&st, key, ei_compact_heap_key_or_null,
+								 &state, &loc, EI_COMPACT_SEARCH_READS,
+								 minpos, maxpos, NULL);
+	if (rc == SEQTREE_CORRUPT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("compact leaf of index \"%s\" disagrees with the key read from the heap",
+						RelationGetRelationName(reader->index))));
+	if (rc == SEQTREE_AMBIGUOUS)
+		return false;
+	*minpos = *maxpos = loc.pos;
+	return loc.exact;
 }
 
 /*

@@ -1191,11 +1191,11 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
  * so->currPos.buf that may match, in index order; return whether there
  * were any.
  *
- * A compact leaf has no keys to test, so every returned row is rechecked
- * by the executor.  Two SeqTree searches, one heap read each, narrow the
- * leaf to the entries between the scan's bounds on the first column; if a
- * search meets a dead entry the bound is dropped for this leaf (more rows
- * to recheck, none lost).  A bound that excludes entries of this leaf also
+ * A compact leaf has no keys to test, so every returned row is rechecked by
+ * the executor.  Two SeqTree searches, one heap read each, narrow the leaf to
+ * the entries between the scan's bounds on the first column; a search that
+ * meets a dead or toasted entry reads another entry of its subtree instead
+ * (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
  * ends the scan in that direction, as a failing required key does on a
  * standard leaf.  Index-only scans read each entry's key from the heap.
  */
@@ -1210,8 +1210,6 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	bool		forward = ScanDirectionIsForward(dir);
 	EIScanCompact *cs;
-	SeqTreeLocation loc;
-	EIHeapKeyResult why;
 	int			n;
 	int			lo;
 	int			hi;
@@ -1234,18 +1232,32 @@ ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
 	lo = 0;
 	hi = n - 1;
 
-	if (n > 0 && cs->has_lower &&
-		EICompactSearch(page, cs->reader, (uint8 *) cs->lower.data, &loc, &why) < 0)
+	/*
+	 * Where only unreadable entries could tell, the largest entry <= a
+	 * bound is one of minpos..maxpos: take the end that keeps them all,
+	 * since their rows are rechecked like every other.
+	 */
+	if (n > 0 && cs->has_lower)
 	{
-		lo = loc.exact ? loc.pos : loc.pos + 1;
-		if (!forward && loc.pos >= 0)
+		int			minpos;
+		int			maxpos;
+
+		lo = EICompactSearchReadOnly(page, cs->reader,
+									 (uint8 *) cs->lower.data,
+									 &minpos, &maxpos) ? minpos : minpos + 1;
+		if (!forward && minpos >= 0)
 			so->currPos.moreLeft = false;
 	}
-	if (n > 0 && cs->has_upper &&
-		EICompactSearch(page, cs->reader, (uint8 *) cs->upper.data, &loc, &why) < 0)
+	if (n > 0 && cs->has_upper)
 	{
-		hi = loc.pos;
-		if (forward && loc.pos < n - 1)
+		int			minpos;
+		int			maxpos;
+
+		(void) EICompactSearchReadOnly(page, cs->reader,
+									   (uint8 *) cs->upper.data,
+									   &minpos, &maxpos);
+		hi = maxpos;
+		if (forward && maxpos < n - 1)
 			so->currPos.moreRight = false;
 	}
 

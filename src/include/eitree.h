@@ -514,6 +514,9 @@ extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
 							const uint8 *key, SeqTreeLocation *loc,
 							EIHeapKeyResult *why);
+extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
+									const uint8 *key, int *minpos,
+									int *maxpos);
 extern int	EICompactNKeys(Page page);
 extern bool EICompactHasRoom(Page page);
 extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,

@@ -637,56 +637,39 @@ seqtree_diff_bit(const uint8_t *a, const uint8_t *b, int keylen)
 	return keylen * 8;
 }
 
-/*
- * Find the largest stored key <= key (keylen bytes).  Returns its position,
- * or -1 if every stored key is greater; *loc (if not NULL) gets the
- * details, including what seqtree_insert_at needs to insert key.  Reads
- * exactly one stored key through get_key, none if the tree is empty.
- */
-int
-seqtree_search(const SeqTree *st, const uint8_t *key,
-			   SeqTreeGetKey get_key, void *arg, SeqTreeLocation *loc)
+/* Where the blind descent of one search ended (see st_descend). */
+typedef struct SeqTreePath
 {
-	SeqTreeLocation dummy;
+	int			cand;			/* the candidate: the one key to read */
+	int			lo;				/* range of bits[] scanned as a SeqTrie */
+	int			hi;
+	int			nlefts;
+	int			nrights;
 	int			lefts[SEQTREE_MAX_LEVELS];	/* nodes where we went left */
 	int			rights[SEQTREE_MAX_LEVELS]; /* nodes where we went right */
-	int			nlefts = 0,
-				nrights = 0;
-	int			n = st->nkeys;
+} SeqTreePath;
+
+/*
+ * Stage 1 of a search (on a non-empty tree): the blind descent.  Follow the
+ * BlindiTree while the current range of bits[] is non-empty, then continue
+ * as a SeqTrie scan of the range: an entry matters only if it is smaller
+ * than every entry where the scan went left since it last went right; going
+ * right at entry i makes key i+1 the candidate.  The candidate is the key
+ * the blind trie search reaches, which shares the longest prefix with the
+ * search key among all stored keys.
+ */
+static void
+st_descend(const SeqTree *st, const uint8_t *key, SeqTreePath *path)
+{
 	int			nkeybits = st->keylen * 8;
-	int			lo,
-				hi,
-				node,
-				depth,
-				cand,
-				limit,
-				i,
-				d;
-	const uint8_t *ckey;
+	int			lo = 0;
+	int			hi = st->nkeys - 2;
+	int			node = 0;
+	int			limit;
+	int			depth;
 
-	if (loc == NULL)
-		loc = &dummy;
-	loc->exact = false;
-	loc->lbit = 0;
-	loc->rbit = 0;
-	if (n == 0)
-	{
-		loc->pos = -1;
-		return -1;
-	}
-
-	/*
-	 * Stage 1: blind descent.  Follow the BlindiTree while the current
-	 * range of bits[] is non-empty, then continue as a SeqTrie scan of the
-	 * range: an entry matters only if it is smaller than every entry where
-	 * the scan went left since it last went right; going right at entry i
-	 * makes key i+1 the candidate.  The result is the key the blind trie
-	 * search reaches, which shares the longest prefix with the search key
-	 * among all stored keys.
-	 */
-	lo = 0;
-	hi = n - 2;
-	node = 0;
+	path->nlefts = 0;
+	path->nrights = 0;
 	for (depth = 0; depth < st->levels && lo <= hi; depth++)
 	{
 		int			m = st_node(st, node);
@@ -696,20 +679,22 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 			break;
 		if (st_keybit(key, st_bit(st, m), nkeybits))
 		{
-			rights[nrights++] = m;
+			path->rights[path->nrights++] = m;
 			lo = m + 1;
 			node = 2 * node + 2;
 		}
 		else
 		{
-			lefts[nlefts++] = m;
+			path->lefts[path->nlefts++] = m;
 			hi = m - 1;
 			node = 2 * node + 1;
 		}
 	}
-	cand = lo;
+	path->lo = lo;
+	path->hi = hi;
+	path->cand = lo;
 	limit = ST_NO_LIMIT;
-	for (i = lo; i <= hi; i++)
+	for (int i = lo; i <= hi; i++)
 	{
 		int			b = st_bit(st, i);
 
@@ -717,38 +702,37 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 		{
 			if (st_keybit(key, b, nkeybits))
 			{
-				cand = i + 1;
+				path->cand = i + 1;
 				limit = ST_NO_LIMIT;
 			}
 			else
 				limit = b;
 		}
 	}
+}
 
-	/* Stage 2: the one key read. */
-	ckey = get_key(arg, cand);
-	d = seqtree_diff_bit(key, ckey, st->keylen);
-	if (d >= nkeybits)
-	{
-		loc->pos = cand;
-		loc->exact = true;
-		return cand;
-	}
+/*
+ * Stage 3 of a search: the candidate's key first differs from the search
+ * key at bit d (< the key's bits), and no stored key agrees with the search
+ * key beyond bit d, so the keys next to the candidate that share its first
+ * d bits form a run bounded by the first entries < d on either side.  Look
+ * for that entry in the scanned range first, then among the BlindiTree
+ * nodes on the search path (deepest first); the subtrees in between only
+ * hold entries larger than their node's.  Returns the predecessor.
+ */
+static int
+st_locate(const SeqTree *st, const uint8_t *key, const SeqTreePath *path,
+		  int d, SeqTreeLocation *loc)
+{
+	int			n = st->nkeys;
+	int			i;
 
-	/*
-	 * Stage 3: no stored key agrees with the search key beyond bit d, so
-	 * the keys next to the candidate that share its first d bits form a
-	 * run bounded by the first entries < d on either side.  Look for that
-	 * entry in the scanned range first, then among the BlindiTree nodes on
-	 * the search path (deepest first); the subtrees in between only hold
-	 * entries larger than their node's.
-	 */
-	if (st_keybit(key, d, nkeybits))
+	if (st_keybit(key, d, st->keylen * 8))
 	{
 		/* key > candidate: the predecessor ends the run on the right */
 		int			pos = n - 1;
 
-		for (i = cand; i <= hi; i++)
+		for (i = path->cand; i <= path->hi; i++)
 		{
 			if (st_bit(st, i) < d)
 			{
@@ -756,13 +740,13 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 				break;
 			}
 		}
-		if (i > hi)
+		if (i > path->hi)
 		{
-			for (i = nlefts - 1; i >= 0; i--)
+			for (i = path->nlefts - 1; i >= 0; i--)
 			{
-				if (st_bit(st, lefts[i]) < d)
+				if (st_bit(st, path->lefts[i]) < d)
 				{
-					pos = lefts[i];
+					pos = path->lefts[i];
 					break;
 				}
 			}
@@ -777,7 +761,7 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 		/* key < candidate: the successor starts the run on the left */
 		int			pos = -1;
 
-		for (i = cand - 1; i >= lo; i--)
+		for (i = path->cand - 1; i >= path->lo; i--)
 		{
 			if (st_bit(st, i) < d)
 			{
@@ -785,13 +769,13 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 				break;
 			}
 		}
-		if (i < lo)
+		if (i < path->lo)
 		{
-			for (i = nrights - 1; i >= 0; i--)
+			for (i = path->nrights - 1; i >= 0; i--)
 			{
-				if (st_bit(st, rights[i]) < d)
+				if (st_bit(st, path->rights[i]) < d)
 				{
-					pos = rights[i];
+					pos = path->rights[i];
 					break;
 				}
 			}
@@ -801,6 +785,164 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
 		loc->lbit = pos >= 0 ? st_bit(st, pos) : 0;
 		return pos;
 	}
+}
+
+/*
+ * Find the largest stored key <= key (keylen bytes).  Returns its position,
+ * or -1 if every stored key is greater; *loc (if not NULL) gets the
+ * details, including what seqtree_insert_at needs to insert key.  Reads
+ * exactly one stored key through get_key, none if the tree is empty.
+ */
+int
+seqtree_search(const SeqTree *st, const uint8_t *key,
+			   SeqTreeGetKey get_key, void *arg, SeqTreeLocation *loc)
+{
+	SeqTreeLocation dummy;
+	SeqTreePath path;
+	int			d;
+
+	if (loc == NULL)
+		loc = &dummy;
+	loc->exact = false;
+	loc->lbit = 0;
+	loc->rbit = 0;
+	if (st->nkeys == 0)
+	{
+		loc->pos = -1;
+		return -1;
+	}
+
+	st_descend(st, key, &path);
+
+	/* Stage 2: the one key read. */
+	d = seqtree_diff_bit(key, get_key(arg, path.cand), st->keylen);
+	if (d >= st->keylen * 8)
+	{
+		loc->pos = path.cand;
+		loc->exact = true;
+		return path.cand;
+	}
+	return st_locate(st, key, &path, d, loc);
+}
+
+/*
+ * seqtree_search for a caller some of whose keys may be unreadable: get_key
+ * may return NULL.  When the candidate c is unreadable, another key of the
+ * same subtree stands in for it.  Key a first differs from key c at bit
+ * m = min(bits[] between them) and from the search key at bit d.  c shares
+ * the longest prefix with the search key, so d <= m.  If d < m, the search
+ * key first differs from key c at d too, and stage 3 runs with that d.  If
+ * d == m, key c agrees with the search key beyond m, so the answer lies
+ * among c's neighbours that share more than m bits with it (bits[] > m
+ * between them and c), and another key of that smaller run is tried.  The
+ * nearest untried keys are tried first, and at most maxreads keys are
+ * read in all (a leaf full of dead entries must not cost a read of each).
+ * Returns what seqtree_search returns; or SEQTREE_AMBIGUOUS if the keys it
+ * could read do not settle the search, when the largest key <= the search
+ * key is one of *minpos .. *maxpos, the run left (c - 1 .. c when the run
+ * narrowed to c alone).  Returns SEQTREE_CORRUPT if a key read contradicts
+ * bits[].  *nreads (if not NULL) gets the number of get_key calls.
+ */
+int
+seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
+						SeqTreeGetKey get_key, void *arg,
+						SeqTreeLocation *loc, int maxreads, int *minpos,
+						int *maxpos, int *nreads)
+{
+	SeqTreeLocation dummy;
+	SeqTreePath path;
+	const uint8_t *ckey;
+	int			nkeybits = st->keylen * 8;
+	int			reads = 0;
+	int			c,
+				runlo,
+				runhi,
+				left,
+				right,
+				result = SEQTREE_AMBIGUOUS;
+
+	if (loc == NULL)
+		loc = &dummy;
+	loc->exact = false;
+	loc->lbit = 0;
+	loc->rbit = 0;
+	loc->pos = -1;
+	if (nreads == NULL)
+		nreads = &reads;
+	*nreads = 0;
+	if (st->nkeys == 0)
+		return -1;
+
+	st_descend(st, key, &path);
+	c = path.cand;
+	ckey = get_key(arg, c);
+	(*nreads)++;
+	if (ckey != NULL)
+	{
+		int			d = seqtree_diff_bit(key, ckey, st->keylen);
+
+		if (d >= nkeybits)
+		{
+			loc->pos = c;
+			loc->exact = true;
+			return c;
+		}
+		return st_locate(st, key, &path, d, loc);
+	}
+
+	/* the run [runlo, runhi] around c holds the answer; try its keys */
+	runlo = 0;
+	runhi = st->nkeys - 1;
+	left = c - 1;
+	right = c + 1;
+	while ((left >= runlo || right <= runhi) && *nreads < maxreads)
+	{
+		const uint8_t *akey;
+		int			a;
+		int			m = ST_NO_LIMIT;
+		int			d,
+					lo,
+					hi;
+
+		if (right <= runhi && (left < runlo || right - c <= c - left))
+			a = right++;
+		else
+			a = left--;
+		akey = get_key(arg, a);
+		(*nreads)++;
+		if (akey == NULL)
+			continue;
+
+		for (int i = (a < c ? a : c); i < (a < c ? c : a); i++)
+		{
+			int			b = st_bit(st, i);
+
+			if (b < m)
+				m = b;
+		}
+		d = seqtree_diff_bit(key, akey, st->keylen);
+		if (d < m)
+			return st_locate(st, key, &path, d, loc);
+		if (d > m)
+		{
+			result = SEQTREE_CORRUPT;
+			break;
+		}
+
+		/* the search key and key c agree beyond m: narrow the run */
+		lo = c;
+		while (lo > runlo && st_bit(st, lo - 1) > m)
+			lo--;
+		hi = c;
+		while (hi < runhi && st_bit(st, hi) > m)
+			hi++;
+		runlo = lo;
+		runhi = hi;
+	}
+	loc->pos = c;
+	*minpos = runlo - 1;
+	*maxpos = runhi;
+	return result;
 }
 
 /*

@@ -26,6 +26,9 @@
  * heap fetch, so every operation reads as few keys as possible:
  *
  *	search, insert				one read (none when the tree is empty)
+ *	search_tolerant				one read if the candidate is readable, else
+ *								more until a readable key of its subtree
+ *								settles the search
  *	build						each key once
  *	merge						two reads, one if the caller passes one of
  *								the two keys at the seam, none with
@@ -111,11 +114,12 @@
 #define SEQTREE_DUPLICATE		(-1)	/* the key is already stored */
 #define SEQTREE_FULL			(-2)	/* no room for one more key */
 #define SEQTREE_CORRUPT			(-3)	/* the key read contradicts bits[] */
+#define SEQTREE_AMBIGUOUS		(-4)	/* only unreadable keys could tell */
 
 /*
  * Callback returning the full key (keylen bytes) stored at position pos.
  * The pointer only has to stay valid until the next call.  It must not
- * return NULL; in the server it raises an ERROR instead.
+ * return NULL, except to seqtree_search_tolerant for a key it cannot read.
  */
 typedef const uint8_t *(*SeqTreeGetKey) (void *arg, int pos);
 
@@ -175,6 +179,10 @@ extern int	seqtree_diff_bit(const uint8_t *a, const uint8_t *b, int keylen);
 extern int	seqtree_search(const SeqTree *st, const uint8_t *key,
 						   SeqTreeGetKey get_key, void *arg,
 						   SeqTreeLocation *loc);
+extern int	seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
+									SeqTreeGetKey get_key, void *arg,
+									SeqTreeLocation *loc, int maxreads,
+									int *minpos, int *maxpos, int *nreads);
 
 /* Changing */
 extern int	seqtree_insert(SeqTree *st, const uint8_t *key,

@@ -104,6 +104,18 @@ fz_get(void *arg, int pos)
 	return m->keys[pos];
 }
 
+/* Keys fz_get_masked reports unreadable, per position. */
+static bool fz_unreadable[2 * FZ_MAX_KEYS];
+
+/* SeqTreeGetKey over the model with the keys in fz_unreadable unreadable. */
+static const uint8_t *
+fz_get_masked(void *arg, int pos)
+{
+	const uint8_t *k = fz_get(arg, pos);
+
+	return fz_unreadable[pos] ? NULL : k;
+}
+
 /* Key served for every position by fz_get_any, for damaged images. */
 static uint8_t any_key[SEQTREE_MAX_KEYLEN];
 static int	any_n;
@@ -114,6 +126,14 @@ fz_get_any(void *arg, int pos)
 {
 	FZ_ASSERT(pos >= 0 && pos < any_n, "callback position out of range (damaged image)");
 	return any_key;
+}
+
+/* SeqTreeGetKey for a damaged image whose keys are all unreadable. */
+static const uint8_t *
+fz_get_none(void *arg, int pos)
+{
+	FZ_ASSERT(pos >= 0 && pos < any_n, "callback position out of range (damaged image)");
+	return NULL;
 }
 
 /* Position of the largest model key <= key, or -1; *exact if equal. */
@@ -291,6 +311,19 @@ fz_raw(Input *in, const SeqTree *st)
 			seqtree_delete(&s, in_byte(in) % s.nkeys);
 		any_n = s.nkeys;
 		(void) seqtree_search(&s, any_key, fz_get_any, NULL, &loc);
+		{
+			int			minpos,
+						maxpos;
+
+			r = seqtree_search_tolerant(&s, any_key, fz_get_none, NULL, &loc,
+										1 + in_byte(in) % 16, &minpos, &maxpos,
+										NULL);
+			FZ_ASSERT(r == SEQTREE_AMBIGUOUS || (r >= -1 && r < s.nkeys),
+					  "tolerant search result out of range");
+			if (r == SEQTREE_AMBIGUOUS)
+				FZ_ASSERT(minpos >= -1 && minpos < maxpos && maxpos < s.nkeys,
+						  "tolerant search range out of range");
+		}
 		if (seqtree_split(&s, s.nkeys / 2, &right, rbuf, sizeof(rbuf), &seam))
 			(void) seqtree_merge_bit(&s, &right, seam);
 	}
@@ -388,6 +421,33 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					if (!exact && want < model.n - 1)
 						FZ_ASSERT(loc.rbit == seqtree_diff_bit(key, model.keys[want + 1], keylen),
 								  "search rbit");
+
+					/* again with some keys unreadable and a read budget */
+					{
+						int			unread = in_byte(&in);
+						int			maxreads = 1 + in_byte(&in) % 16;
+						int			minpos,
+									maxpos,
+									nreads;
+
+						for (int j = 0; j < model.n; j++)
+							fz_unreadable[j] = (in_byte(&in) & 0xFF) < unread;
+						model.reads = 0;
+						got = seqtree_search_tolerant(&st, key, fz_get_masked,
+													  &model, &loc, maxreads,
+													  &minpos, &maxpos, &nreads);
+						FZ_ASSERT(nreads == model.reads && nreads <= maxreads,
+								  "tolerant search reads");
+						if (got == SEQTREE_AMBIGUOUS)
+							FZ_ASSERT(minpos >= -1 && minpos < maxpos &&
+									  maxpos < model.n && want >= minpos &&
+									  want <= maxpos,
+									  "tolerant search range");
+						else
+							FZ_ASSERT(got == want && loc.exact == (exact != 0),
+									  "tolerant search position");
+						memset(fz_unreadable, 0, sizeof(fz_unreadable));
+					}
 					break;
 				}
 			case 3:

@@ -2,7 +2,8 @@
 # that split every level and add new roots, deletes, VACUUM with page
 # deletion) are replayed on a hot standby, which answers the same queries,
 # forced through the indexes, with the same results, also while replay is
-# going on.  After promotion the standby's indexes pass elastic_index_check
+# going on, also when compact leaves hold entries of pruned heap tuples.
+# After promotion the standby's indexes pass elastic_index_check
 # and take new inserts.
 
 use strict;
@@ -142,6 +143,51 @@ INSERT INTO t SELECT g, g % 1000, lpad(g::text, 8, '0') || repeat(md5(g::text), 
 FROM generate_series(1, 3000) AS g;
 });
 compare_nodes('after refill');
+
+# compact leaves whose entries point to heap items the primary pruned and
+# VACUUM has not yet removed from the index (INDEX_CLEANUP OFF keeps them):
+# a standby scan whose SeqTree candidate is such an entry lets another
+# entry of its subtree stand in, so it answers like the primary and
+# rechecks (almost) no extra row
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE c (k int8, pad text) WITH (autovacuum_enabled = off);
+INSERT INTO c SELECT g, 'old' FROM generate_series(1, 20000) AS g;
+CREATE INDEX c_k ON c USING elastic_btree (k);
+SELECT elastic_btree_shrink('c_k');
+DELETE FROM c WHERE k % 2 = 0;
+INSERT INTO c SELECT g, 'new' FROM generate_series(2, 20000, 2) AS g;
+VACUUM (INDEX_CLEANUP OFF) c;
+CREATE FUNCTION rechecked(q text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+	plan jsonb;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
+		INTO plan;
+	RETURN (SELECT coalesce(sum(v::text::int8), 0)
+			FROM jsonb_path_query(plan, 'strict $.**."Rows Removed by Index Recheck"') AS v);
+END;
+$$;
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+is( $standby->safe_psql('postgres',
+		"SELECT compact_leaf_pages = leaf_pages, entries FROM elastic_index_stats('c_k')"),
+	't|30000',
+	'standby: every leaf of c_k is compact and 10000 entries point to pruned items');
+foreach my $q (
+	q{SELECT count(*), sum(k), count(*) FILTER (WHERE pad = 'new') FROM c WHERE k BETWEEN 1000 AND 2999},
+	q{SELECT string_agg(pad, ',' ORDER BY k) FROM c WHERE k IN (2, 3, 4000, 19999, 20000)},
+	q{SELECT count(*), sum(k) FROM (SELECT k FROM c WHERE k > 5000 AND k <= 7000 ORDER BY k DESC) AS s})
+{
+	is($standby->safe_psql('postgres', $force . $q),
+		$primary->safe_psql('postgres', 'SET enable_indexscan = off; SET enable_bitmapscan = off; ' . $q),
+		"standby through c_k matches a sequential scan on the primary: $q");
+}
+is( $standby->safe_psql(
+		'postgres', $force . q{
+SELECT sum(rechecked(format('SELECT pad FROM c WHERE k = %s', g))) FROM generate_series(2, 400, 2) AS g}),
+	'0',
+	'standby point lookups of keys with a pruned entry recheck no extra row');
 
 # statistics and structure seen on the standby are the primary's
 is( $standby->safe_psql(

@@ -96,6 +96,7 @@ typedef struct Model
 	int			cap;
 	uint8_t    *keys;			/* n * keylen bytes, ascending */
 	long		reads;			/* callback calls */
+	int			lastpos;		/* position of the last callback */
 	int			base;			/* callback position of keys[0] */
 	struct Model *next;			/* keys after ours, for merges */
 } Model;
@@ -109,6 +110,7 @@ model_init(Model *m, int keylen, int cap)
 	m->cap = cap;
 	m->keys = malloc((size_t) (cap > 0 ? cap : 1) * keylen);
 	m->reads = 0;
+	m->lastpos = 0;
 	m->base = 0;
 	m->next = NULL;
 }
@@ -150,6 +152,7 @@ model_get(void *arg, int pos)
 	int			i = pos - m->base;
 
 	m->reads++;
+	m->lastpos = pos;
 	if (i >= m->n && m->next != NULL)
 		return model_get_next(m, i);
 	CHECK(i >= 0 && i < m->n, "callback position %d outside 0..%d", pos, m->n - 1);
@@ -310,6 +313,151 @@ check_search(const SeqTree *st, Model *m, const uint8_t *key, const char *what)
 			CHECK(loc.rbit == seqtree_diff_bit(key, model_key(m, want + 1), m->keylen),
 				  "%s: rbit %d", what, loc.rbit);
 	}
+}
+
+/* The model with some keys unreadable, for seqtree_search_tolerant. */
+typedef struct MaskedModel
+{
+	Model	   *m;
+	const bool *unreadable;		/* per position */
+	long		reads;
+} MaskedModel;
+
+/* SeqTreeGetKey over a masked model: NULL for an unreadable key. */
+static const uint8_t *
+masked_get(void *arg, int pos)
+{
+	MaskedModel *mm = (MaskedModel *) arg;
+
+	mm->reads++;
+	CHECK(pos >= 0 && pos < mm->m->n, "tolerant callback position %d outside 0..%d",
+		  pos, mm->m->n - 1);
+	if (pos < 0 || pos >= mm->m->n || mm->unreadable[pos])
+		return NULL;
+	return model_key(mm->m, pos);
+}
+
+/* Counters of the tolerant searches. */
+static long ops_tolerant,
+			n_ambiguous,
+			n_ambiguous_one,
+			n_ambiguous_capped,
+			max_reads_tolerant;
+
+/*
+ * Search key with the keys marked in unreadable[] unreadable: the result
+ * must be the model's, or SEQTREE_AMBIGUOUS with the answer in the range
+ * reported, every key of that run unreadable, and no readable key able to
+ * tell (each shares a shorter prefix with the candidate c than the search
+ * key does).  No key is read twice.
+ */
+static void
+check_search_tolerant(const SeqTree *st, Model *m, const uint8_t *key,
+					  const bool *unreadable, int maxreads, const char *what)
+{
+	MaskedModel mm = {m, unreadable, 0};
+	SeqTreeLocation loc;
+	int			nreads = -1;
+	int			minpos = -2;
+	int			maxpos = -2;
+	int			exact;
+	int			nunreadable = 0;
+	int			want = model_pred(m, key, &exact);
+	int			got = seqtree_search_tolerant(st, key, masked_get, &mm, &loc,
+											  maxreads, &minpos, &maxpos,
+											  &nreads);
+
+	ops_tolerant++;
+	for (int i = 0; i < m->n; i++)
+		nunreadable += unreadable[i];
+	CHECK(nreads == mm.reads, "%s: tolerant search reported %d reads, made %ld",
+		  what, nreads, mm.reads);
+	CHECK(mm.reads <= m->n && mm.reads <= maxreads,
+		  "%s: tolerant search read %ld keys of %d (at most %d)", what,
+		  mm.reads, m->n, maxreads);
+	if (mm.reads > max_reads_tolerant)
+		max_reads_tolerant = mm.reads;
+	if (got == SEQTREE_AMBIGUOUS)
+	{
+		int			c = loc.pos;
+		int			dc;
+
+		n_ambiguous++;
+		if (maxpos == c && minpos == c - 1)
+			n_ambiguous_one++;
+		CHECK(c >= 0 && c < m->n && minpos < c && c <= maxpos && minpos >= -1 &&
+			  maxpos < m->n, "%s: ambiguous at %d in %d..%d (n=%d)", what, c,
+			  minpos, maxpos, m->n);
+		if (c < 0 || c >= m->n || minpos < -1 || maxpos >= m->n)
+			return;
+		CHECK(want >= minpos && want <= maxpos,
+			  "%s: ambiguous in %d..%d, answer %d", what, minpos, maxpos, want);
+		if (mm.reads < maxreads)
+		{
+			/* it ran out of keys to try, not of reads */
+			for (int j = minpos + 1; j <= maxpos; j++)
+				CHECK(unreadable[j], "%s: ambiguous in %d..%d, key %d readable",
+					  what, minpos, maxpos, j);
+		}
+		else
+		{
+			n_ambiguous_capped++;
+			return;
+		}
+		dc = seqtree_diff_bit(key, model_key(m, c), m->keylen);
+		for (int j = 0; j < m->n; j++)
+			if (j != c && !unreadable[j])
+				CHECK(seqtree_diff_bit(model_key(m, j), model_key(m, c), m->keylen) < dc,
+					  "%s: ambiguous at %d though readable key %d could tell",
+					  what, c, j);
+		return;
+	}
+	CHECK(got == want && loc.pos == want,
+		  "%s: tolerant search got %d want %d (n=%d, %d unreadable)",
+		  what, got, want, m->n, nunreadable);
+	CHECK(loc.exact == (exact != 0), "%s: tolerant exact %d want %d", what,
+		  loc.exact, exact);
+	if (nunreadable == 0)
+		CHECK(mm.reads == (m->n > 0 ? 1 : 0),
+			  "%s: tolerant search with every key readable read %ld", what, mm.reads);
+	if (got == want && !exact)
+	{
+		if (want >= 0)
+			CHECK(loc.lbit == seqtree_diff_bit(model_key(m, want), key, m->keylen),
+				  "%s: tolerant lbit %d", what, loc.lbit);
+		if (want < m->n - 1)
+			CHECK(loc.rbit == seqtree_diff_bit(key, model_key(m, want + 1), m->keylen),
+				  "%s: tolerant rbit %d", what, loc.rbit);
+	}
+}
+
+/*
+ * Tolerant searches for key: with the candidate seqtree_search reads
+ * unreadable (a dead entry) and with a random share of all keys unreadable.
+ */
+static void
+check_search_masks(const SeqTree *st, Model *m, Rng *r, const uint8_t *key)
+{
+	static const int shares[] = {0, 10, 50, 90, 100};
+	bool	   *mask = calloc(m->n > 0 ? m->n : 1, sizeof(bool));
+	long		reads = m->reads;
+	int			share = shares[rng_int(r, 5)];
+
+	if (m->n > 0)
+	{
+		seqtree_search(st, key, model_get, m, NULL);
+		mask[m->lastpos] = true;
+	}
+	check_search_tolerant(st, m, key, mask, INT32_MAX,
+						  "tolerant, candidate unreadable");
+	for (int i = 0; i < m->n; i++)
+		mask[i] = rng_int(r, 100) < share;
+	check_search_tolerant(st, m, key, mask, INT32_MAX,
+						  "tolerant, random keys unreadable");
+	check_search_tolerant(st, m, key, mask, rng_range(r, 1, 8),
+						  "tolerant, random keys unreadable, few reads");
+	m->reads = reads;
+	free(mask);
 }
 
 /* Tree of its own buffer, for the tests that need several. */
@@ -1203,6 +1351,7 @@ random_tree(uint64_t seed, bool verbose)
 				max_reads_hit = m.reads;
 			if (!exact && m.reads > max_reads_miss)
 				max_reads_miss = m.reads;
+			check_search_masks(&st, &m, r, key);
 		}
 		else if (c < 86)
 		{
@@ -1483,6 +1632,10 @@ main(void)
 		   iterations, (unsigned long long) seed, ops_insert, ops_search,
 		   ops_delete, ops_split, ops_merge, ops_other, max_reads_hit,
 		   max_reads_miss);
+	printf("seqtree: %ld tolerant searches, %ld ambiguous (%ld between the "
+		   "candidate and its left neighbour, %ld out of reads), max key "
+		   "reads %ld\n", ops_tolerant, n_ambiguous, n_ambiguous_one,
+		   n_ambiguous_capped, max_reads_tolerant);
 	printf("seqtree: %ld checks, %ld failed\n", n_checks, n_failures);
 	return n_failures == 0 ? 0 : 1;
 }
