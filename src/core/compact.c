@@ -243,6 +243,20 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 }
 
 /*
+ * Free the index tuple a reader that wants tuples (an index-only scan's)
+ * formed for a key read by a search, which needs only the key.
+ */
+static void
+ei_compact_free_tuple(EIHeapKeyReader *reader)
+{
+	if (reader->itup != NULL)
+	{
+		pfree(reader->itup);
+		reader->itup = NULL;
+	}
+}
+
+/*
  * SeqTreeGetKey callback for searching: read the candidate's key from the
  * heap.  A candidate whose key cannot be read is remembered, and the search
  * key itself is returned so that the search can finish; its result is then
@@ -257,6 +271,7 @@ ei_compact_heap_key(void *arg, int pos)
 
 	EICompactGetTid(state->page, pos, &tid);
 	result = EIHeapKeyRead(state->reader, &tid);
+	ei_compact_free_tuple(state->reader);
 	if (result != EI_HEAPKEY_FOUND)
 	{
 		if (state->badpos < 0)
@@ -316,9 +331,12 @@ ei_compact_heap_key_or_null(void *arg, int pos)
 {
 	EICompactSearchState *state = (EICompactSearchState *) arg;
 	ItemPointerData tid;
+	EIHeapKeyResult result;
 
 	EICompactGetTid(state->page, pos, &tid);
-	if (EIHeapKeyRead(state->reader, &tid) != EI_HEAPKEY_FOUND)
+	result = EIHeapKeyRead(state->reader, &tid);
+	ei_compact_free_tuple(state->reader);
+	if (result != EI_HEAPKEY_FOUND)
 		return NULL;
 	return (const uint8_t *) state->reader->key.data;
 }

@@ -210,6 +210,9 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
 	HeapTuple	copy = NULL;
 
+	/* the tuple of an earlier read is its caller's (or already freed) */
+	reader->itup = NULL;
+
 	/*
 	 * The key read last, again: a point lookup's two bound searches on a
 	 * compact leaf usually end at the same entry.  Valid while the caller

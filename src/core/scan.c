@@ -1192,10 +1192,10 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
  * were any.
  *
  * A compact leaf has no keys to test, so every returned row is rechecked by
- * the executor.  Two SeqTree searches, one heap read each, narrow the leaf to
- * the entries between the scan's bounds on the first column; a search that
- * meets a dead or toasted entry reads another entry of its subtree instead
- * (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
+ * the executor.  Two SeqTree searches, usually one heap read each, narrow the
+ * leaf to the entries between the scan's bounds on the first column; a
+ * search that meets a dead or toasted entry reads another entry of its
+ * subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
  * ends the scan in that direction, as a failing required key does on a
  * standard leaf.  Index-only scans read each entry's key from the heap.
  */

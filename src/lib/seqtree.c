@@ -835,8 +835,9 @@ seqtree_search(const SeqTree *st, const uint8_t *key,
  * d == m, key c agrees with the search key beyond m, so the answer lies
  * among c's neighbours that share more than m bits with it (bits[] > m
  * between them and c), and another key of that smaller run is tried.  The
- * nearest untried keys are tried first, and at most maxreads keys are
- * read in all (a leaf full of dead entries must not cost a read of each).
+ * nearest untried keys are tried first, and at most maxreads (>= 1) keys
+ * are read in all (a leaf full of dead entries must not cost a read of
+ * each).
  * Returns what seqtree_search returns; or SEQTREE_AMBIGUOUS if the keys it
  * could read do not settle the search, when the largest key <= the search
  * key is one of *minpos .. *maxpos, the run left (c - 1 .. c when the run

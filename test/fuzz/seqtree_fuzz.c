@@ -128,12 +128,12 @@ fz_get_any(void *arg, int pos)
 	return any_key;
 }
 
-/* SeqTreeGetKey for a damaged image whose keys are all unreadable. */
+/* SeqTreeGetKey for a damaged image: every third position unreadable. */
 static const uint8_t *
-fz_get_none(void *arg, int pos)
+fz_get_some(void *arg, int pos)
 {
 	FZ_ASSERT(pos >= 0 && pos < any_n, "callback position out of range (damaged image)");
-	return NULL;
+	return pos % 3 == 0 ? NULL : any_key;
 }
 
 /* Position of the largest model key <= key, or -1; *exact if equal. */
@@ -315,10 +315,11 @@ fz_raw(Input *in, const SeqTree *st)
 			int			minpos,
 						maxpos;
 
-			r = seqtree_search_tolerant(&s, any_key, fz_get_none, NULL, &loc,
+			r = seqtree_search_tolerant(&s, any_key, fz_get_some, NULL, &loc,
 										1 + in_byte(in) % 16, &minpos, &maxpos,
 										NULL);
-			FZ_ASSERT(r == SEQTREE_AMBIGUOUS || (r >= -1 && r < s.nkeys),
+			FZ_ASSERT(r == SEQTREE_AMBIGUOUS || r == SEQTREE_CORRUPT ||
+					  (r >= -1 && r < s.nkeys),
 					  "tolerant search result out of range");
 			if (r == SEQTREE_AMBIGUOUS)
 				FZ_ASSERT(minpos >= -1 && minpos < maxpos && maxpos < s.nkeys,
@@ -444,8 +445,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 									  want <= maxpos,
 									  "tolerant search range");
 						else
+						{
 							FZ_ASSERT(got == want && loc.exact == (exact != 0),
 									  "tolerant search position");
+							if (!exact && want >= 0)
+								FZ_ASSERT(loc.lbit == seqtree_diff_bit(model.keys[want], key, keylen),
+										  "tolerant search lbit");
+							if (!exact && want < model.n - 1)
+								FZ_ASSERT(loc.rbit == seqtree_diff_bit(key, model.keys[want + 1], keylen),
+										  "tolerant search rbit");
+						}
 						memset(fz_unreadable, 0, sizeof(fz_unreadable));
 					}
 					break;

@@ -320,6 +320,7 @@ typedef struct MaskedModel
 {
 	Model	   *m;
 	const bool *unreadable;		/* per position */
+	bool	   *read;			/* per position: read already */
 	long		reads;
 } MaskedModel;
 
@@ -332,7 +333,11 @@ masked_get(void *arg, int pos)
 	mm->reads++;
 	CHECK(pos >= 0 && pos < mm->m->n, "tolerant callback position %d outside 0..%d",
 		  pos, mm->m->n - 1);
-	if (pos < 0 || pos >= mm->m->n || mm->unreadable[pos])
+	if (pos < 0 || pos >= mm->m->n)
+		return NULL;
+	CHECK(!mm->read[pos], "tolerant search read key %d twice", pos);
+	mm->read[pos] = true;
+	if (mm->unreadable[pos])
 		return NULL;
 	return model_key(mm->m, pos);
 }
@@ -347,15 +352,18 @@ static long ops_tolerant,
 /*
  * Search key with the keys marked in unreadable[] unreadable: the result
  * must be the model's, or SEQTREE_AMBIGUOUS with the answer in the range
- * reported, every key of that run unreadable, and no readable key able to
- * tell (each shares a shorter prefix with the candidate c than the search
- * key does).  No key is read twice.
+ * reported (never equal to the key at its start), the candidate c that of
+ * seqtree_search, every key of that run unreadable, and no readable key
+ * able to tell (each shares a shorter prefix with c than the search key
+ * does).  No key is read twice.
  */
 static void
 check_search_tolerant(const SeqTree *st, Model *m, const uint8_t *key,
-					  const bool *unreadable, int maxreads, const char *what)
+					  const bool *unreadable, int cand, int maxreads,
+					  const char *what)
 {
-	MaskedModel mm = {m, unreadable, 0};
+	bool	   *read = calloc(m->n > 0 ? m->n : 1, sizeof(bool));
+	MaskedModel mm = {m, unreadable, read, 0};
 	SeqTreeLocation loc;
 	int			nreads = -1;
 	int			minpos = -2;
@@ -375,12 +383,19 @@ check_search_tolerant(const SeqTree *st, Model *m, const uint8_t *key,
 	CHECK(mm.reads <= m->n && mm.reads <= maxreads,
 		  "%s: tolerant search read %ld keys of %d (at most %d)", what,
 		  mm.reads, m->n, maxreads);
+	free(read);
 	if (mm.reads > max_reads_tolerant)
 		max_reads_tolerant = mm.reads;
 	if (got == SEQTREE_AMBIGUOUS)
 	{
 		int			c = loc.pos;
 		int			dc;
+
+		CHECK(c == cand, "%s: ambiguous at %d, but the candidate is %d", what,
+			  c, cand);
+		CHECK(!(exact && want == minpos),
+			  "%s: ambiguous range %d..%d starts at the equal key", what,
+			  minpos, maxpos);
 
 		n_ambiguous++;
 		if (maxpos == c && minpos == c - 1)
@@ -442,19 +457,21 @@ check_search_masks(const SeqTree *st, Model *m, Rng *r, const uint8_t *key)
 	bool	   *mask = calloc(m->n > 0 ? m->n : 1, sizeof(bool));
 	long		reads = m->reads;
 	int			share = shares[rng_int(r, 5)];
+	int			cand = -1;
 
 	if (m->n > 0)
 	{
 		seqtree_search(st, key, model_get, m, NULL);
-		mask[m->lastpos] = true;
+		cand = m->lastpos;
+		mask[cand] = true;
 	}
-	check_search_tolerant(st, m, key, mask, INT32_MAX,
+	check_search_tolerant(st, m, key, mask, cand, INT32_MAX,
 						  "tolerant, candidate unreadable");
 	for (int i = 0; i < m->n; i++)
 		mask[i] = rng_int(r, 100) < share;
-	check_search_tolerant(st, m, key, mask, INT32_MAX,
+	check_search_tolerant(st, m, key, mask, cand, INT32_MAX,
 						  "tolerant, random keys unreadable");
-	check_search_tolerant(st, m, key, mask, rng_range(r, 1, 8),
+	check_search_tolerant(st, m, key, mask, cand, rng_range(r, 1, 8),
 						  "tolerant, random keys unreadable, few reads");
 	m->reads = reads;
 	free(mask);
