@@ -243,17 +243,28 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 }
 
 /*
- * Free the index tuple a reader that wants tuples (an index-only scan's)
- * formed for a key read by a search, which needs only the key.
+ * Read the key of entry pos of the leaf being searched from the heap; NULL
+ * if it cannot be read (*result says why).
  */
-static void
-ei_compact_free_tuple(EIHeapKeyReader *reader)
+static const uint8_t *
+ei_compact_read_key(EICompactSearchState *state, int pos,
+					EIHeapKeyResult *result)
 {
+	EIHeapKeyReader *reader = state->reader;
+	ItemPointerData tid;
+
+	EICompactGetTid(state->page, pos, &tid);
+	*result = EIHeapKeyRead(reader, &tid);
+
+	/* a search needs the key, not the tuple an index-only scan's reader forms */
 	if (reader->itup != NULL)
 	{
 		pfree(reader->itup);
 		reader->itup = NULL;
 	}
+	if (*result != EI_HEAPKEY_FOUND)
+		return NULL;
+	return (const uint8_t *) reader->key.data;
 }
 
 /*
@@ -266,22 +277,57 @@ static const uint8_t *
 ei_compact_heap_key(void *arg, int pos)
 {
 	EICompactSearchState *state = (EICompactSearchState *) arg;
-	ItemPointerData tid;
+	EIHeapKeyResult result;
+	const uint8_t *key = ei_compact_read_key(state, pos, &result);
+
+	if (key != NULL)
+		return key;
+	if (state->badpos < 0)
+	{
+		state->badpos = pos;
+		state->badresult = result;
+	}
+	return state->searchkey;
+}
+
+/*
+ * SeqTreeGetKey callback for seqtree_search_tolerant: the entry's key from
+ * the heap, or NULL if it is dead or toasted out of line.
+ */
+static const uint8_t *
+ei_compact_heap_key_or_null(void *arg, int pos)
+{
 	EIHeapKeyResult result;
 
-	EICompactGetTid(state->page, pos, &tid);
-	result = EIHeapKeyRead(state->reader, &tid);
-	ei_compact_free_tuple(state->reader);
-	if (result != EI_HEAPKEY_FOUND)
-	{
-		if (state->badpos < 0)
-		{
-			state->badpos = pos;
-			state->badresult = result;
-		}
-		return state->searchkey;
-	}
-	return (const uint8_t *) state->reader->key.data;
+	return ei_compact_read_key((EICompactSearchState *) arg, pos, &result);
+}
+
+/*
+ * Attach st to compact leaf page and set up state for a search of it for
+ * key through reader.
+ */
+static void
+ei_compact_search_begin(EICompactSearchState *state, SeqTree *st, Page page,
+						EIHeapKeyReader *reader, const uint8 *key)
+{
+	EICompactAttach(page, st);
+	state->page = page;
+	state->reader = reader;
+	state->searchkey = key;
+	state->badpos = -1;
+	state->badresult = EI_HEAPKEY_FOUND;
+}
+
+/*
+ * Report a compact leaf whose bits contradict a key read from the heap.
+ */
+static pg_attribute_noreturn() void
+ei_compact_search_corrupted(EIHeapKeyReader *reader)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("compact leaf of index \"%s\" disagrees with the key read from the heap",
+					RelationGetRelationName(reader->index))));
 }
 
 /*
@@ -299,13 +345,7 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
 	SeqTree		st;
 	int			rc;
 
-	EICompactAttach(page, &st);
-	state.page = page;
-	state.reader = reader;
-	state.searchkey = key;
-	state.badpos = -1;
-	state.badresult = EI_HEAPKEY_FOUND;
-
+	ei_compact_search_begin(&state, &st, page, reader, key);
 	rc = seqtree_search(&st, key, ei_compact_heap_key, &state, loc);
 
 	/* with a stand-in key the result means nothing, not even corruption */
@@ -315,40 +355,19 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
 		return state.badpos;
 	}
 	if (rc == SEQTREE_CORRUPT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("compact leaf of index \"%s\" disagrees with the key read from the heap",
-						RelationGetRelationName(reader->index))));
+		ei_compact_search_corrupted(reader);
 	return -1;
-}
-
-/*
- * SeqTreeGetKey callback for seqtree_search_tolerant: the entry's key from
- * the heap, or NULL if it is dead or toasted out of line.
- */
-static const uint8_t *
-ei_compact_heap_key_or_null(void *arg, int pos)
-{
-	EICompactSearchState *state = (EICompactSearchState *) arg;
-	ItemPointerData tid;
-	EIHeapKeyResult result;
-
-	EICompactGetTid(state->page, pos, &tid);
-	result = EIHeapKeyRead(state->reader, &tid);
-	ei_compact_free_tuple(state->reader);
-	if (result != EI_HEAPKEY_FOUND)
-		return NULL;
-	return (const uint8_t *) state->reader->key.data;
 }
 
 /*
  * Search a compact leaf for key without changing it, as a scan does: an
  * entry whose key cannot be read (dead, or toasted out of line) is passed
  * over for another entry of its SeqTree subtree (seqtree_search_tolerant),
- * reading at most EI_COMPACT_SEARCH_READS keys.  Sets *minpos and *maxpos to the position of the largest entry <= key (-1
- * if none) when the search settles it, or else to the range it lies in,
- * none of whose entries could be read.  Returns whether a settled search
- * found an entry equal to key.
+ * reading at most EI_COMPACT_SEARCH_READS keys.  Sets *minpos and *maxpos
+ * to the position of the largest entry <= key (-1 if none) when the search
+ * settles it, or else to the range that entry lies in (*minpos is then
+ * never an entry equal to key).  Returns whether a settled search found an
+ * entry equal to key.
  */
 bool
 EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader, const uint8 *key,
@@ -359,21 +378,12 @@ EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader, const uint8 *key,
 	SeqTree		st;
 	int			rc;
 
-	EICompactAttach(page, &st);
-	state.page = page;
-	state.reader = reader;
-	state.searchkey = key;
-	state.badpos = -1;
-	state.badresult = EI_HEAPKEY_FOUND;
-
+	ei_compact_search_begin(&state, &st, page, reader, key);
 	rc = seqtree_search_tolerant(&st, key, ei_compact_heap_key_or_null,
 								 &state, &loc, EI_COMPACT_SEARCH_READS,
 								 minpos, maxpos, NULL);
 	if (rc == SEQTREE_CORRUPT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("compact leaf of index \"%s\" disagrees with the key read from the heap",
-						RelationGetRelationName(reader->index))));
+		ei_compact_search_corrupted(reader);
 	if (rc == SEQTREE_AMBIGUOUS)
 		return false;
 	*minpos = *maxpos = loc.pos;

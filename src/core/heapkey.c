@@ -292,7 +292,6 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 	/* normalizing and forming a tuple copy what they need out of the page */
 	resetStringInfo(&reader->key);
-	reader->itup = NULL;
 	if (result == EI_HEAPKEY_FOUND)
 	{
 		if (!EINormalizeKey(reader->norm, values, isnull, tid, &reader->key))

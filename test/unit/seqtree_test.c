@@ -288,6 +288,22 @@ check_tree(const SeqTree *st, Model *m, const char *when)
 	free(buf);
 }
 
+/*
+ * Check the insertion bits of a search for key that found no equal key and
+ * whose predecessor is want.
+ */
+static void
+check_insert_bits(const Model *m, const uint8_t *key, int want,
+				  const SeqTreeLocation *loc, const char *what)
+{
+	if (want >= 0)
+		CHECK(loc->lbit == seqtree_diff_bit(model_key(m, want), key, m->keylen),
+			  "%s: lbit %d", what, loc->lbit);
+	if (want < m->n - 1)
+		CHECK(loc->rbit == seqtree_diff_bit(key, model_key(m, want + 1), m->keylen),
+			  "%s: rbit %d", what, loc->rbit);
+}
+
 /* Search key in the tree and compare everything with the model. */
 static void
 check_search(const SeqTree *st, Model *m, const uint8_t *key, const char *what)
@@ -305,14 +321,7 @@ check_search(const SeqTree *st, Model *m, const uint8_t *key, const char *what)
 		  "%s: search read %ld keys (n=%d, %s)", what, m->reads - reads, m->n,
 		  exact ? "hit" : "miss");
 	if (got == want && !exact)
-	{
-		if (want >= 0)
-			CHECK(loc.lbit == seqtree_diff_bit(model_key(m, want), key, m->keylen),
-				  "%s: lbit %d", what, loc.lbit);
-		if (want < m->n - 1)
-			CHECK(loc.rbit == seqtree_diff_bit(key, model_key(m, want + 1), m->keylen),
-				  "%s: rbit %d", what, loc.rbit);
-	}
+		check_insert_bits(m, key, want, &loc, what);
 }
 
 /* The model with some keys unreadable, for seqtree_search_tolerant. */
@@ -436,14 +445,7 @@ check_search_tolerant(const SeqTree *st, Model *m, const uint8_t *key,
 		CHECK(mm.reads == (m->n > 0 ? 1 : 0),
 			  "%s: tolerant search with every key readable read %ld", what, mm.reads);
 	if (got == want && !exact)
-	{
-		if (want >= 0)
-			CHECK(loc.lbit == seqtree_diff_bit(model_key(m, want), key, m->keylen),
-				  "%s: tolerant lbit %d", what, loc.lbit);
-		if (want < m->n - 1)
-			CHECK(loc.rbit == seqtree_diff_bit(key, model_key(m, want + 1), m->keylen),
-				  "%s: tolerant rbit %d", what, loc.rbit);
-	}
+		check_insert_bits(m, key, want, &loc, what);
 }
 
 /*
