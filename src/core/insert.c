@@ -36,9 +36,14 @@ static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
 							 IndexTuple lefthikey);
 static void ei_finish_split(Relation rel, Buffer buf, Buffer rbuf,
 							EIStack stack, bool isroot);
+static int	ei_run_split_point(Relation rel, Page page, IndexTuple newitem,
+							   Size *sizes, OffsetNumber *origoff, int nitems,
+							   Size usable, Size hikeysz,
+							   IndexTuple *separator);
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
-									  IndexTuple newitem, bool *newitemonleft);
+									  IndexTuple newitem, bool *newitemonleft,
+									  IndexTuple *separator);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 /* what ei_pole_check found */
 typedef enum EIPoleResult
@@ -56,20 +61,26 @@ static EIPoleResult ei_pole_check(Relation rel, EIScanInsert key, Size itemsz,
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 
+/* bytes a leaf's high key made from itup takes, line pointer included */
+#define EI_LEAF_HIKEY_SIZE(itup) \
+	(MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData)) + \
+	 sizeof(ItemIdData))
+
 /* how many entries back a split looks for its inserter's previous row */
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
-static void ei_insert_splitting(Relation rel, IndexTuple itup,
+static void ei_insert_splitting(Relation rel, IndexTuple *items, int nitems,
 								Relation heapRel, bool dense);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
 /*
- * True while EIInsertSorted inserts one entry of a sorted batch through the
- * ordinary path: a leaf split then keeps on the left what precedes the new
- * entry (see ei_find_split_loc).
+ * Set while EIInsertSorted inserts one entry of a sorted batch through the
+ * ordinary path: the batch's entries after it, which a leaf split takes into
+ * account (see ei_find_split_loc).  NULL otherwise.
  */
-static bool ei_split_sorted_run = false;
+static IndexTuple *ei_run_next = NULL;
+static int	ei_run_nnext = 0;
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  IndexTuple *items, int nitems, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
@@ -224,7 +235,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 			 * entry if the batch goes on densely in this leaf (see
 			 * ei_find_split_loc), else as for any insert.
 			 */
-			ei_insert_splitting(rel, items[i], heapRel, dense);
+			ei_insert_splitting(rel, items + i, nitems - i, heapRel, dense);
 			done = 1;
 		}
 		i += done;
@@ -232,23 +243,28 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 }
 
 /*
- * Insert one entry of a sorted batch through the ordinary path, which
- * splits its full leaf at the entry when dense (see ei_find_split_loc).
- * Kept out of EIInsertSorted's loop so that no local of the loop lives
- * across the PG_TRY.
+ * Insert the first of nitems sorted batch entries through the ordinary path;
+ * when the batch goes on densely in its leaf, a split of that leaf sees the
+ * entries that follow (see ei_find_split_loc).  Kept out of EIInsertSorted's
+ * loop so that no local of the loop lives across the PG_TRY.
  */
 static void
-ei_insert_splitting(Relation rel, IndexTuple itup, Relation heapRel,
-					bool dense)
+ei_insert_splitting(Relation rel, IndexTuple *items, int nitems,
+					Relation heapRel, bool dense)
 {
-	ei_split_sorted_run = dense;
+	if (dense)
+	{
+		ei_run_next = items + 1;
+		ei_run_nnext = nitems - 1;
+	}
 	PG_TRY();
 	{
-		EIDoInsert(rel, itup, heapRel);
+		EIDoInsert(rel, items[0], heapRel);
 	}
 	PG_FINALLY();
 	{
-		ei_split_sorted_run = false;
+		ei_run_next = NULL;
+		ei_run_nnext = 0;
 	}
 	PG_END_TRY();
 }
@@ -1149,6 +1165,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	bool		newitemonleft;
 	OffsetNumber firstright;
 	IndexTuple	firstrightitem;
+	IndexTuple	separator;
 	IndexTuple	lefthikey;
 	Buffer		rbuf;
 	Buffer		sbuf = InvalidBuffer;
@@ -1159,10 +1176,15 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	EIPageOpaque ropaque;
 
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem,
-								   &newitemonleft);
+								   &newitemonleft, &separator);
 
-	/* the left page's new high key bounds it from the first right item */
-	if (!newitemonleft && newitemoff == firstright)
+	/*
+	 * The left page's new high key bounds it from the first right item, or
+	 * from the batch entry a sorted run's split falls before.
+	 */
+	if (separator != NULL)
+		firstrightitem = separator;
+	else if (!newitemonleft && newitemoff == firstright)
 		firstrightitem = newitem;
 	else
 		firstrightitem = EIReadTuple(origpage, firstright);
@@ -1275,6 +1297,94 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 }
 
 /*
+ * Where a sorted run splits a full leaf: where the leaf's items, merged in
+ * key order with the batch's next entries, reach the fill factor.
+ *
+ * sizes[] and origoff[] describe the leaf's items with the new one, as in
+ * ei_find_split_loc.  Every batch entry in ei_run_next sorts after the new
+ * item; the walk counts each where it will land, and splits before the
+ * first item or entry that would take the left page past the fill factor
+ * once the batch has filled it.  A split that falls before a batch entry
+ * (between two items) sets *separator to that entry, from which the left
+ * page's high key is made: the batch then fills the left page to the fill
+ * factor and continues on the right.  Returns the number of virtual items
+ * that go left, or -1 when that split would not fit.
+ */
+static int
+ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
+				   OffsetNumber *origoff, int nitems, Size usable,
+				   Size hikeysz, IndexTuple *separator)
+{
+	int			ff = EIGetFillFactor(rel);
+	Size		target = usable * ff / 100;
+	Size		total = 0;
+	Size		leftitems = 0;	/* bytes of the leaf's items kept left */
+	Size		acc = 0;		/* ... and of the batch entries that follow */
+	Size		afteritems = 0;
+	bool		pastnew = false;
+	int			j = 0;
+	int			k;
+
+	for (k = 0; k < nitems; k++)
+		total += sizes[k];
+
+	for (k = 0; k < nitems; k++)
+	{
+		IndexTuple	itup;
+
+		/* the batch's entries that sort before item k land left of it */
+		while (pastnew && j < ei_run_nnext)
+		{
+			IndexTuple	next = ei_run_next[j];
+			Size		sz = MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
+			EIScanInsert key = EIMakeScanKey(rel, next, true);
+			int32		cmp = EICompare(rel, key, page, origoff[k]);
+
+			pfree(key);
+			if (cmp >= 0)
+				break;
+			if (acc + sz + EI_LEAF_HIKEY_SIZE(next) > target)
+			{
+				*separator = next;
+				break;
+			}
+			acc += sz;
+			j++;
+		}
+		if (*separator != NULL)
+			break;
+		itup = (origoff[k] == InvalidOffsetNumber) ? newitem :
+			EIReadTuple(page, origoff[k]);
+		if (k > 0 && acc + sizes[k] + EI_LEAF_HIKEY_SIZE(itup) > target)
+			break;
+		acc += sizes[k];
+		leftitems += sizes[k];
+		if (pastnew)
+			afteritems += sizes[k];
+		if (origoff[k] == InvalidOffsetNumber)
+			pastnew = true;
+	}
+
+	/*
+	 * Pack the left page only where the run fills its range nearly by
+	 * itself: the leaf's items between the new entry and the split (keys
+	 * that arrived early) are at most the fill factor's slack of what lands
+	 * there.  As many keys again may arrive late, and the slack is where
+	 * they go; a leaf with denser early keys expects more late ones than
+	 * that, and its split keeps the split factor's rule.
+	 */
+	if ((double) afteritems * ff > (double) (acc - leftitems) * (100 - ff))
+		k = 0;
+	/* the right page takes the rest of the leaf's items and its high key */
+	if (k == 0 || k >= nitems || total - leftitems + hikeysz > usable)
+	{
+		*separator = NULL;
+		return -1;
+	}
+	return k;
+}
+
+/*
  * Choose where to split a page that must take newitem.
  *
  * Every candidate split keeps at least one data item on each side and must
@@ -1299,7 +1409,8 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
  */
 static OffsetNumber
 ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
-				  IndexTuple newitem, bool *newitemonleft)
+				  IndexTuple newitem, bool *newitemonleft,
+				  IndexTuple *separator)
 {
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	bool		isleaf = EI_IS_LEAF(opaque);
@@ -1315,9 +1426,11 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	double		fillmult = 0.5;
 	double		bestdelta = -1;
 	int			best = -1;
+	bool		decided = false;
 	int			k;
 	int			i;
 
+	*separator = NULL;
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData));
 	if (!EI_RIGHTMOST(opaque))
 		hikeysz = MAXALIGN(IndexTupleSize(EIReadTuple(page, EI_HIKEY))) +
@@ -1345,18 +1458,20 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (isleaf && ei_split_sorted_run && newitemoff <= maxoff)
+	if (isleaf && ei_run_next != NULL && newitemoff <= maxoff)
 	{
 		/*
-		 * An entry of a sorted batch (EIInsertSorted): the batch's next
-		 * entries follow this one, so what precedes it stays on the left (at
-		 * least split_factor, at most the fill factor) and the room the
-		 * split makes is on the right, where the batch continues.
+		 * An entry of a sorted batch (EIInsertSorted) that goes on densely
+		 * in this leaf: split where the leaf's items merged with the batch's
+		 * next entries reach the fill factor (ei_run_split_point).
 		 */
-		double		before = (double) (newitemoff - first + 1) / nitems;
-
-		fillmult = Max(EIGetSplitFactor(rel),
-					   Min(EIGetFillFactor(rel) / 100.0, before));
+		best = ei_run_split_point(rel, page, newitem, sizes, origoff, nitems,
+								  usable, hikeysz, separator);
+		decided = (best >= 0);
+		if (!decided)
+			fillmult = Max(EIGetSplitFactor(rel),
+						   Min(EIGetFillFactor(rel) / 100.0,
+							   (double) (newitemoff - first + 1) / nitems));
 	}
 	else if (isleaf && newitemoff <= maxoff &&
 			 ei_follows_own_row(page, first, newitemoff, newitem))
@@ -1378,7 +1493,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
 
 	/* k = number of virtual items that go left (1 .. nitems - 1) */
-	for (k = 1; k < nitems; k++)
+	for (k = 1; !decided && k < nitems; k++)
 	{
 		Size		leftfree;
 		Size		rightfree;
