@@ -140,6 +140,63 @@ RESET enable_bitmapscan;
 SELECT buffer_pages_read <= 2 AS few_read, buffer_pages_skipped > 0 AS some_skipped
 FROM elastic_index_stat_activity WHERE indexrelname = 'ob_ei_t';
 
+-- The section filter: one Bloom filter over every buffer page but the
+-- tail, kept in its own page, taking a page's keys when the next page is
+-- linked after it.  An equality lookup whose key it rules out reads the
+-- metapage, the filter and the tail, not the other buffer pages, even where
+-- zonemaps cannot help (scrambled keys); a key in the buffer is found
+-- through it.  Counted here in buffer accesses of the index scan.
+CREATE TABLE ob_sf (k int8, t text COLLATE "C");
+CREATE INDEX ob_sf_k ON ob_sf USING osm_tree (k)
+	WITH (buffer_size = 16, flush_fraction = 1, batch_size = 1);
+CREATE INDEX ob_sf_t ON ob_sf USING osm_tree (t)
+	WITH (buffer_size = 16, flush_fraction = 1, batch_size = 1);
+INSERT INTO ob_sf SELECT (g * 7919) % 4001, md5(g::text)
+	FROM generate_series(1, 2000) AS g;
+SELECT p.pages AS k_buffer_pages, q.pages AS t_buffer_pages,
+	   s.meta_pages AS k_meta_and_filter_pages
+FROM osm_tree_buffer_stats('ob_sf_k') p, osm_tree_buffer_stats('ob_sf_t') q,
+	 elastic_index_stats('ob_sf_k') s;
+CREATE FUNCTION ob_index_hits(q text) RETURNS int8 LANGUAGE plpgsql AS $$
+DECLARE
+	plan		json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q
+		INTO plan;
+	RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int8 +
+		(plan->0->'Plan'->>'Shared Read Blocks')::int8;
+END
+$$;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+-- 40 absent keys of each kind: nearly all cost the metapage, the filter,
+-- the tail and the (one-leaf) tree and its heap pages: under 8 blocks
+SELECT count(*) FILTER (WHERE ob_index_hits(format('SELECT k FROM ob_sf WHERE k = %s', g)) < 8) >= 36
+		AS k_absent_cheap,
+	   count(*) FILTER (WHERE ob_index_hits(format('SELECT t FROM ob_sf WHERE t = %L', 'x' || g)) < 8) >= 36
+		AS t_absent_cheap
+FROM generate_series(5001, 5040) AS g;
+-- present keys, in old pages and in the tail, are found
+SELECT count(*) FILTER (WHERE (SELECT count(*) FROM ob_sf WHERE k = (g * 7919) % 4001) = 1) AS k_found,
+	   count(*) FILTER (WHERE (SELECT count(*) FROM ob_sf WHERE t = md5(g::text)) = 1) AS t_found
+FROM generate_series(1, 2000, 7) AS g;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_index_check('ob_sf_k', true), elastic_index_check('ob_sf_t', true);
+-- a flush leaves the filter with the keys of the pages still buffered only
+SELECT osm_tree_flush('ob_sf_k') AS moved;
+INSERT INTO ob_sf SELECT (g * 7919) % 4001, md5(g::text)
+	FROM generate_series(2001, 2600) AS g;
+SELECT elastic_index_check('ob_sf_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FILTER (WHERE (SELECT count(*) FROM ob_sf WHERE k = (g * 7919) % 4001) = 1) AS k_found
+FROM generate_series(1, 2600, 7) AS g;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE ob_sf;
+DROP FUNCTION ob_index_hits(text);
+
 -- A scrollable cursor changes direction over interleaved buffered and
 -- tree entries, and a merge join marks and restores positions; both must
 -- see what a btree sees.

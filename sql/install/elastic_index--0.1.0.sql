@@ -630,13 +630,15 @@ CREATE FUNCTION osm_tree_buffer_stats(index regclass,
 	OUT flushes int8,
 	OUT sorted_pages int8,
 	OUT sorted_entries int8,
-	OUT unsorted_entries int8)
+	OUT unsorted_entries int8,
+	OUT filter_keys int8,
+	OUT filter_bytes int4)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION osm_tree_buffer_stats(regclass) IS
-'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are all sorted, entries in the pages'' sorted and unsorted sections';
+'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are all sorted, entries in the pages'' sorted and unsorted sections, keys in the section filter since its last rebuild and its size (NULL: no section filter yet)';
 
 --------------------------------------------------------------------------
 -- Activity counters (src/inspect/activity.c)

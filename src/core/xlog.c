@@ -563,6 +563,59 @@ ei_redo_buffer_add(XLogReaderState *record)
 }
 
 /*
+ * Replay the section filter block of a NEWPAGE record: make the page if
+ * the primary made it, then add the keys' hashes the record carries.
+ */
+static void
+ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
+{
+	Size		len;
+	char	   *data;
+	xl_ei_section_filter xlfilter;
+	Buffer		buf;
+	bool		apply;
+
+	data = XLogRecGetBlockData(record, block_id, &len);
+	if (data == NULL)
+	{
+		/* a full-page image, with the keys in it */
+		if (XLogReadBufferForRedo(record, block_id, &buf) != BLK_RESTORED)
+			elog(ERROR, "elastic_index redo: section filter block without data");
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	memcpy(&xlfilter, data, sizeof(xlfilter));
+	if (len != sizeof(xlfilter) + sizeof(uint64) * xlfilter.nhashes)
+		elog(ERROR, "elastic_index redo: section filter block of %zu bytes for %u hashes",
+			 len, xlfilter.nhashes);
+	if (xlfilter.init_bytes > 0)
+	{
+		buf = XLogInitBufferForRedo(record, block_id);
+		OsmSectionFilterInit(BufferGetPage(buf), xlfilter.init_bytes,
+							 xlfilter.init_probes);
+		apply = true;
+	}
+	else
+		apply = (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO);
+	if (apply)
+	{
+		if (xlfilter.nhashes > 0)
+		{
+			uint64	   *hashes = (uint64 *) ei_copy_data(data + sizeof(xlfilter),
+														 len - sizeof(xlfilter));
+
+			OsmSectionFilterAdd(BufferGetPage(buf), hashes,
+								(int) xlfilter.nhashes);
+			pfree(hashes);
+		}
+		PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
  * Replay XLOG_EI_BUFFER_LINK: a new tail page, a closed tail, or flushed
  * pages unlinked.
  */
@@ -600,9 +653,17 @@ ei_redo_buffer_link(XLogReaderState *record)
 					if (BufferIsValid(buf))
 						UnlockReleaseBuffer(buf);
 				}
+				if (XLogRecHasBlockRef(record, 3))
+					ei_redo_section_filter(record, 3);
 				ei_redo_metapage(record, 0);
 				break;
 			}
+		case OSM_LINK_FILTER:
+			/* always a full-page image */
+			if (XLogReadBufferForRedo(record, 0, &buf) != BLK_RESTORED)
+				elog(ERROR, "elastic_index redo: section filter record without its page image");
+			UnlockReleaseBuffer(buf);
+			break;
 		case OSM_LINK_SEAL:
 			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 			{
@@ -852,7 +913,7 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 		case XLOG_EI_BUFFER_LINK:
 			{
 				xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) rec;
-				static const char *const ops[] = {"?", "newpage", "seal", "unlink", "sort"};
+				static const char *const ops[] = {"?", "newpage", "seal", "unlink", "sort", "filter"};
 
 				appendStringInfo(buf, "%s, npages: %u",
 								 xlrec->op < lengthof(ops) ? ops[xlrec->op] : "?",

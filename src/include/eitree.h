@@ -117,6 +117,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
 										 * leaves only while SHRINKING) */
 #define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
 #define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
+#define EI_BUFFER_FILTER	(1 << 11)	/* osm_tree insert buffer's section
+										 * filter page */
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
@@ -182,7 +184,13 @@ typedef struct EIMetaPageData
 	XLogRecPtr	recycle_fence;	/* deleted pages with LSN <= this are
 								 * unreachable (see EIPageIsRecyclable) */
 	uint32		elastic_state;	/* EI_STATE_*: what the size policy is doing */
-	uint32		unused;			/* zero */
+
+	/*
+	 * osm_tree: the page of the insert buffer's section filter, a Bloom
+	 * filter over the entries of every buffer page but the tail; zero (as
+	 * in metapages written before it existed) means none.
+	 */
+	BlockNumber buf_filter;
 
 	/*
 	 * osm_tree's insert buffer (osm/buffer.c): a chain of EI_BUFFER pages
@@ -736,6 +744,29 @@ typedef struct OsmBufferSummary
 	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];	/* bloom_bytes bytes */
 } OsmBufferSummary;
 
+/*
+ * The section filter (osm/buffer.c): item 1 of the page the metapage's
+ * buf_filter names.  Its Bloom filter holds the key of every entry of every
+ * buffer page in the chain except the tail (and, until the next rebuild,
+ * of pages a flush has unlinked since), so a lookup whose key it rules out
+ * reads no buffer page but the tail.  nkeys counts the keys added since it
+ * was last rebuilt.
+ */
+typedef struct OsmSectionFilter
+{
+	uint32		nkeys;			/* keys added since the last rebuild */
+	uint16		bloom_bytes;	/* size of bloom[] */
+	uint8		bloom_probes;	/* probes per key */
+	uint8		unused;
+	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];
+} OsmSectionFilter;
+
+#define OSM_SECTION_FILTER		((OffsetNumber) 1)
+#define OSM_SECTION_BLOOM_BYTES	6144	/* largest section filter */
+
+#define OsmPageGetSectionFilter(page) \
+	((OsmSectionFilter *) PageGetItem(page, PageGetItemId(page, OSM_SECTION_FILTER)))
+
 #define OSM_BUFFER_SUMMARY		((OffsetNumber) 1)
 #define OSM_BUFFER_FIRST		((OffsetNumber) 2)
 #define OSM_MAX_BLOOM_BYTES		1024	/* largest filter of one page */
@@ -782,6 +813,8 @@ typedef struct OsmScanBuffer
 extern bool OsmBufferEnabled(Relation rel);
 extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
 extern void OsmBufferPageSort(Page page, const OffsetNumber *order, int n);
+extern void OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes);
+extern void OsmSectionFilterAdd(Page page, const uint64 *hashes, int n);
 extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
 							int nitems);
 extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,

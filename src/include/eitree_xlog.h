@@ -297,7 +297,10 @@ typedef struct xl_ei_buffer_add
  * OSM_LINK_NEWPAGE: block 0, the metapage (an xl_ei_metadata); block 1, the
  * new tail page, initialized empty with a filter of bloom_bytes bytes;
  * block 2 (if there was a tail), the old tail, now closed and linked to
- * block 1.
+ * block 1; block 3 (if the index has a section filter or makes one now),
+ * the section filter page, its data an xl_ei_section_filter followed by
+ * the hashes (uint64) of the keys it takes: the old tail's entries, or
+ * when it is made, those of every page from the head to the old tail.
  * OSM_LINK_SEAL: block 0, the tail page, now closed.
  * OSM_LINK_SORT: block 0, a buffer page whose entries were put in the
  * tree's order: its data is the page's old offsets in their new order
@@ -306,6 +309,8 @@ typedef struct xl_ei_buffer_add
  * OSM_LINK_UNLINK: block 0, the metapage; blocks 1..npages, the flushed
  * pages, now deleted (stamped with safexid), each keeping the right link
  * given as its data.
+ * OSM_LINK_FILTER: block 0, the section filter page, rebuilt after a flush
+ * (always a full-page image; redo restores it).
  */
 typedef struct xl_ei_buffer_link
 {
@@ -320,6 +325,16 @@ typedef struct xl_ei_buffer_link
 #define OSM_LINK_SEAL		2
 #define OSM_LINK_UNLINK		3
 #define OSM_LINK_SORT		4
+#define OSM_LINK_FILTER		5
+
+/* NEWPAGE, block 3: a section filter made now (bytes > 0) or added to */
+typedef struct xl_ei_section_filter
+{
+	uint32		nhashes;		/* hashes that follow */
+	uint16		init_bytes;		/* > 0: the page is made with this filter */
+	uint8		init_probes;
+	uint8		unused;
+} xl_ei_section_filter;
 
 #define SizeOfEIBufferLink	(offsetof(xl_ei_buffer_link, op) + sizeof(uint8))
 

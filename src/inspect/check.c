@@ -309,6 +309,10 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 						   itemlen);
 			continue;
 		}
+		/* the section filter page's one item is the filter */
+		if ((opaque->ei_flags & EI_BUFFER_FILTER) &&
+			!(opaque->ei_flags & EI_DELETED) && off == OSM_SECTION_FILTER)
+			continue;
 		if (itemlen < sizeof(IndexTupleData) ||
 			IndexTupleSize((IndexTuple) PageGetItem(page, itemid)) != itemlen)
 			ei_corrupt(state, blkno, off,
@@ -1348,6 +1352,10 @@ ei_check_heapallindexed(EICheckState *state)
 		 RelationGetRelationName(state->rel), unmatched, state->nentries);
 }
 
+static Page ei_check_section_filter_page(EICheckState *state,
+										 EINormKeyInfo *norm,
+										 OsmSectionFilter **filter);
+
 /*
  * Check osm_tree's insert buffer: every page of the chain from the
  * metapage's head is a live buffer page, the chain ends at the recorded
@@ -1365,6 +1373,8 @@ ei_check_buffer(EICheckState *state)
 	uint32		npages = 0;
 	EIEntrySort esort;
 	EINormKeyInfo *norm = NULL;
+	Page		sfpage = NULL;
+	OsmSectionFilter *sfilter = NULL;
 
 	if (blkno == 0)
 	{
@@ -1381,6 +1391,8 @@ ei_check_buffer(EICheckState *state)
 		if (info->ok)
 			norm = info;
 	}
+	if (state->meta.buf_filter != 0)
+		sfpage = ei_check_section_filter_page(state, norm, &sfilter);
 
 	while (BlockNumberIsValid(blkno))
 	{
@@ -1468,6 +1480,14 @@ ei_check_buffer(EICheckState *state)
 									OsmBufferEntryHash(rel, norm, itup)))
 				ei_corrupt(state, blkno, off,
 						   "buffered entry is missing from its page's Bloom filter");
+			/* every page but the tail is in the section filter */
+			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next) &&
+				!bloom_filter_maybe(sfilter->bloom, sfilter->bloom_bytes,
+									sfilter->bloom_probes,
+									OsmBufferEntryHash(rel, norm, itup)))
+				ei_corrupt(state, blkno, off,
+						   "buffered entry is missing from the insert buffer's section filter (block %u)",
+						   state->meta.buf_filter);
 			if (state->heapallindexed)
 			{
 				state->collecting_buffer = true;
@@ -1486,6 +1506,53 @@ ei_check_buffer(EICheckState *state)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "insert buffer ends at block %u after %u pages, the metapage says %u and %u",
 				   last, npages, state->meta.buf_tail, state->meta.buf_pages);
+	if (sfpage != NULL)
+		pfree(sfpage);
+}
+
+/*
+ * Read and check the insert buffer's section filter page (the metapage's
+ * buf_filter): a live page of that kind whose filter fits it, in an index
+ * with normalized keys.  Returns a copy of the page; *filter points into it.
+ */
+static Page
+ei_check_section_filter_page(EICheckState *state, EINormKeyInfo *norm,
+							 OsmSectionFilter **filter)
+{
+	BlockNumber blkno = state->meta.buf_filter;
+	Page		page = ei_read_page(state, blkno);	/* checks the range */
+	EIPageOpaque opaque;
+	ItemId		itemid;
+
+	if (state->visited[blkno])
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "insert buffer's section filter page is reached twice");
+	state->visited[blkno] = true;
+	opaque = EIPageGetOpaque(page);
+	if ((opaque->ei_flags & (EI_BUFFER_FILTER | EI_BUFFER | EI_DELETED |
+							 EI_LEAF | EI_META)) != EI_BUFFER_FILTER)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "insert buffer's section filter page has flags 0x%04X",
+				   opaque->ei_flags);
+	if (norm == NULL)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "index without normalized keys has an insert buffer section filter");
+	if (PageGetMaxOffsetNumber(page) != OSM_SECTION_FILTER)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "insert buffer's section filter page has %u items, not 1",
+				   (unsigned) PageGetMaxOffsetNumber(page));
+	itemid = PageGetItemId(page, OSM_SECTION_FILTER);
+	*filter = OsmPageGetSectionFilter(page);
+	if (ItemIdGetLength(itemid) < offsetof(OsmSectionFilter, bloom) ||
+		(*filter)->bloom_bytes == 0 || (*filter)->bloom_bytes % 8 != 0 ||
+		(*filter)->bloom_probes == 0 ||
+		ItemIdGetLength(itemid) < offsetof(OsmSectionFilter, bloom) +
+		(*filter)->bloom_bytes)
+		ei_corrupt(state, blkno, OSM_SECTION_FILTER,
+				   "section filter of %u bytes, %u probes does not fit its item of %u bytes",
+				   (*filter)->bloom_bytes, (*filter)->bloom_probes,
+				   (unsigned) ItemIdGetLength(itemid));
+	return page;
 }
 
 /*

@@ -203,7 +203,8 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 		return;
 
 	opaque = EIPageGetOpaque(page);
-	if (EI_IS_META(opaque))
+	/* the metapage, and osm_tree's section filter page with it */
+	if (EI_IS_META(opaque) || (opaque->ei_flags & EI_BUFFER_FILTER))
 	{
 		counts->meta_pages++;
 		return;

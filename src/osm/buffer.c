@@ -64,6 +64,9 @@ static void osm_sort_page(Relation rel, Buffer buf);
 static void osm_log_page_op(Relation rel, Buffer buf, uint8 op, char *data,
 							Size len);
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
+static void osm_page_hashes(Relation rel, Page page, uint64 **hashes,
+							int *nhashes, int *maxhashes);
+static void osm_filter_rebuild(Relation rel);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 						   uint16 bloom_bytes, uint8 probes,
 						   FullTransactionId safexid);
@@ -193,6 +196,68 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 					false, false) == InvalidOffsetNumber)
 		elog(ERROR, "could not add the summary of an osm_tree buffer page");
 	pfree(summary);
+}
+
+/*
+ * Make an empty section filter page with a filter of bloom_bytes bytes and
+ * probes probes per key.  Also used by redo.
+ */
+void
+OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
+{
+	Size		sz = offsetof(OsmSectionFilter, bloom) + bloom_bytes;
+	OsmSectionFilter *filter = palloc0(sz);
+
+	filter->bloom_bytes = bloom_bytes;
+	filter->bloom_probes = probes;
+
+	EIInitPage(page, EI_BUFFER_FILTER, 0);
+	if (PageAddItem(page, (Item) filter, sz, OSM_SECTION_FILTER,
+					false, false) == InvalidOffsetNumber)
+		elog(ERROR, "could not add the section filter of an osm_tree insert buffer");
+	pfree(filter);
+}
+
+/*
+ * Add n key hashes to the section filter on page.  Also used by redo.
+ */
+void
+OsmSectionFilterAdd(Page page, const uint64 *hashes, int n)
+{
+	OsmSectionFilter *filter = OsmPageGetSectionFilter(page);
+
+	for (int i = 0; i < n; i++)
+		bloom_filter_add(filter->bloom, filter->bloom_bytes,
+						 filter->bloom_probes, hashes[i]);
+	filter->nkeys += n;
+}
+
+/*
+ * Append the key hashes of the entries of buffer page page to *hashes
+ * (*nhashes used of *maxhashes, grown as needed).
+ */
+static void
+osm_page_hashes(Relation rel, Page page, uint64 **hashes, int *nhashes,
+				int *maxhashes)
+{
+	EINormKeyInfo *norm = osm_buffer_cache(rel)->norm;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	if (norm == NULL)
+		elog(ERROR, "osm_tree insert buffer has a section filter but index \"%s\" has no normalized keys",
+			 RelationGetRelationName(rel));
+	for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+	{
+		if (*nhashes == *maxhashes)
+		{
+			*maxhashes = Max(256, *maxhashes * 2);
+			*hashes = (*hashes == NULL) ?
+				palloc(sizeof(uint64) * *maxhashes) :
+				repalloc(*hashes, sizeof(uint64) * *maxhashes);
+		}
+		(*hashes)[(*nhashes)++] = OsmBufferEntryHash(rel, norm,
+													 EIReadTuple(page, off));
+	}
 }
 
 /*
@@ -395,6 +460,11 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
  * Link a new tail page after the buffer's last page (seen_tail when we
  * looked) and return it write-locked.  If another backend linked one in
  * the meantime and it has room, use that one instead.
+ *
+ * The old tail leaves the section filter's blind spot here: its keys go
+ * into the section filter in the same critical section and record.  The
+ * filter page is made at the first link that needs it, with the keys of
+ * every page from the head to the old tail.
  */
 static Buffer
 osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
@@ -402,6 +472,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	Buffer		newbuf;
 	Buffer		metabuf;
 	Buffer		oldbuf = InvalidBuffer;
+	Buffer		filterbuf = InvalidBuffer;
+	bool		filter_new = false;
 	EIMetaPage	meta;
 	Page		newpage;
 	BlockNumber newblk;
@@ -410,11 +482,22 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	uint32		estimate;
 	uint16		bloom_bytes = 0;
 	uint8		probes = 0;
+	uint16		filter_bytes = 0;
+	uint8		filter_probes = 0;
 	int			bits = EIGetBloomBitsPerKey(rel);
+	bool		want_filter = bits > 0 && osm_buffer_cache(rel)->norm != NULL;
+	uint64	   *hashes = NULL;
+	int			nhashes = 0;
+	int			maxhashes = 0;
+
+	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData));
+	estimate = usable / (itemsz + sizeof(ItemIdData));
 
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
 	newblk = BufferGetBlockNumber(newbuf);
+	if (want_filter && seen_tail != 0 && EIGetMetaCached(rel, false)->buf_filter == 0)
+		filterbuf = EINewBuf(rel);
 
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
@@ -427,10 +510,15 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		if (osm_page_is_open_tail(BufferGetPage(buf)) &&
 			PageGetFreeSpace(BufferGetPage(buf)) >= itemsz)
 		{
-			/* somebody else made a new tail: give our page back */
+			/* somebody else made a new tail: give our pages back */
 			EIRelBuf(rel, metabuf);
 			UnlockReleaseBuffer(newbuf);
 			RecordFreeIndexPage(rel, newblk);
+			if (BufferIsValid(filterbuf))
+			{
+				RecordFreeIndexPage(rel, BufferGetBlockNumber(filterbuf));
+				UnlockReleaseBuffer(filterbuf);
+			}
 			return buf;
 		}
 		oldbuf = buf;
@@ -441,12 +529,62 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		LockBuffer(oldbuf, EI_WRITE);
 	}
 
+	/*
+	 * The section filter: the old tail's keys go into the existing one;
+	 * with none yet, a new one takes the keys of every page up to the old
+	 * tail (pages a flush may be reading, under share locks, one at a time).
+	 * Locks: metapage, old tail, then the filter page, as everywhere.
+	 */
+	if (meta->buf_filter != 0 && BufferIsValid(oldbuf))
+	{
+		osm_page_hashes(rel, BufferGetPage(oldbuf), &hashes, &nhashes,
+						&maxhashes);
+		if (BufferIsValid(filterbuf))
+		{
+			RecordFreeIndexPage(rel, BufferGetBlockNumber(filterbuf));
+			UnlockReleaseBuffer(filterbuf);
+		}
+		filterbuf = EIGetBuf(rel, meta->buf_filter, EI_WRITE);
+		if (!(EIPageGetOpaque(BufferGetPage(filterbuf))->ei_flags & EI_BUFFER_FILTER))
+			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
+				 meta->buf_filter, RelationGetRelationName(rel));
+	}
+	else if (meta->buf_filter == 0 && BufferIsValid(filterbuf) &&
+			 BufferIsValid(oldbuf))
+	{
+		BlockNumber blkno = meta->buf_head;
+		uint32		nkeys;
+
+		while (blkno != oldtail && BlockNumberIsValid(blkno))
+		{
+			Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+
+			osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes,
+							&maxhashes);
+			blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
+			UnlockReleaseBuffer(buf);
+		}
+		osm_page_hashes(rel, BufferGetPage(oldbuf), &hashes, &nhashes,
+						&maxhashes);
+
+		/* sized for a full buffer; past that it only passes more keys */
+		nkeys = Max(1, EIGetBufferSize(rel)) * estimate;
+		filter_bytes = bloom_filter_bytes(nkeys, bits, OSM_SECTION_BLOOM_BYTES);
+		filter_probes = bloom_filter_nprobes(Min((uint32) bits,
+												 Max(1, filter_bytes * 8 / nkeys)));
+		filter_new = true;
+	}
+	else if (BufferIsValid(filterbuf))
+	{
+		/* not needed after all */
+		RecordFreeIndexPage(rel, BufferGetBlockNumber(filterbuf));
+		UnlockReleaseBuffer(filterbuf);
+		filterbuf = InvalidBuffer;
+	}
+
 	/* size the page's filter for as many entries as are likely to fit */
 	if (bits > 0 && osm_buffer_cache(rel)->norm != NULL)
 	{
-		usable = BLCKSZ - SizeOfPageHeaderData -
-			MAXALIGN(sizeof(EIPageOpaqueData));
-		estimate = usable / (itemsz + sizeof(ItemIdData));
 		bloom_bytes = bloom_filter_bytes(estimate, bits, OSM_MAX_BLOOM_BYTES);
 		probes = bloom_filter_nprobes(bits);
 	}
@@ -464,6 +602,17 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		oopaque->ei_flags |= EI_BUFFER_CLOSED;
 		MarkBufferDirty(oldbuf);
 	}
+	if (BufferIsValid(filterbuf))
+	{
+		if (filter_new)
+		{
+			OsmSectionFilterInit(BufferGetPage(filterbuf), filter_bytes,
+								 filter_probes);
+			meta->buf_filter = BufferGetBlockNumber(filterbuf);
+		}
+		OsmSectionFilterAdd(BufferGetPage(filterbuf), hashes, nhashes);
+		MarkBufferDirty(filterbuf);
+	}
 	meta->buf_tail = newblk;
 	if (meta->buf_head == 0)
 		meta->buf_head = newblk;
@@ -473,6 +622,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	if (RelationNeedsWAL(rel))
 	{
 		xl_ei_buffer_link xlrec;
+		xl_ei_section_filter xlfilter;
 		XLogRecPtr	recptr;
 
 		osm_link_begin(&xlrec, OSM_LINK_NEWPAGE, 1, bloom_bytes, probes,
@@ -481,18 +631,38 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		XLogRegisterBuffer(1, newbuf, REGBUF_WILL_INIT);
 		if (BufferIsValid(oldbuf))
 			XLogRegisterBuffer(2, oldbuf, REGBUF_STANDARD);
+		if (BufferIsValid(filterbuf))
+		{
+			xlfilter.nhashes = nhashes;
+			xlfilter.init_bytes = filter_new ? filter_bytes : 0;
+			xlfilter.init_probes = filter_new ? filter_probes : 0;
+			xlfilter.unused = 0;
+			XLogRegisterBuffer(3, filterbuf,
+							   filter_new ? REGBUF_WILL_INIT : REGBUF_STANDARD);
+			XLogRegisterBufData(3, (char *) &xlfilter, sizeof(xlfilter));
+			if (nhashes > 0)
+				XLogRegisterBufData(3, (char *) hashes, sizeof(uint64) * nhashes);
+		}
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(newpage, recptr);
 		PageSetLSN(BufferGetPage(metabuf), recptr);
 		if (BufferIsValid(oldbuf))
 			PageSetLSN(BufferGetPage(oldbuf), recptr);
+		if (BufferIsValid(filterbuf))
+			PageSetLSN(BufferGetPage(filterbuf), recptr);
 	}
 
 	END_CRIT_SECTION();
 
+	if (BufferIsValid(filterbuf))
+		UnlockReleaseBuffer(filterbuf);
 	if (BufferIsValid(oldbuf))
 		UnlockReleaseBuffer(oldbuf);
+	if (rel->rd_amcache != NULL)
+		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
 	EIRelBuf(rel, metabuf);
+	if (hashes != NULL)
+		pfree(hashes);
 	return newbuf;
 }
 
@@ -687,9 +857,104 @@ OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
 
 	/* make the pages the steps freed findable in the free space map */
 	if (pages > 0)
+	{
+		osm_filter_rebuild(rel);
 		IndexFreeSpaceMapVacuum(rel);
+	}
 	UnlockPage(rel, EI_METAPAGE, ExclusiveLock);
 	return moved;
+}
+
+/*
+ * Rebuild the section filter from the pages still in the buffer, dropping
+ * the keys of the pages flushes have unlinked.  The caller holds the flush
+ * lock, so no page leaves the chain meanwhile; pages may join it.
+ *
+ * The keys are hashed without the metapage's lock, from the head to the
+ * tail seen at the start: every page before that tail is closed, so its
+ * entries stay as they are.  Then, under the metapage's exclusive lock,
+ * the pages linked since (their keys went into the old filter, not into
+ * this one) are hashed too, and the new filter replaces the old one in one
+ * record (a full-page image).  Stale keys in a filter cost only reads, so
+ * a crash before the rebuild loses nothing.
+ */
+static void
+osm_filter_rebuild(Relation rel)
+{
+	Buffer		metabuf;
+	Buffer		filterbuf;
+	EIMetaPage	meta;
+	BlockNumber filterblk;
+	BlockNumber blkno;
+	BlockNumber tail;
+	OsmSectionFilter *filter;
+	Page		page;
+	uint64	   *hashes = NULL;
+	int			nhashes = 0;
+	int			maxhashes = 0;
+
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	filterblk = meta->buf_filter;
+	blkno = meta->buf_head;
+	tail = meta->buf_tail;
+	EIRelBuf(rel, metabuf);
+	if (filterblk == 0)
+		return;
+
+	/* 1. the pages before the tail, unlocked */
+	while (blkno != 0 && blkno != tail && BlockNumberIsValid(blkno))
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+
+		osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes, &maxhashes);
+		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+
+	/* 2. the pages that stopped being the tail since, and the swap */
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	blkno = (tail != 0) ? tail : meta->buf_head;
+	while (blkno != 0 && blkno != meta->buf_tail && BlockNumberIsValid(blkno))
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+
+		osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes, &maxhashes);
+		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+	filterbuf = EIGetBuf(rel, filterblk, EI_WRITE);
+	page = BufferGetPage(filterbuf);
+	if (!(EIPageGetOpaque(page)->ei_flags & EI_BUFFER_FILTER))
+		elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
+			 filterblk, RelationGetRelationName(rel));
+	filter = OsmPageGetSectionFilter(page);
+
+	START_CRIT_SECTION();
+
+	memset(filter->bloom, 0, filter->bloom_bytes);
+	filter->nkeys = 0;
+	OsmSectionFilterAdd(page, hashes, nhashes);
+	MarkBufferDirty(filterbuf);
+	if (RelationNeedsWAL(rel))
+	{
+		xl_ei_buffer_link xlrec;
+		XLogRecPtr	recptr;
+
+		osm_link_begin(&xlrec, OSM_LINK_FILTER, 1, 0, 0,
+					   InvalidFullTransactionId);
+		XLogRegisterBuffer(0, filterbuf, REGBUF_STANDARD | REGBUF_FORCE_IMAGE);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
+		PageSetLSN(page, recptr);
+	}
+
+	END_CRIT_SECTION();
+
+	UnlockReleaseBuffer(filterbuf);
+	EIRelBuf(rel, metabuf);
+	if (hashes != NULL)
+		pfree(hashes);
 }
 
 /*
@@ -1296,6 +1561,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 {
 	Relation	rel = scan->indexRelation;
 	Buffer		metabuf;
+	EIMetaPage	meta;
 	BlockNumber blkno;
 	OsmItemList list = {NULL, 0, 0};
 	uint64		hash = 0;
@@ -1311,13 +1577,39 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	*itemsp = NULL;
 	*nitemsp = 0;
 
+	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
+
+	/*
+	 * The head, or with a key the section filter rules out, the tail: the
+	 * filter covers every other page of the chain.  It is read under the
+	 * metapage's lock, which every link that changes what it covers holds
+	 * exclusively.
+	 */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
-	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	blkno = meta->buf_head;
+	if (hashed && meta->buf_filter != 0 && blkno != 0 && blkno != meta->buf_tail)
+	{
+		Buffer		filterbuf = EIGetBuf(rel, meta->buf_filter, EI_READ);
+		Page		fpage = BufferGetPage(filterbuf);
+		OsmSectionFilter *filter;
+
+		if (!(EIPageGetOpaque(fpage)->ei_flags & EI_BUFFER_FILTER))
+			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
+				 meta->buf_filter, RelationGetRelationName(rel));
+		filter = OsmPageGetSectionFilter(fpage);
+		if (!bloom_filter_maybe(filter->bloom, filter->bloom_bytes,
+								filter->bloom_probes, hash))
+		{
+			nskipped += meta->buf_pages > 0 ? meta->buf_pages - 1 : 0;
+			blkno = meta->buf_tail;
+		}
+		EIRelBuf(rel, filterbuf);
+	}
 	EIRelBuf(rel, metabuf);
 	if (blkno == 0)
 		return false;
 
-	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
 	nzkeys = osm_zone_keys(scan, zkeys);
 	/* sorted sections can be searched when the first column is ASC NULLS LAST */
 	searchable = nzkeys > 0 &&
@@ -1506,8 +1798,8 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	Oid			indexoid = PG_GETARG_OID(0);
 	Relation	rel;
 	TupleDesc	tupdesc;
-	Datum		values[9];
-	bool		nulls[9] = {false};
+	Datum		values[11];
+	bool		nulls[11] = {false};
 	OsmBufferCountsData counts;
 	EIMetaPageData *meta;
 	int			bufsize;
@@ -1529,6 +1821,17 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	values[6] = Int64GetDatum(counts.sorted_pages);
 	values[7] = Int64GetDatum(counts.sorted_entries);
 	values[8] = Int64GetDatum(counts.entries - counts.sorted_entries);
+	if (meta->buf_filter != 0)
+	{
+		Buffer		buf = EIGetBuf(rel, meta->buf_filter, EI_READ);
+		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(buf));
+
+		values[9] = Int64GetDatum((int64) filter->nkeys);
+		values[10] = Int32GetDatum((int32) filter->bloom_bytes);
+		UnlockReleaseBuffer(buf);
+	}
+	else
+		nulls[9] = nulls[10] = true;
 	index_close(rel, AccessShareLock);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));

@@ -121,6 +121,26 @@ CREATE TABLE of (k int8, t text);
 CREATE INDEX of_k ON of USING osm_tree (k) WITH (batch_size = 500, buffer_size = 0);
 CREATE INDEX of_t ON of USING osm_tree (t) WITH (batch_size = 500, buffer_size = 0);
 INSERT INTO of SELECT key, lpad(key::text, 12, '0') FROM elastic_index_near_sorted(40000, 5, 5, 5) ORDER BY pos;
+-- osm_tree's insert buffer: pages appended and linked, the section filter
+-- made and added to, flushes that unlink pages and rebuild the filter,
+-- query-driven sorting
+DROP TABLE IF EXISTS ob;
+CREATE TABLE ob (k int8, t text);
+CREATE INDEX ob_k ON ob USING osm_tree (k) WITH (batch_size = 1, buffer_size = 8, flush_fraction = 0.5);
+CREATE INDEX ob_t ON ob USING osm_tree (t) WITH (batch_size = 1, buffer_size = 8, flush_fraction = 0.5);
+SET osm_tree.top_inserts = off;
+SET osm_tree.flush_worker = off;
+INSERT INTO ob SELECT (g * 7919) % 20011, md5(g::text) FROM generate_series(1, 6000) AS g;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM ob WHERE k BETWEEN 100 AND 5000;
+SELECT count(*) FROM ob WHERE t = md5('5999');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT osm_tree_flush('ob_t');
+INSERT INTO ob SELECT (g * 7919) % 20011, md5(g::text) FROM generate_series(6001, 7000) AS g;
+RESET osm_tree.top_inserts;
+RESET osm_tree.flush_worker;
 };
 
 sub run_and_check
@@ -144,7 +164,9 @@ sub run_and_check
 		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM c WHERE t > '8' ORDER BY t) AS x},
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM o ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM of ORDER BY k) AS x},
-		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM of ORDER BY t DESC) AS x})
+		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM of ORDER BY t DESC) AS x},
+		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM ob ORDER BY k) AS x},
+		q{SELECT count(*) FROM ob AS x WHERE x.k % 9 = 0 AND (SELECT count(*) FROM ob AS y WHERE y.t = x.t) = 1})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
 			$primary->safe_psql('postgres', "$force $q"),
@@ -169,7 +191,7 @@ note 'WAL written: '
 	"SELECT pg_size_pretty(pg_wal_lsn_diff(pg_current_wal_flush_lsn(), '$start_lsn'))");
 foreach my $type (
 	qw(INSERT_LEAF INSERT_INNER SPLIT NEWROOT VACUUM DELETE MARK_HALFDEAD UNLINK_PAGE REUSE_PAGE
-	COMPACT_INSERT COMPACT_DELETE COMPACT_IMAGE INSERT_MULTI)
+	COMPACT_INSERT COMPACT_DELETE COMPACT_IMAGE INSERT_MULTI BUFFER_ADD BUFFER_LINK)
   )
 {
 	like($types, qr/\b$type\b/, "the workload wrote $type records");
@@ -194,7 +216,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t))
+foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
