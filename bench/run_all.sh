@@ -10,6 +10,7 @@
 #   bench/single_row/run.sh      index time per single-row INSERT, no transaction
 #                                overhead: btree, elastic_btree, osm_tree
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
+#   bench/buffer_lookups/run.sh  point lookups with a full osm_tree insert buffer
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
 #                                elastic_btree, osm_tree
@@ -35,7 +36,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning elastic ycsb"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb"
 size=default
 out=""
 plot_only=0
@@ -83,6 +84,7 @@ runner_args() {
 		near_sorted) echo "--rows 200000 --types int8 --sortedness 0:0,5:5,100:100 --duration 2" ;;
 		single_row) echo "--rows 20000 --repeat 1 --sortedness 5:5,100:100" ;;
 		osm_tuning) echo "--rows 200000 --fill 96 --split 0.7 --grid 1,5,25" ;;
+		buffer_lookups) echo "--rows 100000 --buffered 4000 --pages 16 --duration 1 --repeat 1" ;;
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
 		esac
@@ -98,6 +100,7 @@ report_of() {
 	near_sorted) echo near-sorted ;;
 	single_row) echo single-row ;;
 	osm_tuning) echo osm-tuning ;;
+	buffer_lookups) echo buffer-lookups ;;
 	elastic) echo elastic ;;
 	ycsb) echo ycsb ;;
 	esac

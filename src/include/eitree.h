@@ -762,7 +762,10 @@ typedef struct OsmSectionFilter
 } OsmSectionFilter;
 
 #define OSM_SECTION_FILTER		((OffsetNumber) 1)
-#define OSM_SECTION_BLOOM_BYTES	6144	/* largest section filter */
+/* largest section filter: what one page holds, in whole 8-byte words */
+#define OSM_SECTION_BLOOM_BYTES \
+	((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) - \
+	  sizeof(ItemIdData) - offsetof(OsmSectionFilter, bloom)) & ~7)
 
 #define OsmPageGetSectionFilter(page) \
 	((OsmSectionFilter *) PageGetItem(page, PageGetItemId(page, OSM_SECTION_FILTER)))
