@@ -175,7 +175,7 @@ $2 == "all" { tps[$1] = $7 }
 END {
 	printf "# Point lookups with a full osm_tree insert buffer\n\n"
 	printf "Produced by `%s` (from the repository root) on %s.\n\n", cmd, date
-	printf "- PostgreSQL %s; elastic_index %s; repository commit %s; %s CPUs.\n", pgver, extver, commit, nproc
+	printf "- %s; elastic_index %s; repository commit %s; %s CPUs.\n", pgver, extver, commit, nproc
 	printf "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off.\n"
 	printf "- %d int8 keys in the tree of each index, then %d scrambled keys above them, one\n", rows, buffered
 	printf "  entry at a time: in osm_tree into its insert buffer (`osm_tree.top_inserts = off`, no\n"
