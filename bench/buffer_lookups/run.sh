@@ -17,8 +17,9 @@
 #             (the filter passes them; the pages' own filters and zonemaps
 #             pick the pages to read); and how many lookups read every
 #             buffer page (a false positive of the section filter);
-#   tps       pgbench point lookups of random keys over both ranges, best
-#             of --repeat runs of --duration seconds, 1 client.
+#   tps       pgbench point lookups and 100-key range scans from random
+#             keys over both ranges, best of --repeat runs of --duration
+#             seconds, 1 client.
 #
 # Results go to docs/benchmarks/buffer-lookups.{csv,md} (or --out DIR).
 # The extension must be installed ("make install").
@@ -132,27 +133,33 @@ for idx in btree osm; do
 	done
 done
 
-# pgbench point lookups over both ranges
+# pgbench point lookups and 100-key range scans over both ranges
 for idx in btree osm; do
 	printf '\\set k random(1, %d)\nSELECT k FROM t_%s WHERE k = :k;\n' \
 		"$((rows + span))" "$idx" >"$work/point_$idx.sql"
-	chown postgres: "$work/point_$idx.sql" 2>/dev/null || true
+	printf '\\set k random(1, %d)\nSELECT count(*) FROM t_%s WHERE k >= :k AND k < :k + 100;\n' \
+		"$((rows + span))" "$idx" >"$work/range_$idx.sql"
+	chown postgres: "$work/point_$idx.sql" "$work/range_$idx.sql" 2>/dev/null || true
 done
 declare -A tps=()
 for ((r = 1; r <= repeat; r++)); do
-	for idx in btree osm; do
-		t=$(as_pg "$PG_BINDIR/pgbench" -n -h "$sock" -p "$port" -U "$dbuser" \
-			-T "$duration" -f "$work/point_$idx.sql" bench 2>&1 |
-			awk '/^tps = / { printf "%.0f", $3 }')
-		if [ -z "${tps[$idx]:-}" ] || [ "$t" -gt "${tps[$idx]}" ]; then
-			tps[$idx]=$t
-		fi
+	for w in point range; do
+		for idx in btree osm; do
+			t=$(as_pg "$PG_BINDIR/pgbench" -n -h "$sock" -p "$port" -U "$dbuser" \
+				-T "$duration" -f "$work/${w}_$idx.sql" bench 2>&1 |
+				awk '/^tps = / { printf "%.0f", $3 }')
+			if [ -z "${tps[$w$idx]:-}" ] || [ "$t" -gt "${tps[$w$idx]}" ]; then
+				tps[$w$idx]=$t
+			fi
+		done
 	done
 done
 for idx in btree osm; do
-	echo "$idx,all,,,,,${tps[$idx]}" >>"$results"
+	echo "$idx,point,,,,,${tps[point$idx]}" >>"$results"
+	echo "$idx,range,,,,,${tps[range$idx]}" >>"$results"
 done
-step "point lookups: btree ${tps[btree]} tps, osm_tree ${tps[osm]} tps"
+step "point lookups: btree ${tps[pointbtree]} tps, osm_tree ${tps[pointosm]} tps"
+step "range scans: btree ${tps[rangebtree]} tps, osm_tree ${tps[rangeosm]} tps"
 
 # ---------------------------------------------------------------------------
 # Report
@@ -170,8 +177,8 @@ awk -F, -v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v bpages="$bpages" -v bentries="$bentries" -v fkeys="$fkeys" \
 	-v fbytes="$fbytes" -v duration="$duration" -v repeat="$repeat" '
 NR == 1 { next }
-$2 != "all" { blocks[$1, $2] = $4; maxb[$1, $2] = $5; over[$1, $2] = $6; n = $3 }
-$2 == "all" { tps[$1] = $7 }
+$2 == "tree" || $2 == "buffer" { blocks[$1, $2] = $4; maxb[$1, $2] = $5; over[$1, $2] = $6; n = $3 }
+$2 == "point" || $2 == "range" { tps[$1, $2] = $7 }
 END {
 	printf "# Point lookups with a full osm_tree insert buffer\n\n"
 	printf "Produced by `%s` (from the repository root) on %s.\n\n", cmd, date
@@ -184,19 +191,21 @@ END {
 	printf "  lookups. Without the section filter every lookup reads every buffer page but those\n"
 	printf "  a zonemap or page filter rules out, each read, so at least %d more blocks for keys\n", bpages
 	printf "  in the tree.\n"
-	printf "- tps: pgbench point lookups of random keys over both ranges, 1 client, best of %d runs\n", repeat
-	printf "  of %d s.\n\n", duration
-	printf "| index | blocks, key in the tree (max; lookups over %d) | blocks, key in the buffer (max; over %d) | point tps |\n", bpages / 2, bpages / 2
-	printf "|---|---|---|---:|\n"
+	printf "- tps: pgbench point lookups and 100-key range scans (`count(*)` of `k >= :k AND\n"
+	printf "  k < :k + 100`) from random keys over both ranges, 1 client, best of %d runs of %d s.\n\n", repeat, duration
+	printf "| index | blocks, key in the tree (max; lookups over %d) | blocks, key in the buffer (max; over %d) | point tps | range tps |\n", bpages / 2, bpages / 2
+	printf "|---|---|---|---:|---:|\n"
 	split("btree osm", idx, " ")
 	for (i = 1; i <= 2; i++) {
 		k = idx[i]
-		printf "| %s | %s (%s; %s) | %s (%s; %s) | %s |\n", (k == "osm" ? "osm_tree" : k),
+		printf "| %s | %s (%s; %s) | %s (%s; %s) | %s | %s |\n", (k == "osm" ? "osm_tree" : k),
 			blocks[k, "tree"], maxb[k, "tree"], over[k, "tree"],
-			blocks[k, "buffer"], maxb[k, "buffer"], over[k, "buffer"], tps[k]
+			blocks[k, "buffer"], maxb[k, "buffer"], over[k, "buffer"],
+			tps[k, "point"], tps[k, "range"]
 	}
-	if (tps["btree"] > 0)
-		printf "\nosm_tree / btree point tps: %.2f.\n", tps["osm"] / tps["btree"]
+	if (tps["btree", "point"] > 0 && tps["btree", "range"] > 0)
+		printf "\nosm_tree / btree: point lookups %.2f, range scans %.2f.\n",
+			tps["osm", "point"] / tps["btree", "point"], tps["osm", "range"] / tps["btree", "range"]
 }' "$results" >"$out/buffer-lookups.md"
 
 step "done in $(($(date +%s) - start_epoch)) s"

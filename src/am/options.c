@@ -69,7 +69,7 @@ EIInitReloptions(void)
 	osm_relopt_tab[0].offset = offsetof(EIOptions, fillfactor);
 
 	add_real_reloption(osm_relopt_kind, "split_factor",
-					   "Least share of a leaf the left page keeps when an entry of a sorted batch splits it (osm_tree.split_factor if unset)",
+					   "Least share of a leaf the left page keeps when an entry of a sorted batch splits it among many keys that arrived early (osm_tree.split_factor if unset)",
 					   -1, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
 					   ShareUpdateExclusiveLock);
 	osm_relopt_tab[1].optname = "split_factor";
@@ -151,8 +151,10 @@ EIGetFillFactor(Relation rel)
 
 /*
  * Least share of a leaf the left page keeps when an entry of a sorted batch
- * splits it (core/insert.c, ei_find_split_loc): split_factor for osm_tree,
- * 0.5 for elastic_btree (which applies no batches).
+ * splits it among many keys that arrived early (core/insert.c,
+ * ei_find_split_loc; elsewhere the split looks ahead at the batch):
+ * split_factor for osm_tree, 0.5 for elastic_btree (which applies no
+ * batches).
  */
 double
 EIGetSplitFactor(Relation rel)

@@ -8,9 +8,11 @@
  * osm_tree is the shared tree core tuned for sorted and near-sorted
  * ingestion: entries a transaction inserts are sorted and applied leaf by
  * leaf (small batches go to the insert buffer, osm/buffer.c), runs past the right edge become whole new leaves filled to
- * osm_tree.fill_factor, and a leaf that an entry of a batch splits keeps at
- * least osm_tree.split_factor on the left.  Everything else (search, scans, VACUUM, WAL) is
- * the core's, exactly as for elastic_btree.  See src/README.md, "osm_tree".
+ * osm_tree.fill_factor, and a leaf that a batch's run splits is left the
+ * fill factor full once the run is in (or, among dense early keys, keeps at
+ * least osm_tree.split_factor on the left).  Everything else (search,
+ * scans, VACUUM, WAL) is the core's, exactly as for elastic_btree.  See
+ * src/README.md, "osm_tree".
  *
  *-------------------------------------------------------------------------
  */
@@ -27,7 +29,8 @@ PG_FUNCTION_INFO_V1(osm_tree_handler);
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 96;
 
-/* osm_tree.split_factor: least share the left page keeps in a batch's split */
+/* osm_tree.split_factor: least share the left page keeps in a batch's split
+ * among dense early keys (elsewhere the split looks ahead at the batch) */
 double		osm_split_factor = 0.7;
 
 /* osm_tree.batch_size: entries a transaction collects before applying them */
@@ -66,7 +69,7 @@ OsmInitGUCs(void)
 							NULL, NULL, NULL);
 
 	DefineCustomRealVariable("osm_tree.split_factor",
-							 "Least share of a leaf the left page keeps when an entry of a sorted batch splits an osm_tree leaf.",
+							 "Least share of a leaf the left page keeps when an entry of a sorted batch splits an osm_tree leaf among many keys that arrived early.",
 							 "The split_factor storage parameter of an index overrides it.",
 							 &osm_split_factor,
 							 0.7, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,

@@ -231,9 +231,10 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		if (done == 0)
 		{
 			/*
-			 * A full or compact leaf: the ordinary path splits it, at the
-			 * entry if the batch goes on densely in this leaf (see
-			 * ei_find_split_loc), else as for any insert.
+			 * A full or compact leaf: the ordinary path splits it.  If the
+			 * batch goes on densely in this leaf, the split sees the batch's
+			 * next entries (ei_run_split_point); else it splits as for any
+			 * insert.
 			 */
 			ei_insert_splitting(rel, items + i, nitems - i, heapRel, dense);
 			done = 1;
@@ -1307,8 +1308,12 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
  * once the batch has filled it.  A split that falls before a batch entry
  * (between two items) sets *separator to that entry, from which the left
  * page's high key is made: the batch then fills the left page to the fill
- * factor and continues on the right.  Returns the number of virtual items
- * that go left, or -1 when that split would not fit.
+ * factor and continues on the right.  A batch entry equal to the new item
+ * or to an item of the leaf (an entry present already) is passed over: it
+ * adds nothing, and a separator must be greater than every left item.
+ * Returns the number of virtual items that go left, or -1 when the run's
+ * split does not apply (dense early keys, below) or either page would not
+ * fit; the caller then splits by the split factor.
  */
 static int
 ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
@@ -1337,11 +1342,28 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		{
 			IndexTuple	next = ei_run_next[j];
 			Size		sz = MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
-			EIScanInsert key = EIMakeScanKey(rel, next, true);
-			int32		cmp = EICompare(rel, key, page, origoff[k]);
+			EIScanInsert key;
+			int32		cmp;
 
+			/*
+			 * The new entry again, or item k itself (a batch applied again
+			 * after an error, or an entry buffered twice): it adds nothing,
+			 * and a separator equal to a left item would be no bound.
+			 */
+			if (ItemPointerEquals(&next->t_tid, &newitem->t_tid))
+			{
+				j++;
+				continue;
+			}
+			key = EIMakeScanKey(rel, next, true);
+			cmp = EICompare(rel, key, page, origoff[k]);
 			pfree(key);
-			if (cmp >= 0)
+			if (cmp == 0)
+			{
+				j++;
+				continue;
+			}
+			if (cmp > 0)
 				break;
 			if (acc + sz + EI_LEAF_HIKEY_SIZE(next) > target)
 			{
@@ -1375,8 +1397,24 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	 */
 	if ((double) afteritems * ff > (double) (acc - leftitems) * (100 - ff))
 		k = 0;
-	/* the right page takes the rest of the leaf's items and its high key */
-	if (k == 0 || k >= nitems || total - leftitems + hikeysz > usable)
+
+	/*
+	 * Both pages must fit: the left one its items and the high key made from
+	 * the separator or the first right item, the right one the rest of the
+	 * leaf's items and its high key.
+	 */
+	if (k > 0 && k < nitems)
+	{
+		IndexTuple	hk = *separator;
+
+		if (hk == NULL)
+			hk = (origoff[k] == InvalidOffsetNumber) ? newitem :
+				EIReadTuple(page, origoff[k]);
+		if (leftitems + EI_LEAF_HIKEY_SIZE(hk) > usable ||
+			total - leftitems + hikeysz > usable)
+			k = 0;
+	}
+	if (k == 0 || k >= nitems)
 	{
 		*separator = NULL;
 		return -1;
@@ -1393,6 +1431,12 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
  * half and half in general, but the left page fillfactor full when the page
  * is the rightmost of its level, so that sequential loads leave pages
  * packed, not half empty.
+ *
+ * An entry of a sorted batch that goes on densely in a full leaf splits
+ * where the leaf's items merged with the batch's next entries reach the
+ * fill factor (ei_run_split_point; *separator may then name the batch
+ * entry the left high key is made from), or failing that keeps at least
+ * split_factor on the left (src/README.md, "Applying a sorted batch").
  *
  * Two more rules keep near-sorted loads packed (src/README.md, "Splits of
  * near-sorted input").  A leaf that takes a new item after all of its

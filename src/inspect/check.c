@@ -1376,15 +1376,6 @@ ei_check_buffer(EICheckState *state)
 	Page		sfpage = NULL;
 	OsmSectionFilter *sfilter = NULL;
 
-	if (blkno == 0)
-	{
-		if (state->meta.buf_tail != 0 || state->meta.buf_pages != 0)
-			ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-					   "insert buffer has no head but tail %u and %u pages",
-					   state->meta.buf_tail, state->meta.buf_pages);
-		return;
-	}
-	EIEntrySortInitCompare(&esort, rel, CurrentMemoryContext);
 	{
 		EINormKeyInfo *info = EIGetNormKeyInfo(rel);
 
@@ -1393,6 +1384,17 @@ ei_check_buffer(EICheckState *state)
 	}
 	if (state->meta.buf_filter != 0)
 		sfpage = ei_check_section_filter_page(state, norm, &sfilter);
+	if (blkno == 0)
+	{
+		if (state->meta.buf_tail != 0 || state->meta.buf_pages != 0)
+			ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
+					   "insert buffer has no head but tail %u and %u pages",
+					   state->meta.buf_tail, state->meta.buf_pages);
+		if (sfpage != NULL)
+			pfree(sfpage);
+		return;
+	}
+	EIEntrySortInitCompare(&esort, rel, CurrentMemoryContext);
 
 	while (BlockNumberIsValid(blkno))
 	{

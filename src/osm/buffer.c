@@ -205,17 +205,19 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 void
 OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
 {
+	/* zeros to copy the item from: no allocation in a critical section */
+	static const char zeros[BLCKSZ];
 	Size		sz = offsetof(OsmSectionFilter, bloom) + bloom_bytes;
-	OsmSectionFilter *filter = palloc0(sz);
-
-	filter->bloom_bytes = bloom_bytes;
-	filter->bloom_probes = probes;
+	OsmSectionFilter *filter;
 
 	EIInitPage(page, EI_BUFFER_FILTER, 0);
-	if (PageAddItem(page, (Item) filter, sz, OSM_SECTION_FILTER,
+	if (sz > OSM_SECTION_BLOOM_BYTES + offsetof(OsmSectionFilter, bloom) ||
+		PageAddItem(page, (Item) zeros, sz, OSM_SECTION_FILTER,
 					false, false) == InvalidOffsetNumber)
-		elog(ERROR, "could not add the section filter of an osm_tree insert buffer");
-	pfree(filter);
+		elog(PANIC, "could not add the section filter of an osm_tree insert buffer");
+	filter = OsmPageGetSectionFilter(page);
+	filter->bloom_bytes = bloom_bytes;
+	filter->bloom_probes = probes;
 }
 
 /*
@@ -496,8 +498,22 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
 	newblk = BufferGetBlockNumber(newbuf);
-	if (want_filter && seen_tail != 0 && EIGetMetaCached(rel, false)->buf_filter == 0)
-		filterbuf = EINewBuf(rel);
+	/*
+	 * A section filter is made at a link that closes the buffer's only page,
+	 * so that it starts with one page of keys: the record stays small and
+	 * the metapage's lock short.  (An index without one and a longer chain,
+	 * made by an older build or while filters were off, gets it once a flush
+	 * has shortened the chain to one page.)
+	 */
+	if (want_filter && seen_tail != 0)
+	{
+		EIMetaPageData *cached = EIGetMetaCached(rel, false);
+
+		if (cached->buf_filter == 0)
+			cached = EIGetMetaCached(rel, true);
+		if (cached->buf_filter == 0 && cached->buf_head == seen_tail)
+			filterbuf = EINewBuf(rel);
+	}
 
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
@@ -530,10 +546,12 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	}
 
 	/*
-	 * The section filter: the old tail's keys go into the existing one;
-	 * with none yet, a new one takes the keys of every page up to the old
-	 * tail (pages a flush may be reading, under share locks, one at a time).
-	 * Locks: metapage, old tail, then the filter page, as everywhere.
+	 * The section filter takes the old tail's keys: the existing one, or a
+	 * new one when the old tail is the only page (see above).  Its hashes
+	 * are one page's entries, at most about 400 (8 bytes each), so block 3's
+	 * data stays far below a block's 64 kB limit.  Locks: metapage, old
+	 * tail, then the filter page (a new filter page, which nobody else can
+	 * reach, is locked from its allocation on).
 	 */
 	if (meta->buf_filter != 0 && BufferIsValid(oldbuf))
 	{
@@ -550,20 +568,10 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 				 meta->buf_filter, RelationGetRelationName(rel));
 	}
 	else if (meta->buf_filter == 0 && BufferIsValid(filterbuf) &&
-			 BufferIsValid(oldbuf))
+			 BufferIsValid(oldbuf) && meta->buf_head == oldtail)
 	{
-		BlockNumber blkno = meta->buf_head;
 		uint32		nkeys;
 
-		while (blkno != oldtail && BlockNumberIsValid(blkno))
-		{
-			Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-
-			osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes,
-							&maxhashes);
-			blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
-			UnlockReleaseBuffer(buf);
-		}
 		osm_page_hashes(rel, BufferGetPage(oldbuf), &hashes, &nhashes,
 						&maxhashes);
 
@@ -1824,8 +1832,12 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	if (meta->buf_filter != 0)
 	{
 		Buffer		buf = EIGetBuf(rel, meta->buf_filter, EI_READ);
-		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(buf));
+		OsmSectionFilter *filter;
 
+		if (!(EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_BUFFER_FILTER))
+			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
+				 meta->buf_filter, RelationGetRelationName(rel));
+		filter = OsmPageGetSectionFilter(BufferGetPage(buf));
 		values[9] = Int64GetDatum((int64) filter->nkeys);
 		values[10] = Int32GetDatum((int32) filter->bloom_bytes);
 		UnlockReleaseBuffer(buf);
