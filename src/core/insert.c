@@ -351,8 +351,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
 		 */
 		if (rightmost && off > PageGetMaxOffsetNumber(tmp) &&
 			PageGetFreeSpace(tmp) - itemsz <
-			slack + MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData)) +
-			sizeof(ItemIdData))
+			slack + EI_LEAF_HIKEY_SIZE(itup))
 		{
 			append = true;
 			break;
@@ -481,8 +480,7 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 
 		if (n > 0 &&
 			PageGetFreeSpace(rightpage) < itemsz + slack +
-			MAXALIGN(IndexTupleSize(items[n]) + sizeof(ItemPointerData)) +
-			sizeof(ItemIdData))
+			EI_LEAF_HIKEY_SIZE(items[n]))
 			break;
 		if (PageAddItem(rightpage, (Item) items[n], itemsz, off,
 						false, false) == InvalidOffsetNumber)
@@ -1327,6 +1325,7 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	Size		acc = 0;		/* ... and of the batch entries that follow */
 	Size		afteritems = 0;
 	bool		pastnew = false;
+	EIScanInsert key = NULL;	/* of ei_run_next[j], once made */
 	int			j = 0;
 	int			k;
 
@@ -1342,7 +1341,6 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		{
 			IndexTuple	next = ei_run_next[j];
 			Size		sz = MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
-			EIScanInsert key;
 			int32		cmp;
 
 			/*
@@ -1355,16 +1353,19 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 				j++;
 				continue;
 			}
-			key = EIMakeScanKey(rel, next, true);
+			/* entry j's key, made once however many items it is tested on */
+			if (key == NULL)
+				key = EIMakeScanKey(rel, next, true);
 			cmp = EICompare(rel, key, page, origoff[k]);
+			if (cmp > 0)
+				break;
 			pfree(key);
+			key = NULL;
 			if (cmp == 0)
 			{
 				j++;
 				continue;
 			}
-			if (cmp > 0)
-				break;
 			if (acc + sz + EI_LEAF_HIKEY_SIZE(next) > target)
 			{
 				*separator = next;
@@ -1395,6 +1396,8 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	 * they go; a leaf with denser early keys expects more late ones than
 	 * that, and its split keeps the split factor's rule.
 	 */
+	if (key != NULL)
+		pfree(key);
 	if ((double) afteritems * ff > (double) (acc - leftitems) * (100 - ff))
 		k = 0;
 
@@ -1552,8 +1555,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		firstitem = (origoff[k] == InvalidOffsetNumber) ? newitem :
 			EIReadTuple(page, origoff[k]);
 		if (isleaf)
-			lhikey = MAXALIGN(IndexTupleSize(firstitem) + sizeof(ItemPointerData)) +
-				sizeof(ItemIdData);
+			lhikey = EI_LEAF_HIKEY_SIZE(firstitem);
 		else
 		{
 			lhikey = sizes[k];

@@ -66,6 +66,10 @@ static void osm_log_page_op(Relation rel, Buffer buf, uint8 op, char *data,
 static void osm_log_meta(Buffer metabuf, uint8 block_id);
 static void osm_page_hashes(Relation rel, Page page, uint64 **hashes,
 							int *nhashes, int *maxhashes);
+static void osm_chain_hashes(Relation rel, BlockNumber blkno,
+							 BlockNumber stop, uint64 **hashes, int *nhashes,
+							 int *maxhashes);
+static Buffer osm_filter_buf(Relation rel, BlockNumber blkno, int access);
 static void osm_filter_rebuild(Relation rel);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 						   uint16 bloom_bytes, uint8 probes,
@@ -260,6 +264,39 @@ osm_page_hashes(Relation rel, Page page, uint64 **hashes, int *nhashes,
 		(*hashes)[(*nhashes)++] = OsmBufferEntryHash(rel, norm,
 													 EIReadTuple(page, off));
 	}
+}
+
+/*
+ * Append the key hashes of the entries of the chain's pages from blkno up
+ * to, not including, block stop (0 or the end of the chain also stops it).
+ */
+static void
+osm_chain_hashes(Relation rel, BlockNumber blkno, BlockNumber stop,
+				 uint64 **hashes, int *nhashes, int *maxhashes)
+{
+	while (blkno != 0 && blkno != stop && BlockNumberIsValid(blkno))
+	{
+		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+
+		osm_page_hashes(rel, BufferGetPage(buf), hashes, nhashes, maxhashes);
+		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Lock and return the section filter page blkno, refusing a page of
+ * another kind.
+ */
+static Buffer
+osm_filter_buf(Relation rel, BlockNumber blkno, int access)
+{
+	Buffer		buf = EIGetBuf(rel, blkno, access);
+
+	if (!(EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_BUFFER_FILTER))
+		elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
+			 blkno, RelationGetRelationName(rel));
+	return buf;
 }
 
 /*
@@ -562,10 +599,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 			RecordFreeIndexPage(rel, BufferGetBlockNumber(filterbuf));
 			UnlockReleaseBuffer(filterbuf);
 		}
-		filterbuf = EIGetBuf(rel, meta->buf_filter, EI_WRITE);
-		if (!(EIPageGetOpaque(BufferGetPage(filterbuf))->ei_flags & EI_BUFFER_FILTER))
-			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
-				 meta->buf_filter, RelationGetRelationName(rel));
+		filterbuf = osm_filter_buf(rel, meta->buf_filter, EI_WRITE);
 	}
 	else if (meta->buf_filter == 0 && BufferIsValid(filterbuf) &&
 			 BufferIsValid(oldbuf) && meta->buf_head == oldtail)
@@ -911,32 +945,15 @@ osm_filter_rebuild(Relation rel)
 		return;
 
 	/* 1. the pages before the tail, unlocked */
-	while (blkno != 0 && blkno != tail && BlockNumberIsValid(blkno))
-	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-
-		osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes, &maxhashes);
-		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
-		UnlockReleaseBuffer(buf);
-	}
+	osm_chain_hashes(rel, blkno, tail, &hashes, &nhashes, &maxhashes);
 
 	/* 2. the pages that stopped being the tail since, and the swap */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	blkno = (tail != 0) ? tail : meta->buf_head;
-	while (blkno != 0 && blkno != meta->buf_tail && BlockNumberIsValid(blkno))
-	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-
-		osm_page_hashes(rel, BufferGetPage(buf), &hashes, &nhashes, &maxhashes);
-		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
-		UnlockReleaseBuffer(buf);
-	}
-	filterbuf = EIGetBuf(rel, filterblk, EI_WRITE);
+	osm_chain_hashes(rel, (tail != 0) ? tail : meta->buf_head, meta->buf_tail,
+					 &hashes, &nhashes, &maxhashes);
+	filterbuf = osm_filter_buf(rel, filterblk, EI_WRITE);
 	page = BufferGetPage(filterbuf);
-	if (!(EIPageGetOpaque(page)->ei_flags & EI_BUFFER_FILTER))
-		elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
-			 filterblk, RelationGetRelationName(rel));
 	filter = OsmPageGetSectionFilter(page);
 
 	START_CRIT_SECTION();
@@ -1598,14 +1615,9 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	blkno = meta->buf_head;
 	if (hashed && meta->buf_filter != 0 && blkno != 0 && blkno != meta->buf_tail)
 	{
-		Buffer		filterbuf = EIGetBuf(rel, meta->buf_filter, EI_READ);
-		Page		fpage = BufferGetPage(filterbuf);
-		OsmSectionFilter *filter;
+		Buffer		filterbuf = osm_filter_buf(rel, meta->buf_filter, EI_READ);
+		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(filterbuf));
 
-		if (!(EIPageGetOpaque(fpage)->ei_flags & EI_BUFFER_FILTER))
-			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
-				 meta->buf_filter, RelationGetRelationName(rel));
-		filter = OsmPageGetSectionFilter(fpage);
 		if (!bloom_filter_maybe(filter->bloom, filter->bloom_bytes,
 								filter->bloom_probes, hash))
 		{
@@ -1831,13 +1843,9 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum(counts.entries - counts.sorted_entries);
 	if (meta->buf_filter != 0)
 	{
-		Buffer		buf = EIGetBuf(rel, meta->buf_filter, EI_READ);
-		OsmSectionFilter *filter;
+		Buffer		buf = osm_filter_buf(rel, meta->buf_filter, EI_READ);
+		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(buf));
 
-		if (!(EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_BUFFER_FILTER))
-			elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
-				 meta->buf_filter, RelationGetRelationName(rel));
-		filter = OsmPageGetSectionFilter(BufferGetPage(buf));
 		values[9] = Int64GetDatum((int64) filter->nkeys);
 		values[10] = Int32GetDatum((int32) filter->bloom_bytes);
 		UnlockReleaseBuffer(buf);
