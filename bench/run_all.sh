@@ -6,7 +6,7 @@
 #   bench/core/run.sh            point, range, index-only, bulk insert, build
 #   bench/sliding_window/run.sh  a 7-day window: insert a day, delete a day, VACUUM
 #   bench/near_sorted/run.sh     near-sorted ingestion (COPY, single rows, reads):
-#                                btree, BRIN, elastic_btree, osm_tree
+#                                btree and osm_tree at 5M rows
 #   bench/single_row/run.sh      index time per single-row INSERT, no transaction
 #                                overhead: btree, elastic_btree, osm_tree
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
