@@ -21,7 +21,9 @@
 #             inserts left (osm_tree: with what they left in its insert
 #             buffer), with that index's size and leaf fill.
 #
-# Results go to docs/benchmarks/near-sorted.csv and near-sorted.md (or
+# The pgbench scripts are bench/near_sorted/<type>_point.sql,
+# <type>_range.sql and single_insert.sql.  Results go to
+# docs/benchmarks/near-sorted.csv and near-sorted.md (or
 # --out DIR), and near-sorted.png, drawn from the CSV by
 # bench/near_sorted/plot.sh when gnuplot is installed.  The extension must
 # be installed ("make install").
@@ -98,11 +100,12 @@ out=$(cd "$out" && pwd)
 singles=${singles:-$((rows / 10))}
 
 # The best tps of --repeat pgbench runs of --duration seconds of script $1
-# (1 client): the run least disturbed by the rest of the machine.
+# (1 client) over keys 1..$2: the run least disturbed by the rest of the
+# machine.
 best_tps() {
 	local best="" tps
 	for ((r = 0; r < repeat; r++)); do
-		tps=$(pgbench_b -T "$duration" -f "$1" | awk '/^tps/ { printf "%.0f", $3 }')
+		tps=$(pgbench_b -T "$duration" -D rows="$2" -f "$1" | awk '/^tps/ { printf "%.0f", $3 }')
 		if [ -z "$best" ] || [ "${tps:-0}" -gt "$best" ]; then
 			best=$tps
 		fi
@@ -136,8 +139,11 @@ on_failure() {
 
 cluster_setup elastic_near_sorted
 results="$work/results.csv"
-mkdir -p "$work/chunks"
-[ "$(id -u)" -ne 0 ] || chown postgres: "$work/chunks"
+mkdir -p "$work/chunks" "$work/scripts"
+# the pgbench scripts, bench/near_sorted/*.sql, where the cluster owner
+# reads them
+cp "$here"/*.sql "$work/scripts/"
+[ "$(id -u)" -ne 0 ] || chown -R postgres: "$work/chunks" "$work/scripts"
 
 step "cluster: initdb in $work (rows=$rows, sortedness='$sortedness', types='$types', batch=$batch, singles=$singles x $clients clients)"
 cluster_initdb bench/near_sorted/run.sh <<EOF
@@ -234,13 +240,8 @@ EOF
 				psql_b -c "VACUUM ANALYZE t"
 
 				# reads on the index the load left
-				echo "\\set k random(1, $rows)" >"$work/point.sql"
-				echo "SELECT count(*) FROM t WHERE key = $(key_expr "$type" ":k");" >>"$work/point.sql"
-				echo "\\set k random(1, $((rows - 100)))" >"$work/range.sql"
-				echo "SELECT count(*) FROM t WHERE key >= $(key_expr "$type" ":k") AND key < $(key_expr "$type" ":k + 100");" >>"$work/range.sql"
-				[ "$(id -u)" -ne 0 ] || chown postgres: "$work/point.sql" "$work/range.sql"
-				point=$(best_tps "$work/point.sql")
-				range=$(best_tps "$work/range.sql")
+				point=$(best_tps "$work/scripts/${type}_point.sql" "$rows")
+				range=$(best_tps "$work/scripts/${type}_range.sql" "$rows")
 
 				# CREATE INDEX over the same rows, the fastest of --repeat
 				for ((r = 0; r < repeat; r++)); do
@@ -265,12 +266,10 @@ DROP SEQUENCE IF EXISTS arrival_seq;
 CREATE SEQUENCE arrival_seq;
 CHECKPOINT;
 EOF
-				echo "INSERT INTO t SELECT key FROM src WHERE arrival = (SELECT nextval('arrival_seq'));" >"$work/single.sql"
-				[ "$(id -u)" -ne 0 ] || chown postgres: "$work/single.sql"
 				rm -f "$work"/pgbench_log.*
 				t0=$(now)
 				(cd "$work" && pgbench_b -c "$clients" -j "$clients" -t $((singles / clients)) \
-					-l --log-prefix="$work/pgbench_log" -f "$work/single.sql" >/dev/null)
+					-l --log-prefix="$work/pgbench_log" -f "$work/scripts/single_insert.sql" >/dev/null)
 				t1=$(now)
 				run_s=$(elapsed "$t0" "$t1")
 				if [ "$(fastest "${single_s[$kind]}" "$run_s")" = "$run_s" ]; then
@@ -288,13 +287,8 @@ EOF
 				ssize=$(psql_b -c "SELECT pg_relation_size('t_key')")
 				sfill=$(leaf_fill "$kind" t_key)
 				[ "$kind" != osm ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
-				echo "\\set k random(1, $singles)" >"$work/spoint.sql"
-				echo "SELECT count(*) FROM t WHERE key = $(key_expr "$type" ":k");" >>"$work/spoint.sql"
-				echo "\\set k random(1, $((singles > 100 ? singles - 100 : 1)))" >"$work/srange.sql"
-				echo "SELECT count(*) FROM t WHERE key >= $(key_expr "$type" ":k") AND key < $(key_expr "$type" ":k + 100");" >>"$work/srange.sql"
-				[ "$(id -u)" -ne 0 ] || chown postgres: "$work/spoint.sql" "$work/srange.sql"
-				spoint=$(best_tps "$work/spoint.sql")
-				srange=$(best_tps "$work/srange.sql")
+				spoint=$(best_tps "$work/scripts/${type}_point.sql" "$singles")
+				srange=$(best_tps "$work/scripts/${type}_range.sql" "$singles")
 			fi
 
 			icopy="" isingle=""
