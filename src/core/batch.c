@@ -43,6 +43,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* The entries one index holds for this transaction. */
 typedef struct EIBatch
@@ -192,12 +193,18 @@ EIBatchFlushIndex(Relation rel)
 /*
  * Apply every batch of the transaction (before it commits).  An index that
  * no longer exists, or got new storage, loses its entries.
+ *
+ * The descents run under a snapshot, as every descent does: at commit the
+ * statement's is gone, and without one this backend would hold no xmin,
+ * so VACUUM's recycle fence (EIAdvanceRecycleFence) could let a page it
+ * unlinked be reused while a descent here still held a link to it.
  */
 void
 EIBatchFlushAll(void)
 {
 	HASH_SEQ_STATUS status;
 	EIBatch    *batch;
+	bool		pushed = false;
 
 	if (ei_batches == NULL)
 		return;
@@ -218,11 +225,20 @@ EIBatchFlushAll(void)
 		}
 		if (rel->rd_rel->relkind == RELKIND_INDEX &&
 			rel->rd_indam != NULL && rel->rd_indam->aminsert == osminsert)
+		{
+			if (!pushed && !ActiveSnapshotSet())
+			{
+				PushActiveSnapshot(GetTransactionSnapshot());
+				pushed = true;
+			}
 			EIBatchFlushIndex(rel);
+		}
 		else
 			batch->nitems = 0;
 		relation_close(rel, NoLock);
 	}
+	if (pushed)
+		PopActiveSnapshot();
 }
 
 /*

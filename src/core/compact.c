@@ -460,7 +460,8 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 {
 	PageHeader	phdr = (PageHeader) page;
 	char	   *tids = (char *) page + phdr->pd_upper;
-	int		   *ipos;
+	/* on the stack: callers run this in a critical section */
+	int			ipos[BLCKSZ / sizeof(ItemPointerData)];
 	SeqTree		st;
 	int			n;
 	int			k = 0;
@@ -468,7 +469,9 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 
 	EICompactAttach(page, &st);
 	n = st.nkeys;
-	ipos = palloc(sizeof(int) * Max(npos, 1));
+	if (npos > n)
+		elog(ERROR, "cannot delete %d entries from a compact leaf of %d",
+			 npos, n);
 	for (int i = 0; i < npos; i++)
 	{
 		if (positions[i] >= n || (i > 0 && positions[i] <= positions[i - 1]))
@@ -477,7 +480,6 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 		ipos[i] = positions[i];
 	}
 	seqtree_delete_many(&st, ipos, npos);
-	pfree(ipos);
 
 	/* keep the surviving TIDs in order, packed against the page's end */
 	for (int i = n - 1; i >= 0; i--)

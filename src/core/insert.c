@@ -70,6 +70,7 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
+static int	ei_drop_copies(IndexTuple *items, int nitems);
 static void ei_insert_splitting(Relation rel, IndexTuple *items, int nitems,
 								Relation heapRel, bool dense);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
@@ -191,7 +192,9 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
  * nothing (ei_append_page).  An entry whose leaf is full or compact takes
  * the ordinary path (EIDoInsert), which splits.  An entry that is already
  * in the tree (a batch applied again after an error) is skipped, so
- * applying the same entries twice adds each once.
+ * applying the same entries twice adds each once; so is an entry that
+ * items holds twice (osm_tree's insert buffer can, see ei_batch_apply),
+ * which the sort put next to its copy.  items is compacted in place.
  */
 void
 EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
@@ -199,6 +202,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	int			i = 0;
 
 	EICheckPreloaded();
+	nitems = ei_drop_copies(items, nitems);
 	/* read now what the policy needs, not later under a leaf's lock */
 	(void) EICompactInfo(rel);
 
@@ -241,6 +245,33 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		}
 		i += done;
 	}
+}
+
+/*
+ * Drop the entries of a sorted array that equal the one before them (the
+ * same heap TID and the same key bytes); return how many are left.  The
+ * tree's order sorts by TID after the key, so copies are adjacent.
+ */
+static int
+ei_drop_copies(IndexTuple *items, int nitems)
+{
+	int			n = Min(nitems, 1);
+
+	for (int i = 1; i < nitems; i++)
+	{
+		IndexTuple	prev = items[n - 1];
+		IndexTuple	cur = items[i];
+		Size		sz = IndexTupleSize(cur);
+
+		if (ItemPointerEquals(&prev->t_tid, &cur->t_tid) &&
+			IndexTupleSize(prev) == sz &&
+			memcmp((char *) prev + sizeof(IndexTupleData),
+				   (char *) cur + sizeof(IndexTupleData),
+				   sz - sizeof(IndexTupleData)) == 0)
+			continue;
+		items[n++] = cur;
+	}
+	return n;
 }
 
 /*

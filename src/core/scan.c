@@ -82,10 +82,6 @@ typedef struct EIScanCompact
 #define EISCAN_SK_LOOSE		(1 << 25)	/* another key bounds the same side
 										 * of the column more tightly */
 
-/* The strategy of the commuted operator: < becomes >, <= becomes >=. */
-#define EI_COMMUTE_STRATEGY(strat) \
-	((StrategyNumber) (BTMaxStrategyNumber + 1 - (strat)))
-
 /* Is this strategy (in index order) an upper / lower bound? */
 #define EI_STRAT_IS_UPPER(strat) \
 	((strat) == BTLessStrategyNumber || (strat) == BTLessEqualStrategyNumber)

@@ -324,11 +324,20 @@ typedef EIScanPosData *EIScanPos;
 #define EIScanPosIsValid(pos)	BlockNumberIsValid((pos).currPage)
 #define EIScanPosIsPinned(pos)	BufferIsValid((pos).buf)
 
+/*
+ * The strategy of the commuted operator: < becomes >, <= becomes >=.
+ * Preprocessing commutes the keys on a DESC column (index order); the
+ * column's values compare the other way.
+ */
+#define EI_COMMUTE_STRATEGY(strat) \
+	((StrategyNumber) (BTMaxStrategyNumber + 1 - (strat)))
+
 typedef struct EIScanOpaqueData
 {
 	/* search quals, preprocessed; required keys stop the scan */
 	int			numberOfKeys;
-	ScanKey		keyData;		/* copies of scan->keyData, in index order */
+	ScanKey		keyData;		/* copies of scan->keyData, in index order:
+								 * a DESC column's keys commuted */
 	bool	   *keyRequiredFwd; /* key failing ends a forward scan */
 	bool	   *keyRequiredBwd; /* key failing ends a backward scan */
 	bool		qual_ok;		/* false if the quals can never be true */

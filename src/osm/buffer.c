@@ -58,7 +58,8 @@ static Buffer osm_get_tail(Relation rel, Relation heapRel, Size itemsz);
 static Buffer osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz);
 static int	osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems);
-static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages);
+static int64 osm_flush_step(Relation rel, Relation heapRel, int maxpages,
+							 bool *took_tail);
 static void osm_seal_page(Relation rel, Buffer buf);
 static void osm_sort_page(Relation rel, Buffer buf);
 static void osm_log_page_op(Relation rel, Buffer buf, uint8 op, char *data,
@@ -187,9 +188,13 @@ osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
 void
 OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 {
+	/* the item is built here: no allocation in a critical section */
+	PGAlignedBlock scratch;
 	Size		sz = offsetof(OsmBufferSummary, bloom) + bloom_bytes;
-	OsmBufferSummary *summary = palloc0(sz);
+	OsmBufferSummary *summary = (OsmBufferSummary *) scratch.data;
 
+	Assert(sz <= BLCKSZ);
+	memset(summary, 0, sz);
 	summary->minoff = InvalidOffsetNumber;
 	summary->maxoff = InvalidOffsetNumber;
 	summary->bloom_bytes = bloom_bytes;
@@ -199,7 +204,6 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 	if (PageAddItem(page, (Item) summary, sz, OSM_BUFFER_SUMMARY,
 					false, false) == InvalidOffsetNumber)
 		elog(ERROR, "could not add the summary of an osm_tree buffer page");
-	pfree(summary);
 }
 
 /*
@@ -309,14 +313,15 @@ void
 OsmBufferPageSort(Page page, const OffsetNumber *order, int n)
 {
 	OsmBufferSummary *summary = OsmPageGetSummary(page);
-	ItemIdData *lps = palloc(sizeof(ItemIdData) * Max(n, 1));
 
-	Assert(n == OsmPageGetNEntries(page));
+	/* on the stack: this runs in a critical section */
+	ItemIdData	lps[MaxIndexTuplesPerPage];
+
+	Assert(n == OsmPageGetNEntries(page) && n <= MaxIndexTuplesPerPage);
 	for (int i = 0; i < n; i++)
 		lps[i] = *PageGetItemId(page, order[i]);
 	for (int i = 0; i < n; i++)
 		*PageGetItemId(page, OSM_BUFFER_FIRST + i) = lps[i];
-	pfree(lps);
 	if (n > 0)
 	{
 		summary->minoff = OSM_BUFFER_FIRST;
@@ -866,7 +871,9 @@ osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items, int nitems)
  *
  * One flusher at a time: the heavyweight lock on the metapage's block
  * number (as GIN's pending-list cleanup uses) serializes flushes and
- * VACUUM, never readers or inserters.  maxpages < 0 means all pages.
+ * VACUUM, never readers or inserters.  maxpages < 0 means every page there
+ * is when the flush starts: it stops after the step that takes the tail,
+ * so that inserts that keep linking pages cannot keep it going.
  */
 int64
 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
@@ -885,16 +892,19 @@ OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
 		int			step = OSM_FLUSH_STEP_PAGES;
 		int64		n;
 		int			npages;
+		bool		took_tail;
 
 		CHECK_FOR_INTERRUPTS();
 		if (maxpages >= 0)
 			step = Min(step, maxpages - pages);
-		n = osm_flush_step(rel, heapRel, step);
+		n = osm_flush_step(rel, heapRel, step, &took_tail);
 		if (n < 0)
 			break;				/* the buffer is empty */
 		npages = (int) (n >> 32);
 		moved += n & 0xFFFFFFFF;
 		pages += npages;
+		if (maxpages < 0 && took_tail)
+			break;				/* everything there at the start is in */
 	}
 
 	/* make the pages the steps freed findable in the free space map */
@@ -985,10 +995,12 @@ osm_filter_rebuild(Relation rel)
 /*
  * One flush step: close the pages (the tail too, if taken), insert their
  * entries into the tree, unlink the pages.  Returns (pages << 32 | entries),
- * or -1 if the buffer is empty.  The caller holds the flush lock.
+ * or -1 if the buffer is empty; *took_tail tells whether the step took the
+ * page that was the tail when it began (every page linked before it began).
+ * The caller holds the flush lock.
  */
 static int64
-osm_flush_step(Relation rel, Relation heapRel, int maxpages)
+osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 {
 	BlockNumber blocks[OSM_FLUSH_STEP_PAGES];
 	Buffer		bufs[OSM_FLUSH_STEP_PAGES];
@@ -1006,6 +1018,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 
 	Assert(maxpages > 0 && maxpages <= OSM_FLUSH_STEP_PAGES);
 
+	*took_tail = false;
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
 	EIRelBuf(rel, metabuf);
@@ -1050,6 +1063,8 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages)
 		blkno = opaque->ei_next;
 		UnlockReleaseBuffer(buf);
 	}
+	/* the last page read had no next page: it was the tail */
+	*took_tail = !BlockNumberIsValid(blkno);
 
 	/* 2. into the tree, sorted; entries already there are skipped */
 	if (nitems > 0)
@@ -1231,13 +1246,16 @@ typedef struct OsmZoneKey
 
 /*
  * Collect the scan's keys on the first index column with their 3-way
- * comparison functions; return how many.
+ * comparison functions; return how many.  The zonemap compares the
+ * column's values, not index order: a DESC column's preprocessed keys
+ * (commuted into index order) are commuted back.
  */
 static int
 osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 {
 	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
 	int			n = 0;
 
 	for (int i = 0; i < so->numberOfKeys && n < INDEX_MAX_KEYS; i++)
@@ -1258,7 +1276,8 @@ osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 		if (!OidIsValid(procid))
 			continue;
 		fmgr_info(procid, &zkeys[n].cmp);
-		zkeys[n].strategy = sk->sk_strategy;
+		zkeys[n].strategy = desc_col ?
+			EI_COMMUTE_STRATEGY(sk->sk_strategy) : sk->sk_strategy;
 		zkeys[n].arg = sk->sk_argument;
 		zkeys[n].argtype = subtype;
 		zkeys[n].collation = sk->sk_collation;

@@ -35,6 +35,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 /* least time between two requests of one backend for one index */
@@ -107,6 +108,8 @@ osm_worker_flush_once(Oid indexoid, bool done)
 	int			result = 0;
 
 	StartTransactionCommand();
+	/* a snapshot, so that our xmin keeps the pages we walk from reuse */
+	PushActiveSnapshot(GetTransactionSnapshot());
 
 	rel = try_relation_open(indexoid, RowExclusiveLock);
 	if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
@@ -134,6 +137,7 @@ osm_worker_flush_once(Oid indexoid, bool done)
 	if (rel != NULL)
 		relation_close(rel, RowExclusiveLock);
 
+	PopActiveSnapshot();
 	CommitTransactionCommand();
 	return result;
 }
