@@ -19,8 +19,10 @@
 # Usage: bench/single_row/run.sh [--rows N] [--large] [--sortedness "0:0 5:5 25:25 100:100"]
 #            [--repeat R] [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
-#   --rows N        rows per load (default 200000)
-#   --large         --rows 1000000
+#   --rows N        rows per load (default 1000000: about 4 minutes; at
+#                   200000 the index's share of a load is small enough
+#                   that the machine's noise moves ratios by 5%)
+#   --large         --rows 5000000
 #   --sortedness    K:L pairs in percent (elastic_index_near_sorted); 100:100
 #                   is scrambled
 #   --repeat R      loads per index kind; the fastest counts (default 3)
@@ -34,7 +36,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/../lib.sh" "$@"
 
-rows=200000
+rows=1000000
 sortedness="0:0 5:5 25:25 100:100"
 repeat=3
 port=56095
@@ -42,7 +44,7 @@ port=56095
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rows) need_int "$1" "${2-}"; rows=$2; shift 2 ;;
-	--large) rows=1000000; shift ;;
+	--large) rows=5000000; shift ;;
 	--sortedness) sortedness=${2:?--sortedness needs K:L pairs}; shift 2 ;;
 	--repeat) need_int "$1" "${2-}"; repeat=$2; shift 2 ;;
 	*) common_option "$@"; shift "$nshift" ;;
@@ -100,15 +102,18 @@ leaf_fill() {
 }
 
 echo "k,l,kind,load_s,index_bytes,leaf_fill" >"$results"
+kinds="none btree elastic osm osm_buffer"
 for kl in $sortedness; do
 	k=${kl%%:*}
 	l=${kl##*:}
 	step "K=$k% L=$l%: data"
 	psql_b -c "DROP TABLE IF EXISTS src" \
 		-c "CREATE TABLE src AS SELECT pos, key FROM elastic_index_near_sorted($rows, $k, $l) ORDER BY pos"
-	for kind in none btree elastic osm osm_buffer; do
-		best=""
-		for ((r = 1; r <= repeat; r++)); do
+	# --repeat rounds, each loading every kind once: a slow spell of the
+	# machine then costs every kind a load, not one kind all of its loads
+	declare -A best=() size=() fill=()
+	for ((r = 1; r <= repeat; r++)); do
+		for kind in $kinds; do
 			make_table "$kind"
 			psql_b -c "CHECKPOINT"
 			if [ "$kind" = osm_buffer ]; then
@@ -116,13 +121,18 @@ for kl in $sortedness; do
 			else
 				s=$(psql_b -c "SELECT sr_load()")
 			fi
-			best=$(fastest "$best" "$s")
+			best[$kind]=$(fastest "${best[$kind]-}" "$s")
+			# the same rows in the same order: every load leaves the same index
+			size[$kind]=""
+			[ "$kind" = none ] || size[$kind]=$(psql_b -c "SELECT pg_relation_size('t_k')")
+			fill[$kind]=$(leaf_fill "$kind")
 		done
-		size=""
-		[ "$kind" != none ] && size=$(psql_b -c "SELECT pg_relation_size('t_k')")
-		echo "$k,$l,$kind,$best,$size,$(leaf_fill "$kind")" >>"$results"
-		step "K=$k% L=$l% $kind: load $(printf '%.3f' "$best") s, index $size bytes"
 	done
+	for kind in $kinds; do
+		echo "$k,$l,$kind,${best[$kind]},${size[$kind]},${fill[$kind]}" >>"$results"
+		step "K=$k% L=$l% $kind: load $(printf '%.3f' "${best[$kind]}") s, index ${size[$kind]} bytes"
+	done
+	unset best size fill
 done
 
 # ---------------------------------------------------------------------------
@@ -155,7 +165,7 @@ END {
 	printf "Produced by `%s` (from the repository root) on %s.\n\n", cmd, date
 	printf "- %s; elastic_index %s; repository commit %s; %s CPUs.\n", pgver, extver, commit, nproc
 	print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
-	printf "- %d int8 keys 1..N in near-sorted arrival order (`elastic_index_near_sorted(N, K, L)`), inserted by one server-side loop, one INSERT statement per row, in one transaction, into a table without an index and with each index; the fastest of %d loads counts. Index time per row = (load with the index - load without) / N.\n", rows, repeat
+	printf "- %d int8 keys 1..N in near-sorted arrival order (`elastic_index_near_sorted(N, K, L)`), inserted by one server-side loop, one INSERT statement per row, in one transaction, into a table without an index and with each index; the fastest of %d loads counts (%d rounds, each loading every kind once). Index time per row = (load with the index - load without) / N.\n", rows, repeat, repeat
 	print "- osm_tree has `batch_size = 1`, so every row takes the path of a one-row transaction: **direct** = `osm_tree.top_inserts` on (the default: through the predicted leaf, else by a descent), **buffer** = off (every row to the insert buffer, flushed in the foreground when full and by the background worker)."
 	print ""
 	print "| K% | L% | no index s | btree us/row | elastic_btree us/row (ratio) | osm_tree direct us/row (ratio) | osm_tree buffer us/row (ratio) | leaf fill % (btree / elastic / osm direct / osm buffer) | size ratio osm direct / btree |"

@@ -235,6 +235,9 @@ typedef struct EIRelCache
 	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
 	TimestampTz flush_requested;	/* when we last asked for a background
 									 * flush (osm/flushworker.c) */
+	struct EIActivityEntry *activity;	/* the index's shared activity
+										 * entry (inspect/activity.c), */
+	uint64		activity_generation;	/* as of this entry generation */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))

@@ -37,6 +37,7 @@
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
 #include "eistats.h"
+#include "eitree.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -331,22 +332,38 @@ ei_activity_entry(Relation rel)
 /*
  * Add n to one activity counter of an index.
  *
- * Takes no lock once this backend knows the index's entry.  Must not be
- * called inside a critical section: the first count for an index in a
- * backend allocates local memory.  Does nothing unless the library was
- * preloaded.
+ * Takes no lock once this backend knows the index's entry, and no lookup
+ * either while the index's relation cache holds the entry's address from
+ * the current entry generation (the counters are bumped on every insert).
+ * Must not be called inside a critical section: the first count for an
+ * index in a backend allocates local memory.  Does nothing unless the
+ * library was preloaded.
  */
 void
 EIStatsCount(Relation rel, EIStatKind kind, uint64 n)
 {
 	EIActivityEntry *entry;
+	EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
+	uint64		generation;
 
 	Assert(kind >= 0 && kind < EI_STAT_NCOUNTERS);
 
 	if (ei_activity == NULL || n == 0)
 		return;
 
-	entry = ei_activity_entry(rel);
+	generation = pg_atomic_read_u64(&ei_activity->generation);
+	if (cache != NULL && cache->activity != NULL &&
+		cache->activity_generation == generation)
+		entry = cache->activity;
+	else
+	{
+		entry = ei_activity_entry(rel);
+		if (cache != NULL)
+		{
+			cache->activity = entry;
+			cache->activity_generation = generation;
+		}
+	}
 	if (entry != NULL)
 		pg_atomic_fetch_add_u64(&entry->counters[kind], n);
 	else
