@@ -195,6 +195,87 @@ FROM generate_series(1, 2600, 7) AS g;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE ob_sf;
+
+-- The section zonemap: the least and greatest first-column values over
+-- the pages the section filter covers, kept with it.  A range scan whose
+-- bounds lie outside it reads the metapage, the filter and the tail, not
+-- the other buffer pages, although every page's own zonemap spans the
+-- whole buffered range (scrambled keys); one that overlaps it reads them
+-- and finds its rows.  The tree holds 1..3000, the buffer 3001..6000 in
+-- scrambled order; an ASC and a DESC index (the zonemap holds values, not
+-- index order).  Then a NULL on a page other than the tail makes the
+-- zonemap unknown: scans read every page again and still answer right.
+CREATE TABLE ob_sza (k int8);
+CREATE TABLE ob_szd (k int8);
+CREATE INDEX ob_sza_k ON ob_sza USING osm_tree (k)
+	WITH (buffer_size = 16, flush_fraction = 1, batch_size = 1);
+CREATE INDEX ob_szd_k ON ob_szd USING osm_tree (k DESC)
+	WITH (buffer_size = 16, flush_fraction = 1, batch_size = 1);
+INSERT INTO ob_sza SELECT g FROM generate_series(1, 3000) AS g;
+INSERT INTO ob_szd SELECT g FROM generate_series(1, 3000) AS g;
+SELECT osm_tree_flush('ob_sza_k') AS a_moved, osm_tree_flush('ob_szd_k') AS d_moved;
+INSERT INTO ob_sza SELECT 3001 + (g * 7919) % 3000 FROM generate_series(1, 3000) AS g;
+INSERT INTO ob_szd SELECT 3001 + (g * 7919) % 3000 FROM generate_series(1, 3000) AS g;
+SELECT p.pages AS a_buffer_pages, q.pages AS d_buffer_pages
+FROM osm_tree_buffer_stats('ob_sza_k') p, osm_tree_buffer_stats('ob_szd_k') q;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+CREATE FUNCTION ob_sz_scans(tbl text, OUT below_blocks int8, OUT inside_blocks int8,
+							OUT rows_ok bool)
+LANGUAGE plpgsql AS $$
+BEGIN
+	-- the most blocks any of 20 scans below the buffered range touches, and
+	-- the fewest of 20 scans inside it
+	SELECT max(ob_index_hits(format('SELECT count(*) FROM %I WHERE k BETWEEN %s AND %s',
+									tbl, g * 100, g * 100 + 49)))
+	INTO below_blocks FROM generate_series(1, 20) AS g;
+	SELECT min(ob_index_hits(format('SELECT count(*) FROM %I WHERE k BETWEEN %s AND %s',
+									tbl, 3000 + g * 100, 3000 + g * 100 + 49)))
+	INTO inside_blocks FROM generate_series(1, 20) AS g;
+	-- every kind of bound, below, across and inside the buffered range
+	EXECUTE format($q$
+		SELECT (SELECT count(*) FROM %1$I WHERE k < 2000) = 1999
+		   AND (SELECT count(*) FROM %1$I WHERE k <= 3000) = 3000
+		   AND (SELECT count(*) FROM %1$I WHERE k > 2990 AND k < 3011) = 20
+		   AND (SELECT count(*) FROM %1$I WHERE k >= 5995) = 6
+		   AND (SELECT count(*) FROM %1$I WHERE k > 6000) = 0
+		   AND (SELECT count(*) FROM %1$I WHERE k = 4321) = 1
+		   AND (SELECT array_agg(k ORDER BY k) FROM %1$I WHERE k BETWEEN 2998 AND 3002)
+			   = '{2998,2999,3000,3001,3002}'
+		   AND (SELECT array_agg(k) FROM (SELECT k FROM %1$I WHERE k >= 3998
+										 ORDER BY k DESC LIMIT 3) s)
+			   = '{6000,5999,5998}'$q$, tbl)
+	INTO rows_ok;
+END
+$$;
+-- below: the metapage, the filter, the tail, the tree's root and leaf and
+-- the heap, at most 12 blocks (at least 15 when the 8 buffer pages are
+-- read); inside: every buffer page
+SELECT 'asc' AS idx, below_blocks <= 12 AS below_skips_buffer,
+	   inside_blocks > 8 AS inside_reads_buffer, rows_ok
+FROM ob_sz_scans('ob_sza')
+UNION ALL
+SELECT 'desc', below_blocks <= 12, inside_blocks > 8, rows_ok
+FROM ob_sz_scans('ob_szd');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_index_check('ob_sza_k', true), elastic_index_check('ob_szd_k', true);
+-- a NULL, then a page's worth more, so that its page is no longer the tail
+INSERT INTO ob_sza VALUES (NULL);
+INSERT INTO ob_sza SELECT 6001 + g FROM generate_series(1, 500) AS g;
+DELETE FROM ob_sza WHERE k > 6000;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT below_blocks >= 15 AS below_reads_buffer_again, rows_ok FROM ob_sz_scans('ob_sza');
+SELECT count(*) AS nulls FROM ob_sza WHERE k IS NULL;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_index_check('ob_sza_k', true);
+-- a flush rebuilds it from what is left: the tail only
+SELECT osm_tree_flush('ob_sza_k') > 0 AS flushed;
+SELECT elastic_index_check('ob_sza_k', true);
+DROP TABLE ob_sza, ob_szd;
+DROP FUNCTION ob_sz_scans(text);
 DROP FUNCTION ob_index_hits(text);
 
 -- A scrollable cursor changes direction over interleaved buffered and

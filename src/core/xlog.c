@@ -585,7 +585,8 @@ ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
 		return;
 	}
 	memcpy(&xlfilter, data, sizeof(xlfilter));
-	if (len != sizeof(xlfilter) + sizeof(uint64) * xlfilter.nhashes)
+	if (len != sizeof(xlfilter) + sizeof(uint64) * xlfilter.nhashes +
+		((xlfilter.flags & XLF_ZONE) ? sizeof(OsmSectionZone) : 0))
 		elog(ERROR, "elastic_index redo: section filter block of %zu bytes for %u hashes",
 			 len, xlfilter.nhashes);
 	if (xlfilter.init_bytes > 0)
@@ -599,15 +600,19 @@ ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
 		apply = (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO);
 	if (apply)
 	{
-		if (xlfilter.nhashes > 0)
-		{
-			uint64	   *hashes = (uint64 *) ei_copy_data(data + sizeof(xlfilter),
-														 len - sizeof(xlfilter));
+		Size		hashbytes = sizeof(uint64) * xlfilter.nhashes;
+		uint64	   *hashes = NULL;
+		OsmSectionZone zone;
 
-			OsmSectionFilterAdd(BufferGetPage(buf), hashes,
-								(int) xlfilter.nhashes);
+		if (hashbytes > 0)
+			hashes = (uint64 *) ei_copy_data(data + sizeof(xlfilter), hashbytes);
+		/* the zonemap as the primary left it; none from an older primary */
+		if (xlfilter.flags & XLF_ZONE)
+			memcpy(&zone, data + sizeof(xlfilter) + hashbytes, sizeof(zone));
+		OsmSectionFilterAdd(BufferGetPage(buf), hashes, (int) xlfilter.nhashes,
+							(xlfilter.flags & XLF_ZONE) ? &zone : NULL);
+		if (hashes != NULL)
 			pfree(hashes);
-		}
 		PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}

@@ -771,16 +771,45 @@ typedef struct OsmSectionFilter
 	uint8		bloom_probes;	/* probes per key */
 	uint8		unused;
 	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];
+	/* then, MAXALIGNed, an OsmSectionZone (see below) */
 } OsmSectionFilter;
 
+/*
+ * The section zonemap: after the section filter's bloom[], in the same
+ * item, the least and greatest first-column values of every entry the
+ * filter covers (the same pages), when that column is passed by value.  A
+ * scan whose bounds on the first column exclude that range reads no buffer
+ * page but the tail, as a lookup the filter rules out does.  The values are
+ * in the column's own order, not the index's (DESC does not swap them).
+ * Filter pages made before it existed end with bloom[] and have none
+ * (OsmSectionFilterGetZone returns NULL).
+ */
+typedef struct OsmSectionZone
+{
+	uint32		state;			/* OSM_ZONE_* */
+	uint32		unused;
+	Datum		lo;				/* OSM_ZONE_RANGE: the least value */
+	Datum		hi;				/* and the greatest */
+} OsmSectionZone;
+
+#define OSM_ZONE_UNKNOWN	0	/* anything: a column passed by reference,
+								 * or a NULL among the covered entries */
+#define OSM_ZONE_RANGE		1	/* every covered value lies in [lo, hi] */
+#define OSM_ZONE_EMPTY		2	/* no covered entries */
+
 #define OSM_SECTION_FILTER		((OffsetNumber) 1)
-/* largest section filter: what one page holds, in whole 8-byte words */
+/* largest section filter: what one page holds with the zonemap, in whole
+ * 8-byte words */
 #define OSM_SECTION_BLOOM_BYTES \
 	((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) - \
-	  sizeof(ItemIdData) - offsetof(OsmSectionFilter, bloom)) & ~7)
+	  sizeof(ItemIdData) - offsetof(OsmSectionFilter, bloom) - \
+	  sizeof(OsmSectionZone)) & ~7)
 
 #define OsmPageGetSectionFilter(page) \
 	((OsmSectionFilter *) PageGetItem(page, PageGetItemId(page, OSM_SECTION_FILTER)))
+/* where a section filter's zonemap begins within its item */
+#define OSM_SECTION_ZONE_OFFSET(filter) \
+	MAXALIGN(offsetof(OsmSectionFilter, bloom) + (filter)->bloom_bytes)
 
 #define OSM_BUFFER_SUMMARY		((OffsetNumber) 1)
 #define OSM_BUFFER_FIRST		((OffsetNumber) 2)
@@ -829,7 +858,9 @@ extern bool OsmBufferEnabled(Relation rel);
 extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
 extern void OsmBufferPageSort(Page page, const OffsetNumber *order, int n);
 extern void OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes);
-extern void OsmSectionFilterAdd(Page page, const uint64 *hashes, int n);
+extern void OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
+								const OsmSectionZone *zone);
+extern OsmSectionZone *OsmSectionFilterGetZone(Page page);
 extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
 							int nitems);
 extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,

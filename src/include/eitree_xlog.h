@@ -300,7 +300,10 @@ typedef struct xl_ei_buffer_add
  * block 1; block 3 (if the index has a section filter or makes one now),
  * the section filter page, its data an xl_ei_section_filter followed by
  * the hashes (uint64) of the keys it takes: the old tail's entries, or
- * when it is made, those of every page from the head to the old tail.
+ * when it is made, those of every page from the head to the old tail;
+ * then, with XLF_ZONE, the section zonemap as it is after the change (the
+ * primary compares values; redo, which cannot, copies the result).  Redo
+ * of a record without it leaves a zonemap the page has OSM_ZONE_UNKNOWN.
  * OSM_LINK_SEAL: block 0, the tail page, now closed.
  * OSM_LINK_SORT: block 0, a buffer page whose entries were put in the
  * tree's order: its data is the page's old offsets in their new order
@@ -333,8 +336,10 @@ typedef struct xl_ei_section_filter
 	uint32		nhashes;		/* hashes that follow */
 	uint16		init_bytes;		/* > 0: the page is made with this filter */
 	uint8		init_probes;
-	uint8		unused;
+	uint8		flags;			/* XLF_ZONE */
 } xl_ei_section_filter;
+
+#define XLF_ZONE	0x01		/* an OsmSectionZone follows the hashes */
 
 #define SizeOfEIBufferLink	(offsetof(xl_ei_buffer_link, op) + sizeof(uint8))
 

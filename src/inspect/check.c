@@ -1355,6 +1355,10 @@ ei_check_heapallindexed(EICheckState *state)
 static Page ei_check_section_filter_page(EICheckState *state,
 										 EINormKeyInfo *norm,
 										 OsmSectionFilter **filter);
+static void ei_check_section_zone(EICheckState *state,
+								  const OsmSectionZone *zone,
+								  BlockNumber blkno, OffsetNumber off,
+								  IndexTuple itup);
 
 /*
  * Check osm_tree's insert buffer: every page of the chain from the
@@ -1490,6 +1494,9 @@ ei_check_buffer(EICheckState *state)
 				ei_corrupt(state, blkno, off,
 						   "buffered entry is missing from the insert buffer's section filter (block %u)",
 						   state->meta.buf_filter);
+			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next))
+				ei_check_section_zone(state, OsmSectionFilterGetZone(sfpage),
+									  blkno, off, itup);
 			if (state->heapallindexed)
 			{
 				state->collecting_buffer = true;
@@ -1510,6 +1517,44 @@ ei_check_buffer(EICheckState *state)
 				   last, npages, state->meta.buf_tail, state->meta.buf_pages);
 	if (sfpage != NULL)
 		pfree(sfpage);
+}
+
+/*
+ * Check that the section zonemap (if the filter page has one) covers a
+ * buffered entry of a page other than the tail: its first-column value
+ * lies in [lo, hi], or the zonemap is unknown.
+ */
+static void
+ei_check_section_zone(EICheckState *state, const OsmSectionZone *zone,
+					  BlockNumber blkno, OffsetNumber off, IndexTuple itup)
+{
+	Relation	rel = state->rel;
+	FmgrInfo   *cmp;
+	Oid			collation = rel->rd_indcollation[0];
+	Datum		value;
+	bool		isnull;
+
+	if (zone == NULL || zone->state == OSM_ZONE_UNKNOWN)
+		return;
+	if (zone->state == OSM_ZONE_EMPTY)
+	{
+		ei_corrupt(state, blkno, off,
+				   "buffered entry is not covered by the insert buffer's empty section zonemap");
+		return;
+	}
+	if (zone->state != OSM_ZONE_RANGE)
+	{
+		ei_corrupt(state, state->meta.buf_filter, OSM_SECTION_FILTER,
+				   "section zonemap has state %u", zone->state);
+		return;
+	}
+	value = index_getattr(itup, 1, RelationGetDescr(rel), &isnull);
+	cmp = index_getprocinfo(rel, 1, EI_CMP_PROC);
+	if (isnull ||
+		DatumGetInt32(FunctionCall2Coll(cmp, collation, value, zone->lo)) < 0 ||
+		DatumGetInt32(FunctionCall2Coll(cmp, collation, value, zone->hi)) > 0)
+		ei_corrupt(state, blkno, off,
+				   "buffered entry lies outside the insert buffer's section zonemap");
 }
 
 /*

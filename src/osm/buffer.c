@@ -69,7 +69,7 @@ static void osm_page_hashes(Relation rel, Page page, uint64 **hashes,
 							int *nhashes, int *maxhashes);
 static void osm_chain_hashes(Relation rel, BlockNumber blkno,
 							 BlockNumber stop, uint64 **hashes, int *nhashes,
-							 int *maxhashes);
+							 int *maxhashes, OsmSectionZone *zone);
 static Buffer osm_filter_buf(Relation rel, BlockNumber blkno, int access);
 static void osm_filter_rebuild(Relation rel);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
@@ -208,7 +208,7 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 
 /*
  * Make an empty section filter page with a filter of bloom_bytes bytes and
- * probes probes per key.  Also used by redo.
+ * probes probes per key, and an empty section zonemap.  Also used by redo.
  */
 void
 OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
@@ -217,29 +217,113 @@ OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
 	static const char zeros[BLCKSZ];
 	Size		sz = offsetof(OsmSectionFilter, bloom) + bloom_bytes;
 	OsmSectionFilter *filter;
+	OsmSectionZone *zone;
 
+	/* room for the zonemap, unless an older build sized the filter */
+	if (bloom_bytes <= OSM_SECTION_BLOOM_BYTES)
+		sz = MAXALIGN(sz) + sizeof(OsmSectionZone);
 	EIInitPage(page, EI_BUFFER_FILTER, 0);
-	if (sz > OSM_SECTION_BLOOM_BYTES + offsetof(OsmSectionFilter, bloom) ||
-		PageAddItem(page, (Item) zeros, sz, OSM_SECTION_FILTER,
+	if (PageAddItem(page, (Item) zeros, sz, OSM_SECTION_FILTER,
 					false, false) == InvalidOffsetNumber)
 		elog(PANIC, "could not add the section filter of an osm_tree insert buffer");
 	filter = OsmPageGetSectionFilter(page);
 	filter->bloom_bytes = bloom_bytes;
 	filter->bloom_probes = probes;
+	zone = OsmSectionFilterGetZone(page);
+	if (zone != NULL)
+		zone->state = OSM_ZONE_EMPTY;
 }
 
 /*
- * Add n key hashes to the section filter on page.  Also used by redo.
+ * The section zonemap of the section filter on page, or NULL if the page
+ * predates it (its item ends with the filter).
+ */
+OsmSectionZone *
+OsmSectionFilterGetZone(Page page)
+{
+	ItemId		itemid = PageGetItemId(page, OSM_SECTION_FILTER);
+	OsmSectionFilter *filter = (OsmSectionFilter *) PageGetItem(page, itemid);
+
+	if (ItemIdGetLength(itemid) < OSM_SECTION_ZONE_OFFSET(filter) +
+		sizeof(OsmSectionZone))
+		return NULL;
+	return (OsmSectionZone *) ((char *) filter + OSM_SECTION_ZONE_OFFSET(filter));
+}
+
+/*
+ * Add n key hashes to the section filter on page, and make its zonemap
+ * zone (what the caller computed with the keys' values), or unknown if
+ * zone is NULL.  Also used by redo.
  */
 void
-OsmSectionFilterAdd(Page page, const uint64 *hashes, int n)
+OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
+					const OsmSectionZone *zone)
 {
 	OsmSectionFilter *filter = OsmPageGetSectionFilter(page);
+	OsmSectionZone *pagezone = OsmSectionFilterGetZone(page);
 
 	for (int i = 0; i < n; i++)
 		bloom_filter_add(filter->bloom, filter->bloom_bytes,
 						 filter->bloom_probes, hashes[i]);
 	filter->nkeys += n;
+	if (pagezone != NULL)
+	{
+		if (zone != NULL)
+			memcpy(pagezone, zone, sizeof(OsmSectionZone));
+		else
+			memset(pagezone, 0, sizeof(OsmSectionZone));	/* unknown */
+	}
+}
+
+/*
+ * Widen a section zonemap by the entries of buffer page page: by the
+ * first-column values of its least and greatest entries (its own zonemap).
+ * It becomes unknown when the column is passed by reference or an end is
+ * NULL; an empty page changes nothing.
+ */
+static void
+osm_zone_widen(Relation rel, OsmSectionZone *zone, Page page)
+{
+	OsmBufferSummary *summary = OsmPageGetSummary(page);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
+	FmgrInfo   *cmp;
+	Oid			collation = rel->rd_indcollation[0];
+	Datum		lo;
+	Datum		hi;
+	bool		lonull;
+	bool		hinull;
+
+	if (zone->state == OSM_ZONE_UNKNOWN ||
+		summary->minoff == InvalidOffsetNumber)
+		return;
+	if (!TupleDescAttr(desc, 0)->attbyval)
+	{
+		memset(zone, 0, sizeof(OsmSectionZone));
+		return;
+	}
+	/* a DESC column's least entry has the greatest value */
+	lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
+					   1, desc, &lonull);
+	hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
+					   1, desc, &hinull);
+	if (lonull || hinull)
+	{
+		memset(zone, 0, sizeof(OsmSectionZone));
+		return;
+	}
+	if (zone->state == OSM_ZONE_EMPTY)
+	{
+		zone->state = OSM_ZONE_RANGE;
+		zone->lo = lo;
+		zone->hi = hi;
+		return;
+	}
+	cmp = index_getprocinfo(rel, 1, EI_CMP_PROC);
+	if (DatumGetInt32(FunctionCall2Coll(cmp, collation, lo, zone->lo)) < 0)
+		zone->lo = lo;
+	if (DatumGetInt32(FunctionCall2Coll(cmp, collation, hi, zone->hi)) > 0)
+		zone->hi = hi;
 }
 
 /*
@@ -272,17 +356,20 @@ osm_page_hashes(Relation rel, Page page, uint64 **hashes, int *nhashes,
 
 /*
  * Append the key hashes of the entries of the chain's pages from blkno up
- * to, not including, block stop (0 or the end of the chain also stops it).
+ * to, not including, block stop (0 or the end of the chain also stops it),
+ * and widen *zone by their values.
  */
 static void
 osm_chain_hashes(Relation rel, BlockNumber blkno, BlockNumber stop,
-				 uint64 **hashes, int *nhashes, int *maxhashes)
+				 uint64 **hashes, int *nhashes, int *maxhashes,
+				 OsmSectionZone *zone)
 {
 	while (blkno != 0 && blkno != stop && BlockNumberIsValid(blkno))
 	{
 		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
 
 		osm_page_hashes(rel, BufferGetPage(buf), hashes, nhashes, maxhashes);
+		osm_zone_widen(rel, zone, BufferGetPage(buf));
 		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
 		UnlockReleaseBuffer(buf);
 	}
@@ -533,10 +620,15 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	uint64	   *hashes = NULL;
 	int			nhashes = 0;
 	int			maxhashes = 0;
+	OsmSectionZone zone;
+	bool		have_zone = false;
 
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData));
 	estimate = usable / (itemsz + sizeof(ItemIdData));
 
+	/* the zonemap's comparison function, looked up before any lock */
+	if (want_filter)
+		(void) index_getprocinfo(rel, 1, EI_CMP_PROC);
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
 	newblk = BufferGetBlockNumber(newbuf);
@@ -629,6 +721,26 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		filterbuf = InvalidBuffer;
 	}
 
+	/*
+	 * The section zonemap widened by the old tail's values, computed here
+	 * (the comparisons run outside the critical section) and logged as it
+	 * ends up.  A filter page of an older build has none.
+	 */
+	if (BufferIsValid(filterbuf))
+	{
+		OsmSectionZone *cur = filter_new ? NULL :
+			OsmSectionFilterGetZone(BufferGetPage(filterbuf));
+
+		memset(&zone, 0, sizeof(zone));
+		if (filter_new)
+			zone.state = OSM_ZONE_EMPTY;
+		else if (cur != NULL)
+			memcpy(&zone, cur, sizeof(zone));
+		have_zone = filter_new || cur != NULL;
+		if (have_zone)
+			osm_zone_widen(rel, &zone, BufferGetPage(oldbuf));
+	}
+
 	/* size the page's filter for as many entries as are likely to fit */
 	if (bits > 0 && osm_buffer_cache(rel)->norm != NULL)
 	{
@@ -657,7 +769,8 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 								 filter_probes);
 			meta->buf_filter = BufferGetBlockNumber(filterbuf);
 		}
-		OsmSectionFilterAdd(BufferGetPage(filterbuf), hashes, nhashes);
+		OsmSectionFilterAdd(BufferGetPage(filterbuf), hashes, nhashes,
+							have_zone ? &zone : NULL);
 		MarkBufferDirty(filterbuf);
 	}
 	meta->buf_tail = newblk;
@@ -683,12 +796,14 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 			xlfilter.nhashes = nhashes;
 			xlfilter.init_bytes = filter_new ? filter_bytes : 0;
 			xlfilter.init_probes = filter_new ? filter_probes : 0;
-			xlfilter.unused = 0;
+			xlfilter.flags = have_zone ? XLF_ZONE : 0;
 			XLogRegisterBuffer(3, filterbuf,
 							   filter_new ? REGBUF_WILL_INIT : REGBUF_STANDARD);
 			XLogRegisterBufData(3, (char *) &xlfilter, sizeof(xlfilter));
 			if (nhashes > 0)
 				XLogRegisterBufData(3, (char *) hashes, sizeof(uint64) * nhashes);
+			if (have_zone)
+				XLogRegisterBufData(3, (char *) &zone, sizeof(zone));
 		}
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_BUFFER_LINK);
 		PageSetLSN(newpage, recptr);
@@ -928,7 +1043,8 @@ OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
  * the pages linked since (their keys went into the old filter, not into
  * this one) are hashed too, and the new filter replaces the old one in one
  * record (a full-page image).  Stale keys in a filter cost only reads, so
- * a crash before the rebuild loses nothing.
+ * a crash before the rebuild loses nothing.  The section zonemap is
+ * recomputed the same way.
  */
 static void
 osm_filter_rebuild(Relation rel)
@@ -944,6 +1060,7 @@ osm_filter_rebuild(Relation rel)
 	uint64	   *hashes = NULL;
 	int			nhashes = 0;
 	int			maxhashes = 0;
+	OsmSectionZone zone;
 
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
@@ -953,24 +1070,37 @@ osm_filter_rebuild(Relation rel)
 	EIRelBuf(rel, metabuf);
 	if (filterblk == 0)
 		return;
+	(void) index_getprocinfo(rel, 1, EI_CMP_PROC);
+	memset(&zone, 0, sizeof(zone));
+	zone.state = OSM_ZONE_EMPTY;
 
 	/* 1. the pages before the tail, unlocked */
-	osm_chain_hashes(rel, blkno, tail, &hashes, &nhashes, &maxhashes);
+	osm_chain_hashes(rel, blkno, tail, &hashes, &nhashes, &maxhashes, &zone);
 
 	/* 2. the pages that stopped being the tail since, and the swap */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	osm_chain_hashes(rel, (tail != 0) ? tail : meta->buf_head, meta->buf_tail,
-					 &hashes, &nhashes, &maxhashes);
+					 &hashes, &nhashes, &maxhashes, &zone);
 	filterbuf = osm_filter_buf(rel, filterblk, EI_WRITE);
 	page = BufferGetPage(filterbuf);
 	filter = OsmPageGetSectionFilter(page);
 
 	START_CRIT_SECTION();
 
+	/* a filter page of an older build gets room for the zonemap */
+	if (OsmSectionFilterGetZone(page) == NULL &&
+		filter->bloom_bytes <= OSM_SECTION_BLOOM_BYTES)
+	{
+		uint16		bloom_bytes = filter->bloom_bytes;
+		uint8		bloom_probes = filter->bloom_probes;
+
+		OsmSectionFilterInit(page, bloom_bytes, bloom_probes);
+		filter = OsmPageGetSectionFilter(page);
+	}
 	memset(filter->bloom, 0, filter->bloom_bytes);
 	filter->nkeys = 0;
-	OsmSectionFilterAdd(page, hashes, nhashes);
+	OsmSectionFilterAdd(page, hashes, nhashes, &zone);
 	MarkBufferDirty(filterbuf);
 	if (RelationNeedsWAL(rel))
 	{
@@ -1244,6 +1374,9 @@ typedef struct OsmZoneKey
 	FmgrInfo	cmp;			/* 3-way comparison (column, argument) */
 } OsmZoneKey;
 
+static bool osm_value_bound(Datum value, bool isnull, OsmZoneKey *zkeys,
+							int nzkeys, bool lower);
+
 /*
  * Collect the scan's keys on the first index column with their 3-way
  * comparison functions; return how many.  The zonemap compares the
@@ -1271,11 +1404,20 @@ osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 			continue;
 		subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
 			rel->rd_opcintype[0];
-		procid = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
-								   subtype, EI_CMP_PROC);
-		if (!OidIsValid(procid))
-			continue;
-		fmgr_info(procid, &zkeys[n].cmp);
+		if (subtype == rel->rd_opcintype[0])
+		{
+			/* the column's own comparison, which the relcache keeps */
+			fmgr_info_copy(&zkeys[n].cmp, index_getprocinfo(rel, 1, EI_CMP_PROC),
+						   CurrentMemoryContext);
+		}
+		else
+		{
+			procid = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
+									   subtype, EI_CMP_PROC);
+			if (!OidIsValid(procid))
+				continue;
+			fmgr_info(procid, &zkeys[n].cmp);
+		}
 		zkeys[n].strategy = desc_col ?
 			EI_COMMUTE_STRATEGY(sk->sk_strategy) : sk->sk_strategy;
 		zkeys[n].arg = sk->sk_argument;
@@ -1300,6 +1442,14 @@ osm_zone_bound(Relation rel, IndexTuple itup, OsmZoneKey *zkeys, int nzkeys,
 	bool		isnull;
 	Datum		value = index_getattr(itup, 1, RelationGetDescr(rel), &isnull);
 
+	return osm_value_bound(value, isnull, zkeys, nzkeys, lower);
+}
+
+/* osm_zone_bound for a first-column value. */
+static bool
+osm_value_bound(Datum value, bool isnull, OsmZoneKey *zkeys, int nzkeys,
+				bool lower)
+{
 	for (int i = 0; i < nzkeys; i++)
 	{
 		OsmZoneKey *zk = &zkeys[i];
@@ -1341,6 +1491,25 @@ osm_zone_bound(Relation rel, IndexTuple itup, OsmZoneKey *zkeys, int nzkeys,
 		}
 	}
 	return true;
+}
+
+/*
+ * Can the section zonemap rule out every page it covers for the scan's
+ * first-column keys?  Yes when it covers no entry, or when its greatest
+ * value fails a lower bound or its least value an upper bound.
+ */
+static bool
+osm_section_zone_excludes(const OsmSectionZone *zone, OsmZoneKey *zkeys,
+						  int nzkeys)
+{
+	if (zone == NULL || nzkeys == 0)
+		return false;
+	if (zone->state == OSM_ZONE_EMPTY)
+		return true;
+	if (zone->state != OSM_ZONE_RANGE)
+		return false;
+	return !osm_value_bound(zone->hi, false, zkeys, nzkeys, true) ||
+		!osm_value_bound(zone->lo, false, zkeys, nzkeys, false);
 }
 
 /*
@@ -1621,24 +1790,38 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	*itemsp = NULL;
 	*nitemsp = 0;
 
+	/* an empty buffer, the common case, costs one look at the metapage */
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	EIRelBuf(rel, metabuf);
+	if (blkno == 0)
+		return false;
+
+	/* the keys' lookups (catalog reads) before taking the metapage again */
 	hashed = osm_scan_hash(scan, osm_buffer_cache(rel)->norm, &hash);
+	nzkeys = osm_zone_keys(scan, zkeys);
 
 	/*
-	 * The head, or with a key the section filter rules out, the tail: the
-	 * filter covers every other page of the chain.  It is read under the
-	 * metapage's lock, which every link that changes what it covers holds
-	 * exclusively.
+	 * The head, or the tail when the section filter rules out the key or
+	 * the section zonemap the first-column bounds: both cover every other
+	 * page of the chain.  They are read under the metapage's lock, which
+	 * every link that changes what they cover holds exclusively.
 	 */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	blkno = meta->buf_head;
-	if (hashed && meta->buf_filter != 0 && blkno != 0 && blkno != meta->buf_tail)
+	if ((hashed || nzkeys > 0) && meta->buf_filter != 0 && blkno != 0 &&
+		blkno != meta->buf_tail)
 	{
 		Buffer		filterbuf = osm_filter_buf(rel, meta->buf_filter, EI_READ);
-		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(filterbuf));
+		Page		filterpage = BufferGetPage(filterbuf);
+		OsmSectionFilter *filter = OsmPageGetSectionFilter(filterpage);
 
-		if (!bloom_filter_maybe(filter->bloom, filter->bloom_bytes,
-								filter->bloom_probes, hash))
+		if ((hashed &&
+			 !bloom_filter_maybe(filter->bloom, filter->bloom_bytes,
+								 filter->bloom_probes, hash)) ||
+			osm_section_zone_excludes(OsmSectionFilterGetZone(filterpage),
+									  zkeys, nzkeys))
 		{
 			nskipped += meta->buf_pages > 0 ? meta->buf_pages - 1 : 0;
 			blkno = meta->buf_tail;
@@ -1649,7 +1832,6 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	if (blkno == 0)
 		return false;
 
-	nzkeys = osm_zone_keys(scan, zkeys);
 	/* sorted sections can be searched when the first column is ASC NULLS LAST */
 	searchable = nzkeys > 0 &&
 		(rel->rd_indoption[0] & (INDOPTION_DESC | INDOPTION_NULLS_FIRST)) == 0;
