@@ -593,7 +593,8 @@ ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
 	{
 		buf = XLogInitBufferForRedo(record, block_id);
 		OsmSectionFilterInit(BufferGetPage(buf), xlfilter.init_bytes,
-							 xlfilter.init_probes);
+							 xlfilter.init_probes,
+							 (xlfilter.flags & XLF_ZONE) != 0);
 		apply = true;
 	}
 	else

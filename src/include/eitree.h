@@ -787,7 +787,9 @@ typedef struct OsmSectionFilter
 typedef struct OsmSectionZone
 {
 	uint32		state;			/* OSM_ZONE_* */
-	uint32		unused;
+	uint32		nkeys;			/* the filter's nkeys when this was set: an
+								 * older build that adds keys leaves it
+								 * behind, and then it counts as unknown */
 	Datum		lo;				/* OSM_ZONE_RANGE: the least value */
 	Datum		hi;				/* and the greatest */
 } OsmSectionZone;
@@ -857,10 +859,12 @@ typedef struct OsmScanBuffer
 extern bool OsmBufferEnabled(Relation rel);
 extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
 extern void OsmBufferPageSort(Page page, const OffsetNumber *order, int n);
-extern void OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes);
+extern void OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes,
+								 bool with_zone);
 extern void OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
 								const OsmSectionZone *zone);
 extern OsmSectionZone *OsmSectionFilterGetZone(Page page);
+extern const OsmSectionZone *OsmSectionFilterCurrentZone(Page page);
 extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
 							int nitems);
 extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,

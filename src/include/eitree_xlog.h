@@ -303,7 +303,9 @@ typedef struct xl_ei_buffer_add
  * when it is made, those of every page from the head to the old tail;
  * then, with XLF_ZONE, the section zonemap as it is after the change (the
  * primary compares values; redo, which cannot, copies the result).  Redo
- * of a record without it leaves a zonemap the page has OSM_ZONE_UNKNOWN.
+ * of a record without it (an older build's) makes the page as that build
+ * did: a new filter without a zonemap, an existing one's left as it is,
+ * which the added keys' count then marks out of date.
  * OSM_LINK_SEAL: block 0, the tail page, now closed.
  * OSM_LINK_SORT: block 0, a buffer page whose entries were put in the
  * tree's order: its data is the page's old offsets in their new order

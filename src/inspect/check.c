@@ -1495,7 +1495,7 @@ ei_check_buffer(EICheckState *state)
 						   "buffered entry is missing from the insert buffer's section filter (block %u)",
 						   state->meta.buf_filter);
 			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next))
-				ei_check_section_zone(state, OsmSectionFilterGetZone(sfpage),
+				ei_check_section_zone(state, OsmSectionFilterCurrentZone(sfpage),
 									  blkno, off, itup);
 			if (state->heapallindexed)
 			{

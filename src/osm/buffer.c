@@ -208,10 +208,13 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 
 /*
  * Make an empty section filter page with a filter of bloom_bytes bytes and
- * probes probes per key, and an empty section zonemap.  Also used by redo.
+ * probes probes per key, and with_zone an empty section zonemap.  Also
+ * used by redo, where a record of an older build makes the page without
+ * one, as that build did.
  */
 void
-OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
+OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes,
+					 bool with_zone)
 {
 	/* zeros to copy the item from: no allocation in a critical section */
 	static const char zeros[BLCKSZ];
@@ -219,9 +222,11 @@ OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
 	OsmSectionFilter *filter;
 	OsmSectionZone *zone;
 
-	/* room for the zonemap, unless an older build sized the filter */
-	if (bloom_bytes <= OSM_SECTION_BLOOM_BYTES)
+	if (with_zone)
+	{
+		Assert(bloom_bytes <= OSM_SECTION_BLOOM_BYTES);
 		sz = MAXALIGN(sz) + sizeof(OsmSectionZone);
+	}
 	EIInitPage(page, EI_BUFFER_FILTER, 0);
 	if (PageAddItem(page, (Item) zeros, sz, OSM_SECTION_FILTER,
 					false, false) == InvalidOffsetNumber)
@@ -235,8 +240,8 @@ OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes)
 }
 
 /*
- * The section zonemap of the section filter on page, or NULL if the page
- * predates it (its item ends with the filter).
+ * Where the section zonemap of the section filter on page lies, or NULL if
+ * the page predates it (its item ends with the filter).
  */
 OsmSectionZone *
 OsmSectionFilterGetZone(Page page)
@@ -251,9 +256,26 @@ OsmSectionFilterGetZone(Page page)
 }
 
 /*
+ * The section zonemap of the section filter on page if it can be trusted:
+ * NULL if the page has none, or if keys were added since it was set (by a
+ * build that does not keep it: its bounds may be too narrow).
+ */
+const OsmSectionZone *
+OsmSectionFilterCurrentZone(Page page)
+{
+	OsmSectionZone *zone = OsmSectionFilterGetZone(page);
+
+	if (zone == NULL || zone->nkeys != OsmPageGetSectionFilter(page)->nkeys)
+		return NULL;
+	return zone;
+}
+
+/*
  * Add n key hashes to the section filter on page, and make its zonemap
- * zone (what the caller computed with the keys' values), or unknown if
- * zone is NULL.  Also used by redo.
+ * zone (what the caller computed with the keys' values), stamped with the
+ * filter's new key count.  Also used by redo.  Without a zone (redo of an
+ * older build's record) the zonemap's bytes stay as that build left them:
+ * the key count it no longer matches makes it unknown.
  */
 void
 OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
@@ -266,12 +288,10 @@ OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
 		bloom_filter_add(filter->bloom, filter->bloom_bytes,
 						 filter->bloom_probes, hashes[i]);
 	filter->nkeys += n;
-	if (pagezone != NULL)
+	if (pagezone != NULL && zone != NULL)
 	{
-		if (zone != NULL)
-			memcpy(pagezone, zone, sizeof(OsmSectionZone));
-		else
-			memset(pagezone, 0, sizeof(OsmSectionZone));	/* unknown */
+		memcpy(pagezone, zone, sizeof(OsmSectionZone));
+		pagezone->nkeys = filter->nkeys;
 	}
 }
 
@@ -626,9 +646,11 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData));
 	estimate = usable / (itemsz + sizeof(ItemIdData));
 
-	/* the zonemap's comparison function, looked up before any lock */
-	if (want_filter)
-		(void) index_getprocinfo(rel, 1, EI_CMP_PROC);
+	/*
+	 * the zonemap's comparison function, looked up before any lock (an
+	 * existing filter is kept up even when new ones are off)
+	 */
+	(void) index_getprocinfo(rel, 1, EI_CMP_PROC);
 	/* allocate first: EINewBuf may read the metapage itself */
 	newbuf = EINewBuf(rel);
 	newblk = BufferGetBlockNumber(newbuf);
@@ -728,15 +750,23 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	 */
 	if (BufferIsValid(filterbuf))
 	{
-		OsmSectionZone *cur = filter_new ? NULL :
-			OsmSectionFilterGetZone(BufferGetPage(filterbuf));
+		Page		fpage = BufferGetPage(filterbuf);
 
 		memset(&zone, 0, sizeof(zone));
 		if (filter_new)
+		{
 			zone.state = OSM_ZONE_EMPTY;
-		else if (cur != NULL)
-			memcpy(&zone, cur, sizeof(zone));
-		have_zone = filter_new || cur != NULL;
+			have_zone = true;
+		}
+		else if (OsmSectionFilterGetZone(fpage) != NULL)
+		{
+			const OsmSectionZone *cur = OsmSectionFilterCurrentZone(fpage);
+
+			/* one left behind by an older build stays unknown */
+			if (cur != NULL)
+				memcpy(&zone, cur, sizeof(zone));
+			have_zone = true;
+		}
 		if (have_zone)
 			osm_zone_widen(rel, &zone, BufferGetPage(oldbuf));
 	}
@@ -766,7 +796,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		if (filter_new)
 		{
 			OsmSectionFilterInit(BufferGetPage(filterbuf), filter_bytes,
-								 filter_probes);
+								 filter_probes, true);
 			meta->buf_filter = BufferGetBlockNumber(filterbuf);
 		}
 		OsmSectionFilterAdd(BufferGetPage(filterbuf), hashes, nhashes,
@@ -1095,7 +1125,7 @@ osm_filter_rebuild(Relation rel)
 		uint16		bloom_bytes = filter->bloom_bytes;
 		uint8		bloom_probes = filter->bloom_probes;
 
-		OsmSectionFilterInit(page, bloom_bytes, bloom_probes);
+		OsmSectionFilterInit(page, bloom_bytes, bloom_probes, true);
 		filter = OsmPageGetSectionFilter(page);
 	}
 	memset(filter->bloom, 0, filter->bloom_bytes);
@@ -1820,7 +1850,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 		if ((hashed &&
 			 !bloom_filter_maybe(filter->bloom, filter->bloom_bytes,
 								 filter->bloom_probes, hash)) ||
-			osm_section_zone_excludes(OsmSectionFilterGetZone(filterpage),
+			osm_section_zone_excludes(OsmSectionFilterCurrentZone(filterpage),
 									  zkeys, nzkeys))
 		{
 			nskipped += meta->buf_pages > 0 ? meta->buf_pages - 1 : 0;
