@@ -296,6 +296,27 @@ OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
 }
 
 /*
+ * The first-column values of a non-empty buffer page's least and greatest
+ * entries (its zonemap) in the column's own order: a DESC column's least
+ * entry has the greatest value.  False if either is NULL.
+ */
+static bool
+osm_page_value_range(Relation rel, Page page, OsmBufferSummary *summary,
+					 Datum *lo, Datum *hi)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
+	bool		lonull;
+	bool		hinull;
+
+	*lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
+						1, desc, &lonull);
+	*hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
+						1, desc, &hinull);
+	return !lonull && !hinull;
+}
+
+/*
  * Widen a section zonemap by the entries of buffer page page: by the
  * first-column values of its least and greatest entries (its own zonemap).
  * It becomes unknown when the column is passed by reference or an end is
@@ -305,29 +326,16 @@ static void
 osm_zone_widen(Relation rel, OsmSectionZone *zone, Page page)
 {
 	OsmBufferSummary *summary = OsmPageGetSummary(page);
-	TupleDesc	desc = RelationGetDescr(rel);
-	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
 	FmgrInfo   *cmp;
 	Oid			collation = rel->rd_indcollation[0];
 	Datum		lo;
 	Datum		hi;
-	bool		lonull;
-	bool		hinull;
 
 	if (zone->state == OSM_ZONE_UNKNOWN ||
 		summary->minoff == InvalidOffsetNumber)
 		return;
-	if (!TupleDescAttr(desc, 0)->attbyval)
-	{
-		memset(zone, 0, sizeof(OsmSectionZone));
-		return;
-	}
-	/* a DESC column's least entry has the greatest value */
-	lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
-					   1, desc, &lonull);
-	hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
-					   1, desc, &hinull);
-	if (lonull || hinull)
+	if (!TupleDescAttr(RelationGetDescr(rel), 0)->attbyval ||
+		!osm_page_value_range(rel, page, summary, &lo, &hi))
 	{
 		memset(zone, 0, sizeof(OsmSectionZone));
 		return;
@@ -1553,23 +1561,13 @@ static bool
 osm_zone_excludes(Relation rel, Page page, OsmBufferSummary *summary,
 				  OsmZoneKey *zkeys, int nzkeys)
 {
-	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
-	IndexTuple	lo;
-	IndexTuple	hi;
-	bool		isnull;
+	Datum		lo;
+	Datum		hi;
 
-	if (nzkeys == 0)
+	if (nzkeys == 0 || !osm_page_value_range(rel, page, summary, &lo, &hi))
 		return false;
-	lo = EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff);
-	hi = EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff);
-	(void) index_getattr(lo, 1, RelationGetDescr(rel), &isnull);
-	if (isnull)
-		return false;
-	(void) index_getattr(hi, 1, RelationGetDescr(rel), &isnull);
-	if (isnull)
-		return false;
-	return !osm_zone_bound(rel, hi, zkeys, nzkeys, true) ||
-		!osm_zone_bound(rel, lo, zkeys, nzkeys, false);
+	return !osm_value_bound(hi, false, zkeys, nzkeys, true) ||
+		!osm_value_bound(lo, false, zkeys, nzkeys, false);
 }
 
 /* What an interpolation search of a page's sorted section needs. */
