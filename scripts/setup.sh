@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Install what elastic_index needs on Debian 12 and build and install it.
+# Install what elastic_index needs on Debian 12 and build and install it,
+# for the server whose pg_config PG_CONFIG names (default: Debian's
+# PostgreSQL 15, which this script installs with apt; for another major,
+# scripts/build_postgres.sh builds one).
 #
 # Idempotent: packages already present are not reinstalled (and apt is not
 # touched at all when nothing is missing); "make" rebuilds only what changed.
@@ -69,8 +72,17 @@ if [ ! -x "$PG_CONFIG" ]; then
 	exit 1
 fi
 
+# Objects built for another server are rebuilt: the stamp names the
+# pg_config and the version the tree was last built with.
+stamp=".build-stamp"
+want_stamp="$PG_CONFIG $("$PG_CONFIG" --version)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
+	make -s clean PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make clean"
+fi
+
 echo "setup: building elastic_index against $("$PG_CONFIG" --version)"
 make -s -j2 PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make"
+echo "$want_stamp" >"$stamp"
 warnings=$(grep -c 'warning:' "$log" || true)
 if [ "$warnings" -gt 0 ]; then
 	echo "setup: build produced $warnings warning(s):"

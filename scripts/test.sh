@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build and install elastic_index (scripts/setup.sh), then run every test
-# suite as the postgres OS user in a scratch copy of the repository:
+# Build and install elastic_index (scripts/setup.sh), then run the test
+# suites against one PostgreSQL server, as the postgres OS user in a
+# scratch copy of the repository:
 #
 #   unit        test/unit/*.c            make unittest
 #   fuzz        test/fuzz/*_fuzz.c       make fuzz (FUZZ_SECONDS, default 30)
@@ -9,6 +10,17 @@
 #   isolation   test/specs/*.spec        make installcheck (temporary instance)
 #   tap         test/t/*.pl              prove, one file at a time
 #
+#   PG_CONFIG=/path/to/pg_config   the server to build for and test against
+#                                  (default: Debian's PostgreSQL 15)
+#   EI_SUITES="regress isolation"  the suites to run (default: all six)
+#
+# scripts/test_matrix.sh runs this for every supported major.  After the
+# suites, every server log they left is searched for assertion failures
+# (TRAP) and for backends killed by SIGABRT or SIGSEGV; each such log
+# counts as a failed test.  Regression tests that need an extension this
+# server does not have (HypoPG, packaged for Debian's 15 only) are listed
+# as not run, by name.
+#
 # The last line of output is "N passed, M failed", counting individual
 # tests.  Exits non-zero if any test failed or if no test ran at all.
 set -euo pipefail
@@ -16,10 +28,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo=$(pwd)
 
-PG_MAJOR=15
-PG_BINDIR=/usr/lib/postgresql/${PG_MAJOR}/bin
-PG_CONFIG=${PG_BINDIR}/pg_config
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export PG_CONFIG
+EI_SUITES=${EI_SUITES:-unit fuzz docs regress isolation tap}
+
+# Is a suite selected?
+want() {
+	[[ " $EI_SUITES " == *" $1 "* ]]
+}
 
 # If the extension cannot be built and installed, every test fails.
 if ! bash scripts/setup.sh; then
@@ -33,7 +49,9 @@ if ! bash scripts/setup.sh; then
 	exit 1
 fi
 
-PGXS_DIR=$("$PG_CONFIG" --pkglibdir)/pgxs
+PG_BINDIR=$("$PG_CONFIG" --bindir)
+PGXS_DIR=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")
+echo "== testing against $("$PG_CONFIG" --version) ($PG_CONFIG): $EI_SUITES"
 
 # Run a command as the postgres OS user (initdb refuses to run as root).
 as_postgres() {
@@ -107,14 +125,32 @@ show_file() {
 }
 
 shopt -s nullglob
-unit_files=("$work"/test/unit/*.c)
-fuzz_files=("$work"/test/fuzz/*_fuzz.c)
-regress_files=("$work"/sql/*.sql)
-spec_files=("$work"/test/specs/*.spec)
-tap_files=("$work"/test/t/*.pl)
+unit_files=() fuzz_files=() regress_files=() spec_files=() tap_files=()
+want unit && unit_files=("$work"/test/unit/*.c)
+want fuzz && fuzz_files=("$work"/test/fuzz/*_fuzz.c)
+want regress && regress_files=("$work"/sql/*.sql)
+want isolation && spec_files=("$work"/test/specs/*.spec)
+want tap && tap_files=("$work"/test/t/*.pl)
 shopt -u nullglob
 
 make_args=(PG_CONFIG="$PG_CONFIG")
+
+# Regression tests that need an extension besides ours name it in a
+# "-- requires: NAME" line; they run where the server has it.
+regress_names=()
+not_run=()
+for f in "${regress_files[@]}"; do
+	name=$(basename "$f" .sql)
+	req=$(sed -n 's/^-- requires: *\([a-z_0-9]*\).*/\1/p' "$f" | head -n 1)
+	if [ -n "$req" ] &&
+		[ ! -f "$("$PG_CONFIG" --sharedir)/extension/$req.control" ]; then
+		not_run+=("regress/$name (needs $req, which this server does not have)")
+		continue
+	fi
+	regress_names+=("$name")
+done
+regress_files=("${regress_names[@]}")
+make_args+=(REGRESS="${regress_names[*]}")
 
 # Run one make target as postgres, logging to $logs/$1.log; true if it
 # succeeded.
@@ -126,6 +162,7 @@ run_make() {
 }
 
 # 1. Unit tests
+if want unit; then
 echo "== unit tests (${#unit_files[@]})"
 if [ ${#unit_files[@]} -gt 0 ]; then
 	run_make unit unittest || true
@@ -133,9 +170,11 @@ if [ ${#unit_files[@]} -gt 0 ]; then
 else
 	echo "no unit tests"
 fi
+fi
 
 # 1b. Fuzzing: the libFuzzer targets run for FUZZ_SECONDS each (a crash or a
 # failed check fails the test)
+if want fuzz; then
 echo "== fuzz targets (${#fuzz_files[@]})"
 if [ ${#fuzz_files[@]} -gt 0 ]; then
 	: >"$logs/fuzz_result.log"
@@ -154,12 +193,14 @@ if [ ${#fuzz_files[@]} -gt 0 ]; then
 else
 	echo "no fuzz targets"
 fi
+fi
 
 # 1c. Reference documentation (no server needed): every setting, storage
 # parameter, function, view and counter of the code has its row in
 # docs/reference.md and no row is stale; the self-test shows that the check
 # fails when it should.  A run that ends badly without a FAILED line of its
 # own counts as one failed test.
+if want docs; then
 echo "== docs checks"
 : >"$logs/docs.log"
 for docs_args in "" "--self-test"; do
@@ -172,8 +213,10 @@ for docs_args in "" "--self-test"; do
 done
 cat "$logs/docs.log"
 tally docs "$logs/docs.log" 2
+fi
 
 # 2. Regression tests (isolation suite disabled for this run)
+if want regress; then
 echo "== regression tests (${#regress_files[@]})"
 if [ ${#regress_files[@]} -gt 0 ]; then
 	if ! run_make regress installcheck ISOLATION=; then
@@ -184,8 +227,10 @@ if [ ${#regress_files[@]} -gt 0 ]; then
 else
 	echo "no regression tests"
 fi
+fi
 
 # 3. Isolation tests (regression suite disabled for this run)
+if want isolation; then
 echo "== isolation tests (${#spec_files[@]})"
 if [ ${#spec_files[@]} -gt 0 ]; then
 	if ! run_make isolation installcheck REGRESS=; then
@@ -195,6 +240,7 @@ if [ ${#spec_files[@]} -gt 0 ]; then
 	tally isolation "$logs/isolation.log" ${#spec_files[@]}
 else
 	echo "no isolation tests"
+fi
 fi
 
 # 4. TAP tests, one prove run per file so that each file is counted.
@@ -212,6 +258,7 @@ run_tap() {
 		bash -c 'cd "$1" && prove -v "$2"' _ "$work" "$1"
 }
 
+if want tap; then
 echo "== TAP tests (${#tap_files[@]})"
 if [ ${#tap_files[@]} -gt 0 ]; then
 	: >"$logs/tap_result.log"
@@ -234,6 +281,33 @@ if [ ${#tap_files[@]} -gt 0 ]; then
 	tally tap "$logs/tap_result.log" ${#tap_files[@]}
 else
 	echo "no TAP tests"
+fi
+fi
+
+# 5. Assertion failures and crashes in any server log the suites left: a
+# TRAP is an assertion that failed in the server (assert-enabled builds);
+# SIGABRT and SIGSEGV are crashes.  SIGKILL is not counted: the crash
+# recovery tests send it.  Each log with one counts as a failed test.
+echo "== server logs: assertion failures and crashes"
+: >"$logs/serverlogs.log"
+nlogs=0
+while IFS= read -r f; do
+	nlogs=$((nlogs + 1))
+	if as_postgres grep -qE 'TRAP: |terminated by signal (6|11)' "$f"; then
+		echo "test serverlog/${f#"$work"/} ... FAILED" >>"$logs/serverlogs.log"
+		as_postgres grep -E -B2 -A8 'TRAP: |terminated by signal (6|11)' "$f" | head -n 60
+	fi
+done < <(as_postgres find "$work" -type f \( -name 'postmaster.log' -o \
+	-path '*/tmp_check/log/*.log' \) 2>/dev/null | sort)
+if [ ! -s "$logs/serverlogs.log" ]; then
+	echo "test serverlog/all-$nlogs-logs ... ok" >>"$logs/serverlogs.log"
+fi
+cat "$logs/serverlogs.log"
+tally serverlogs "$logs/serverlogs.log" 1
+
+if [ ${#not_run[@]} -gt 0 ]; then
+	echo "== not run on this server:"
+	printf '   %s\n' "${not_run[@]}"
 fi
 
 echo

@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/amapi.h"
+#include "access/nbtree.h"
 #include "commands/vacuum.h"
 #include "eitree.h"
 #include "fmgr.h"
@@ -52,7 +53,7 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 
 	amroutine->amstrategies = EI_NSTRATEGIES;
 	amroutine->amsupport = EI_NPROCS;
-	amroutine->amoptsprocnum = 0;
+	amroutine->amoptsprocnum = EI_OPTIONS_PROC;
 	amroutine->amcanorder = true;
 	amroutine->amcanorderbyop = false;
 	amroutine->amcanbackward = true;
@@ -70,6 +71,11 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	amroutine->amparallelvacuumoptions =
 		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;
 	amroutine->amkeytype = InvalidOid;
+#if PG_VERSION_NUM >= 180000
+	/* equal and ordered as btree's strategies say (planner, 18 on) */
+	amroutine->amconsistentequality = true;
+	amroutine->amconsistentordering = true;
+#endif
 
 	amroutine->ambuild = eibuild;
 	amroutine->ambuildempty = eibuildempty;
@@ -93,6 +99,11 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	amroutine->amestimateparallelscan = eiestimateparallelscan;
 	amroutine->aminitparallelscan = eiinitparallelscan;
 	amroutine->amparallelrescan = eiparallelrescan;
+#if PG_VERSION_NUM >= 180000
+	/* our strategy numbers are btree's */
+	amroutine->amtranslatestrategy = bttranslatestrategy;
+	amroutine->amtranslatecmptype = bttranslatecmptype;
+#endif
 
 	PG_RETURN_POINTER(amroutine);
 }

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * normalize.c
- *	  Operator class support function 3: a value's normalized encoding.
+ *	  Operator class support function 7 (EI_NORMALIZE_PROC): a value's
+ *	  normalized encoding.
  *
  * Each function returns, as bytea, bytes whose memcmp order is the order of
  * the operator class it belongs to (the encodings are described in
@@ -10,7 +11,7 @@
  * support function only encodes one non-NULL value.
  *
  * Types whose order has no such encoding (numeric, interval) have no
- * support function 3; text has one only under the C (POSIX) collation and
+ * normalize function; text has one only under the C (POSIX) collation and
  * deterministic ICU collations, which EINormKeyCollationOK decides.
  *
  *-------------------------------------------------------------------------
@@ -18,14 +19,18 @@
 #include "postgres.h"
 
 #include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
 #include "eitree.h"
 #include "fmgr.h"
 #include "keynorm.h"
+#include "mb/pg_wchar.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/uuid.h"
 
 #ifdef USE_ICU
+#include <unicode/ucnv.h>
 #include <unicode/ucol.h>
 #endif
 
@@ -110,6 +115,73 @@ elastic_btree_norm_bytea(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The normalize function of an operator family for a type, or InvalidOid.
+ * Under a catalog still at extension version 0.1.0 (the library updated,
+ * ALTER EXTENSION UPDATE not yet run) it is support function 3, which
+ * 0.2.0 leaves to btree's in_range numbering: accept number 3 only if it
+ * has the normalize function's shape, one argument returning bytea.
+ */
+Oid
+EIGetNormalizeProc(Oid opfamily, Oid opcintype)
+{
+	Oid			procid;
+
+	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
+							   EI_NORMALIZE_PROC);
+	if (OidIsValid(procid))
+		return procid;
+	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
+							   EI_NORMALIZE_PROC_V1);
+	if (OidIsValid(procid) && get_func_nargs(procid) == 1 &&
+		get_func_rettype(procid) == BYTEAOID)
+		return procid;
+	return InvalidOid;
+}
+
+#ifdef USE_ICU
+/*
+ * Convert text in the database encoding to UTF-16 for ICU; *result is
+ * palloc'd and the length in UTF-16 code units is returned.  (The server
+ * has such a function, but 18 no longer exports it.)
+ */
+static int32_t
+ei_text_to_uchars(UChar **result, const char *data, size_t len)
+{
+	static UConverter *converter = NULL;
+	UErrorCode	status = U_ZERO_ERROR;
+	int32_t		capacity;
+	int32_t		nuchars;
+
+	if (converter == NULL)
+	{
+		const char *name = get_encoding_name_for_icu(GetDatabaseEncoding());
+
+		if (name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("encoding \"%s\" not supported by ICU",
+							pg_encoding_to_char(GetDatabaseEncoding()))));
+		converter = ucnv_open(name, &status);
+		if (U_FAILURE(status))
+			ereport(ERROR,
+					(errmsg("could not open ICU converter for encoding \"%s\": %s",
+							name, u_errorName(status))));
+	}
+
+	/* at most one UTF-16 unit per input byte, and a terminator */
+	capacity = (int32_t) len + 1;
+	*result = palloc(capacity * sizeof(UChar));
+	nuchars = ucnv_toUChars(converter, *result, capacity, data, (int32_t) len,
+							&status);
+	if (U_FAILURE(status))
+		ereport(ERROR,
+				(errmsg("ICU could not convert a string: %s",
+						u_errorName(status))));
+	return nuchars;
+}
+#endif
+
+/*
  * Can text under this collation be normalized?  Under C and POSIX the
  * order is the bytes' order.  A deterministic ICU collation orders by ICU
  * sort key and breaks ties by the bytes, as varstr_cmp does; both parts
@@ -124,7 +196,7 @@ EINormKeyCollationOK(Oid collation)
 
 	if (!OidIsValid(collation))
 		return false;
-	if (lc_collate_is_c(collation))
+	if (EICollationIsC(collation))
 		return true;
 	locale = pg_newlocale_from_collation(collation);
 #ifdef USE_ICU
@@ -154,7 +226,7 @@ elastic_btree_norm_text(PG_FUNCTION_ARGS)
 	if (!EINormKeyCollationOK(collation))
 		elog(ERROR, "collation %u has no normalized text encoding", collation);
 
-	if (lc_collate_is_c(collation))
+	if (EICollationIsC(collation))
 	{
 		result = (bytea *) palloc(VARHDRSZ + tail);
 		SET_VARSIZE(result, VARHDRSZ + keynorm_text(data, len,
@@ -165,7 +237,7 @@ elastic_btree_norm_text(PG_FUNCTION_ARGS)
 	{
 		pg_locale_t locale = pg_newlocale_from_collation(collation);
 		UChar	   *uchars;
-		int32_t		nuchars = icu_to_uchar(&uchars, data, len);
+		int32_t		nuchars = ei_text_to_uchars(&uchars, data, len);
 		int32_t		keylen;
 		uint8	   *dst;
 

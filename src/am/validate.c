@@ -105,6 +105,11 @@ eivalidate(Oid opclassoid)
 				ok = check_amproc_signature(procform->amproc, VOIDOID, true,
 											1, 1, INTERNALOID);
 				break;
+			case EI_EQUALIMAGE_PROC:
+				ok = procform->amproclefttype == procform->amprocrighttype &&
+					check_amproc_signature(procform->amproc, BOOLOID, true,
+										   1, 1, OIDOID);
+				break;
 			case EI_NORMALIZE_PROC:
 				ok = procform->amproclefttype == procform->amprocrighttype &&
 					check_amproc_signature(procform->amproc, BYTEAOID, true,

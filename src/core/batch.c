@@ -50,7 +50,8 @@ typedef struct EIBatch
 {
 	Oid			indexoid;		/* hash key */
 	Oid			heapoid;
-	Oid			relfilenode;	/* storage the entries were meant for */
+	Oid			relfilenode;	/* storage the entries were meant for (a
+								 * RelFileNumber from 16 on) */
 	int			nitems;
 	int			maxitems;
 	Size		bytes;			/* memory held by the copies */
@@ -113,7 +114,7 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	}
 
 	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
-	if (!found || batch->relfilenode != rel->rd_node.relNode)
+	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		if (found && batch->nitems > 0)
 		{
@@ -124,7 +125,7 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 			pfree(batch->subids);
 		}
 		batch->heapoid = RelationGetRelid(heapRel);
-		batch->relfilenode = rel->rd_node.relNode;
+		batch->relfilenode = EIRelFileNumber(EIRelationLocator(rel));
 		batch->nitems = 0;
 		batch->maxitems = 0;
 		batch->bytes = 0;
@@ -178,7 +179,7 @@ EIBatchFlushIndex(Relation rel)
 	batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
 	if (batch == NULL || batch->nitems == 0)
 		return;
-	if (batch->relfilenode != rel->rd_node.relNode)
+	if (batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		batch->nitems = 0;		/* storage replaced: see above */
 		return;
@@ -198,6 +199,16 @@ EIBatchFlushIndex(Relation rel)
  * statement's is gone, and without one this backend would hold no xmin,
  * so VACUUM's recycle fence (EIAdvanceRecycleFence) could let a page it
  * unlinked be reused while a descent here still held a link to it.
+ *
+ * Each index is locked again here.  The executor lets go of its lock on an
+ * index when the statement ends (ExecCloseIndices); only the lock on the
+ * table lasts until commit.  That one keeps the index from being dropped
+ * or rebuilt by others (both lock the table in a mode that conflicts with
+ * ours), but opening the index with no lock of its own would skip the
+ * invalidation processing a lock brings, and assert-enabled servers check
+ * that every relation opened is locked.  So, in the executor's order: the
+ * table, then the index, both in RowExclusiveLock.  Either may be gone,
+ * dropped by this very transaction.
  */
 void
 EIBatchFlushAll(void)
@@ -212,14 +223,22 @@ EIBatchFlushAll(void)
 	hash_seq_init(&status, ei_batches);
 	while ((batch = hash_seq_search(&status)) != NULL)
 	{
+		Relation	heapRel;
 		Relation	rel;
 
 		if (batch->nitems == 0)
 			continue;
-		/* we hold RowExclusiveLock since our inserts, unless it was dropped */
-		rel = try_relation_open(batch->indexoid, NoLock);
+		CHECK_FOR_INTERRUPTS();
+		heapRel = try_relation_open(batch->heapoid, RowExclusiveLock);
+		if (heapRel == NULL)
+		{
+			batch->nitems = 0;
+			continue;
+		}
+		rel = try_relation_open(batch->indexoid, RowExclusiveLock);
 		if (rel == NULL)
 		{
+			relation_close(heapRel, NoLock);
 			batch->nitems = 0;
 			continue;
 		}
@@ -236,6 +255,7 @@ EIBatchFlushAll(void)
 		else
 			batch->nitems = 0;
 		relation_close(rel, NoLock);
+		relation_close(heapRel, NoLock);
 	}
 	if (pushed)
 		PopActiveSnapshot();

@@ -145,25 +145,24 @@ eibuild(Relation heap, Relation index, IndexInfo *indexInfo)
 void
 eibuildempty(Relation index)
 {
-	Page		page;
+	EIAlignedBlock block;
+	Page		page = (Page) block.data;
 
 	EICheckPreloaded();
-
-	page = (Page) palloc(BLCKSZ);
 
 	/* block 0: the metapage, pointing at the root leaf in block 1 */
 	EIInitMetaPage(page, EIRelAmKind(index), 1, 0, EIGetFillFactor(index));
 	PageSetChecksumInplace(page, EI_METAPAGE);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, EI_METAPAGE,
 			   (char *) page, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(&EISmgrLocator(RelationGetSmgr(index)), INIT_FORKNUM,
 				EI_METAPAGE, page, true);
 
 	/* block 1: the empty root leaf */
 	EIInitPage(page, EI_LEAF | EI_ROOT, 0);
 	PageSetChecksumInplace(page, 1);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, 1, (char *) page, true);
-	log_newpage(&(RelationGetSmgr(index))->smgr_rnode.node, INIT_FORKNUM,
+	log_newpage(&EISmgrLocator(RelationGetSmgr(index)), INIT_FORKNUM,
 				1, page, true);
 
 	/*
@@ -172,8 +171,6 @@ eibuildempty(Relation index)
 	 * our WAL records would lose them.
 	 */
 	smgrimmedsync(RelationGetSmgr(index), INIT_FORKNUM);
-
-	pfree(page);
 }
 
 /*

@@ -321,7 +321,7 @@ ei_compact_search_begin(EICompactSearchState *state, SeqTree *st, Page page,
 /*
  * Report a compact leaf whose bits contradict a key read from the heap.
  */
-static pg_attribute_noreturn() void
+pg_noreturn static void
 ei_compact_search_corrupted(EIHeapKeyReader *reader)
 {
 	ereport(ERROR,

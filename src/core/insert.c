@@ -17,6 +17,7 @@
 
 #include "access/tableam.h"
 #include "access/xloginsert.h"
+#include "catalog/catalog.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
@@ -797,6 +798,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	OffsetNumber *deletable;
 	int			ndeletable = 0;
 	TransactionId latestRemovedXid;
+	bool		isCatalogRel;
 	int			i;
 
 	if (heapRel == NULL || !EI_IS_LEAF(opaque) ||
@@ -875,6 +877,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	if (ndeletable > 0)
 	{
 		qsort(deletable, ndeletable, sizeof(OffsetNumber), ei_offset_cmp);
+		isCatalogRel = RelationIsAccessibleInLogicalDecoding(heapRel);
 
 		START_CRIT_SECTION();
 
@@ -888,6 +891,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 			xlrec.latestRemovedXid = latestRemovedXid;
 			xlrec.ndeleted = ndeletable;
+			xlrec.isCatalogRel = isCatalogRel;
 			XLogBeginInsert();
 			XLogRegisterData((char *) &xlrec, SizeOfEIDelete);
 			XLogRegisterBuffer(0, buf, REGBUF_STANDARD);

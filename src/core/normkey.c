@@ -6,7 +6,7 @@
  *
  * Compact leaves compare keys only in this form.  An index can have them
  * when every key column is a plain column (not an expression) whose
- * operator class has support function 3 (src/am/normalize.c) and, for a
+ * operator class has a normalize function (src/am/normalize.c) and, for a
  * collatable type, a collation that function supports.  The layout of a
  * key is keynorm's (src/lib/keynorm.h): per column a marker byte (NULLS
  * FIRST, not NULL, NULLS LAST) and, for a non-NULL value, the support
@@ -53,7 +53,8 @@ EIGetNormKeyInfo(Relation index)
 			return info;
 		}
 
-		procid = index_getprocid(index, i + 1, EI_NORMALIZE_PROC);
+		procid = EIGetNormalizeProc(index->rd_opfamily[i],
+									index->rd_opcintype[i]);
 		if (!OidIsValid(procid))
 		{
 			info->ok = false;

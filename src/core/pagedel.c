@@ -37,6 +37,7 @@
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "access/xlog.h"
+#include "catalog/catalog.h"
 #include "utils/snapmgr.h"
 
 /* debug fault injection for crash tests (elastic_index.debug_fault) */
@@ -602,6 +603,28 @@ EIUnlinkHalfDead(Relation rel, BlockNumber leafblk)
 }
 
 /*
+ * Does logical decoding read the table of this index as a catalog (a
+ * user_catalog_table under wal_level = logical)?  Recovery conflicts on a
+ * standby ask it from 16 on.  Only under wal_level = logical does it look
+ * at the table, whose relation cache entry its holder has open.
+ */
+bool
+EIHeapIsCatalogRel(Relation index)
+{
+	Relation	heap;
+	bool		result;
+
+	if (!XLogLogicalInfoActive())
+		return false;
+	heap = RelationIdGetRelation(index->rd_index->indrelid);
+	if (!RelationIsValid(heap))
+		return false;
+	result = RelationIsAccessibleInLogicalDecoding(heap);
+	RelationClose(heap);
+	return result;
+}
+
+/*
  * Log that a deleted page is being reused, for hot standby conflicts.
  */
 void
@@ -609,9 +632,10 @@ EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid)
 {
 	xl_ei_reuse_page xlrec;
 
-	xlrec.node = rel->rd_node;
+	xlrec.node = EIRelationLocator(rel);
 	xlrec.block = blkno;
 	xlrec.safexid = safexid;
+	xlrec.isCatalogRel = EIHeapIsCatalogRel(rel);
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfEIReusePage);
 	XLogInsert(EI_RMGR_ID, XLOG_EI_REUSE_PAGE);

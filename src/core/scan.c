@@ -2131,7 +2131,7 @@ static EIParallelScanDesc
 ei_parallel_desc(IndexScanDesc scan)
 {
 	return (EIParallelScanDesc) OffsetToPointer((void *) scan->parallel_scan,
-												scan->parallel_scan->ps_offset);
+												EIParallelScanAmOffset(scan->parallel_scan));
 }
 
 /*
@@ -2213,8 +2213,16 @@ ei_parallel_done(IndexScanDesc scan)
 /*
  * Size of the shared state of a parallel scan.
  */
+#if PG_VERSION_NUM >= 180000
+Size
+eiestimateparallelscan(Relation rel, int nkeys, int norderbys)
+#elif PG_VERSION_NUM >= 170000
+Size
+eiestimateparallelscan(int nkeys, int norderbys)
+#else
 Size
 eiestimateparallelscan(void)
+#endif
 {
 	return sizeof(EIParallelScanDescData);
 }

@@ -112,7 +112,6 @@ EISortOperator(Relation index, int attno)
 	Oid			sortop;
 	Oid			btfamily;
 	Oid			btintype;
-	int16		btstrategy;
 	Oid			ourcmp;
 
 	strategy = (index->rd_indoption[attno] & INDOPTION_DESC) ?
@@ -123,7 +122,7 @@ EISortOperator(Relation index, int attno)
 			 strategy, opcintype, opcintype, opfamily);
 
 	ourcmp = get_opfamily_proc(opfamily, opcintype, opcintype, EI_CMP_PROC);
-	if (!get_ordering_op_properties(sortop, &btfamily, &btintype, &btstrategy) ||
+	if (EIOrderingOpStrategy(sortop, &btfamily, &btintype) == 0 ||
 		get_opfamily_proc(btfamily, btintype, btintype, BTORDER_PROC) != ourcmp)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -168,7 +168,7 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		OffsetNumber offnum;
 		OffsetNumber maxoff;
 
-		vacuum_delay_point();
+		EIVacuumDelayPoint();
 
 		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 								 info->strategy);
@@ -334,7 +334,7 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	{
 		bool		deleted;
 
-		vacuum_delay_point();
+		EIVacuumDelayPoint();
 
 		if (ei_vacuum_check_free(info, blkno, fence, &deleted))
 		{

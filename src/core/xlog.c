@@ -378,10 +378,14 @@ ei_redo_delete(XLogReaderState *record)
 
 	if (InHotStandby)
 	{
-		RelFileNode rnode;
+		EIRelFileLocator loc;
+		bool		isCatalogRel = false;
 
-		XLogRecGetBlockTag(record, 0, &rnode, NULL, NULL);
-		ResolveRecoveryConflictWithSnapshot(xlrec->latestRemovedXid, rnode);
+		if (XLogRecGetDataLen(record) >= SizeOfEIDelete)
+			isCatalogRel = xlrec->isCatalogRel;
+		XLogRecGetBlockTag(record, 0, &loc, NULL, NULL);
+		EIResolveConflictWithSnapshot(xlrec->latestRemovedXid, isCatalogRel,
+									  loc);
 	}
 	ei_redo_remove_items(record, xlrec->ndeleted, false);
 }
@@ -506,7 +510,10 @@ ei_redo_reuse_page(XLogReaderState *record)
 	xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) XLogRecGetData(record);
 
 	if (InHotStandby)
-		ResolveRecoveryConflictWithSnapshotFullXid(xlrec->safexid, xlrec->node);
+		EIResolveConflictWithSnapshotFullXid(xlrec->safexid,
+											 XLogRecGetDataLen(record) >= SizeOfEIReusePage &&
+											 xlrec->isCatalogRel,
+											 xlrec->node);
 }
 
 /*
@@ -931,8 +938,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
 
 				appendStringInfo(buf, "rel: %u/%u/%u, block: %u, safexid: %u:%u",
-								 xlrec->node.spcNode, xlrec->node.dbNode,
-								 xlrec->node.relNode, xlrec->block,
+								 EIRelFileSpc(xlrec->node),
+								 EIRelFileDb(xlrec->node),
+								 EIRelFileNumber(xlrec->node), xlrec->block,
 								 EpochFromFullTransactionId(xlrec->safexid),
 								 XidFromFullTransactionId(xlrec->safexid));
 				break;

@@ -551,7 +551,7 @@ ei_open_for_conversion(Oid indexoid)
 {
 	Relation	rel = EIOpenIndexChecked(indexoid, RowExclusiveLock);
 
-	if (!pg_class_ownercheck(indexoid, GetUserId()))
+	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
 	if (EIRelIsOsm(rel))

@@ -620,7 +620,6 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		Oid			ltopr;
 		Oid			btopfamily;
 		Oid			btopcintype;
-		int16		btstrategy;
 		int32		width = 0;
 
 		if (elem->name == NULL)
@@ -669,10 +668,9 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		ltopr = get_opfamily_member(hypo->opfamily[i], hypo->opcintype[i],
 									hypo->opcintype[i], BTLessStrategyNumber);
 		if (OidIsValid(ltopr) &&
-			get_ordering_op_properties(ltopr, &btopfamily, &btopcintype,
-									   &btstrategy) &&
-			btopcintype == hypo->opcintype[i] &&
-			btstrategy == BTLessStrategyNumber)
+			EIOrderingOpStrategy(ltopr, &btopfamily, &btopcintype) ==
+			BTLessStrategyNumber &&
+			btopcintype == hypo->opcintype[i])
 			hypo->sortopfamily[i] = btopfamily;
 		else
 			hypo->ordered = false;
@@ -698,8 +696,8 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		 * and we model them only when the column's values are on average
 		 * well below that.
 		 */
-		if (!OidIsValid(get_opfamily_proc(hypo->opfamily[i], hypo->opcintype[i],
-										  hypo->opcintype[i], EI_NORMALIZE_PROC)) ||
+		if (!OidIsValid(EIGetNormalizeProc(hypo->opfamily[i],
+										   hypo->opcintype[i])) ||
 			(type_is_collatable(att->atttypid) &&
 			 !EINormKeyCollationOK(hypo->collations[i])))
 			compactable = false;

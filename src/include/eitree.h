@@ -24,6 +24,7 @@
 #include "access/skey.h"
 #include "access/transam.h"
 #include "datatype/timestamp.h"
+#include "eicompat.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "seqtree.h"
@@ -55,12 +56,26 @@
 #define EI_AM_ELASTIC_BTREE	1
 #define EI_AM_OSM_TREE		2
 
-/* Support function numbers of our operator classes. */
-#define EI_CMP_PROC			1	/* int4 cmp(a, b), like btree's BTORDER_PROC */
-#define EI_SORTSUPPORT_PROC	2	/* optional sort support */
-#define EI_NORMALIZE_PROC	3	/* optional: bytea normalize(value), the
+/*
+ * Support function numbers of our operator classes.  They are btree's
+ * (access/nbtree.h), because from PostgreSQL 18 on the server checks the
+ * support functions of every ordering access method against btree's
+ * numbering: 3 must be an in_range function, 4 an equalimage function,
+ * 5 the options function and 6 a skip-support function.  Our own come
+ * after them.  Version 0.1.0 of the extension had the normalize function
+ * as number 3 (EI_NORMALIZE_PROC_V1); the upgrade to 0.2.0 renumbers it,
+ * and EIGetNormalizeProc still finds it under a catalog not yet updated.
+ */
+#define EI_CMP_PROC			1	/* int4 cmp(a, b), BTORDER_PROC */
+#define EI_SORTSUPPORT_PROC	2	/* optional: sort support, BTSORTSUPPORT_PROC */
+#define EI_INRANGE_PROC		3	/* unused: BTINRANGE_PROC's number */
+#define EI_EQUALIMAGE_PROC	4	/* optional: equalimage, BTEQUALIMAGE_PROC */
+#define EI_OPTIONS_PROC		5	/* unused: BTOPTIONS_PROC's number */
+#define EI_SKIPSUPPORT_PROC	6	/* unused: BTSKIPSUPPORT_PROC's number */
+#define EI_NORMALIZE_PROC	7	/* optional: bytea normalize(value), the
 								 * value's binary-comparable encoding */
-#define EI_NPROCS			3
+#define EI_NPROCS			7
+#define EI_NORMALIZE_PROC_V1 3	/* EI_NORMALIZE_PROC in version 0.1.0 */
 
 /* Strategy numbers: exactly btree's, so the planner can order by them. */
 #define EI_NSTRATEGIES		5
@@ -481,6 +496,7 @@ extern bool EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 extern void EINormKeyPad(EINormKeyInfo *info);
 extern int	EINormKeyPrefixLength(EINormKeyInfo *info, int keylen);
 extern bool EINormKeyCollationOK(Oid collation);
+extern Oid	EIGetNormalizeProc(Oid opfamily, Oid opcintype);
 
 /*
  * Reading entries' keys from the heap (core/heapkey.c).  key holds the last
@@ -644,7 +660,13 @@ extern int64 eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern void eiendscan(IndexScanDesc scan);
 extern void eimarkpos(IndexScanDesc scan);
 extern void eirestrpos(IndexScanDesc scan);
+#if PG_VERSION_NUM >= 180000
+extern Size eiestimateparallelscan(Relation rel, int nkeys, int norderbys);
+#elif PG_VERSION_NUM >= 170000
+extern Size eiestimateparallelscan(int nkeys, int norderbys);
+#else
 extern Size eiestimateparallelscan(void);
+#endif
 extern void eiinitparallelscan(void *target);
 extern void eiparallelrescan(IndexScanDesc scan);
 
@@ -659,6 +681,7 @@ extern FullTransactionId EIPageGetSafeXid(Page page);
 extern void EIPageRemoveDownlink(Page ppage, OffsetNumber poff, BlockNumber rightblk);
 extern void EIPageMarkHalfDead(Page leafpage, Page ppage, OffsetNumber poff,
 							   BlockNumber rightblk, BlockNumber topparent);
+extern bool EIHeapIsCatalogRel(Relation index);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 
 /* elastic_index.debug_fault: stop after a WAL-logged step (crash tests only) */

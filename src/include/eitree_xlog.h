@@ -18,7 +18,6 @@
 #include "eitree.h"
 #include "lib/stringinfo.h"
 #include "storage/off.h"
-#include "storage/relfilenode.h"
 
 /*
  * Our fixed custom resource manager id.  128 is RM_EXPERIMENTAL_ID; we use
@@ -156,14 +155,19 @@ typedef struct xl_ei_vacuum
  * ndeleted OffsetNumbers, ascending.  latestRemovedXid is the newest xid
  * that deleted one of the removed heap tuples: a hot standby cancels the
  * queries whose snapshots could still see one of them before replaying.
+ * isCatalogRel says whether the table is one logical decoding reads as a
+ * catalog (user_catalog_table), for a standby's logical slots (16 on; as
+ * nbtree's records carry it).  Records of version 0.1.0 end before it.
  */
 typedef struct xl_ei_delete
 {
 	TransactionId latestRemovedXid;
 	uint16		ndeleted;
+	bool		isCatalogRel;
 } xl_ei_delete;
 
-#define SizeOfEIDelete	(offsetof(xl_ei_delete, ndeleted) + sizeof(uint16))
+#define SizeOfEIDeleteV1	(offsetof(xl_ei_delete, ndeleted) + sizeof(uint16))
+#define SizeOfEIDelete	(offsetof(xl_ei_delete, isCatalogRel) + sizeof(bool))
 
 /*
  * XLOG_EI_MARK_HALFDEAD
@@ -210,15 +214,18 @@ typedef struct xl_ei_unlink_page
  *
  * No blocks.  Written before a deleted page is reused, so that a hot standby
  * cancels queries that might still be on their way to the page.
+ * isCatalogRel as in XLOG_EI_DELETE; records of version 0.1.0 end before it.
  */
 typedef struct xl_ei_reuse_page
 {
-	RelFileNode node;
+	EIRelFileLocator node;
 	BlockNumber block;
 	FullTransactionId safexid;
+	bool		isCatalogRel;
 } xl_ei_reuse_page;
 
-#define SizeOfEIReusePage	(sizeof(xl_ei_reuse_page))
+#define SizeOfEIReusePageV1	(offsetof(xl_ei_reuse_page, safexid) + sizeof(FullTransactionId))
+#define SizeOfEIReusePage	(offsetof(xl_ei_reuse_page, isCatalogRel) + sizeof(bool))
 
 /*
  * XLOG_EI_COMPACT_INSERT: an entry was added to the compact leaf in block 0

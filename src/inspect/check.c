@@ -95,9 +95,9 @@ typedef struct EICheckState
 	bool		collecting_buffer;	/* ei_collect_entry: buffered entries */
 } EICheckState;
 
-static void ei_corrupt(EICheckState *state, BlockNumber blkno,
-					   OffsetNumber offnum, const char *fmt,...)
-			pg_attribute_printf(4, 5) pg_attribute_noreturn();
+pg_noreturn static void ei_corrupt(EICheckState *state, BlockNumber blkno,
+								   OffsetNumber offnum, const char *fmt,...)
+			pg_attribute_printf(4, 5);
 static EIHeapKeyResult ei_check_read_key(EIHeapKeyReader *reader,
 										 ItemPointer tid);
 static Page ei_check_compact_leaf(EICheckState *state, BlockNumber blkno,

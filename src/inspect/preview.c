@@ -227,7 +227,7 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 					   AccessShareLock);
 	heap = table_open(heapoid, AccessShareLock);
 	index = EIOpenIndexChecked(indexoid, AccessShareLock);
-	if (!pg_class_ownercheck(indexoid, GetUserId()) &&
+	if (!EIRelationOwnerCheck(indexoid, GetUserId()) &&
 		!has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

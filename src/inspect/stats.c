@@ -128,7 +128,7 @@ ei_stats_relname(Oid relid)
 static void
 ei_stats_check_permission(Oid indexoid)
 {
-	if (pg_class_ownercheck(indexoid, GetUserId()))
+	if (EIRelationOwnerCheck(indexoid, GetUserId()))
 		return;
 	if (has_privs_of_role(GetUserId(), ROLE_PG_STAT_SCAN_TABLES))
 		return;

@@ -1811,7 +1811,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	int			nzkeys;
 	bool		searchable;
 	int			sort_threshold;
-	OsmInterp	interp;
+	OsmInterp	interp = {0};	/* set up only for a searchable scan */
 	int64		nread = 0;
 	int64		nskipped = 0;
 
@@ -2025,7 +2025,7 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 	int64		moved;
 
 	rel = osm_open_index(indexoid, RowExclusiveLock);
-	if (!pg_class_ownercheck(indexoid, GetUserId()))
+	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
 	heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);

@@ -1,0 +1,164 @@
+/*-------------------------------------------------------------------------
+ *
+ * eicompat.h
+ *	  Every difference between the PostgreSQL majors elastic_index builds
+ *	  against (15, 16, 17 and 18), in one place.
+ *
+ * The rest of the source is written against the names defined here; a
+ * call site that must differ by version (an access method callback whose
+ * signature changed, say) keeps its own #if PG_VERSION_NUM guard, and
+ * src/README.md ("Supported PostgreSQL versions") lists those sites.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EICOMPAT_H
+#define EICOMPAT_H
+
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "storage/bufpage.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
+
+#if PG_VERSION_NUM < 150000
+#error "elastic_index needs PostgreSQL 15 or later"
+#endif
+
+/*
+ * A relation's physical file: RelFileNode until 15, RelFileLocator from 16
+ * on.  The two are laid out the same (tablespace, database, relation
+ * number: three 4-byte OIDs), so WAL records that carry one have the same
+ * bytes in every version.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "storage/relfilelocator.h"
+typedef RelFileLocator EIRelFileLocator;
+#define EIRelFileSpc(loc)		((loc).spcOid)
+#define EIRelFileDb(loc)		((loc).dbOid)
+#define EIRelFileNumber(loc)	((loc).relNumber)
+#define EIRelationLocator(rel)	((rel)->rd_locator)
+#define EISmgrLocator(smgr)		((smgr)->smgr_rlocator.locator)
+#else
+#include "storage/relfilenode.h"
+typedef RelFileNode EIRelFileLocator;
+#define EIRelFileSpc(loc)		((loc).spcNode)
+#define EIRelFileDb(loc)		((loc).dbNode)
+#define EIRelFileNumber(loc)	((loc).relNode)
+#define EIRelationLocator(rel)	((rel)->rd_node)
+#define EISmgrLocator(smgr)		((smgr)->smgr_rnode.node)
+#endif
+
+/*
+ * Recovery conflicts: from 16 on the standby also needs to know whether
+ * the removed tuples belong to a catalog (for logical decoding on a
+ * standby), which our WAL records carry in every version.
+ */
+#if PG_VERSION_NUM >= 160000
+#define EIResolveConflictWithSnapshot(xid, isCatalogRel, loc) \
+	ResolveRecoveryConflictWithSnapshot((xid), (isCatalogRel), (loc))
+#define EIResolveConflictWithSnapshotFullXid(fxid, isCatalogRel, loc) \
+	ResolveRecoveryConflictWithSnapshotFullXid((fxid), (isCatalogRel), (loc))
+#else
+#define EIResolveConflictWithSnapshot(xid, isCatalogRel, loc) \
+	((void) (isCatalogRel), ResolveRecoveryConflictWithSnapshot((xid), (loc)))
+#define EIResolveConflictWithSnapshotFullXid(fxid, isCatalogRel, loc) \
+	((void) (isCatalogRel), \
+	 ResolveRecoveryConflictWithSnapshotFullXid((fxid), (loc)))
+#endif
+
+/* Does this role own this relation (or is it a superuser)? */
+#if PG_VERSION_NUM >= 160000
+#define EIRelationOwnerCheck(relid, roleid) \
+	object_ownercheck(RelationRelationId, (relid), (roleid))
+#else
+#define EIRelationOwnerCheck(relid, roleid) \
+	pg_class_ownercheck((relid), (roleid))
+#endif
+
+/*
+ * A page-sized buffer that smgrextend and smgrwrite accept: from 16 on they
+ * assert that it is aligned for direct I/O.
+ */
+#if PG_VERSION_NUM >= 160000
+typedef PGIOAlignedBlock EIAlignedBlock;
+#else
+typedef PGAlignedBlock EIAlignedBlock;
+#endif
+
+/* A cost-based vacuum delay point (18 tells VACUUM from ANALYZE). */
+#if PG_VERSION_NUM >= 180000
+#define EIVacuumDelayPoint()	vacuum_delay_point(false)
+#else
+#define EIVacuumDelayPoint()	vacuum_delay_point()
+#endif
+
+/*
+ * A function that never returns: 18 replaced the pg_attribute_noreturn()
+ * attribute with the pg_noreturn specifier, which goes first.  Write
+ * "pg_noreturn static void f(...)" in every version.
+ */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/*
+ * The offset of the access method's part of a parallel index scan's
+ * shared state (18 added instrumentation before it).
+ */
+#if PG_VERSION_NUM >= 180000
+#define EIParallelScanAmOffset(pscan)	((pscan)->ps_offset_am)
+#else
+#define EIParallelScanAmOffset(pscan)	((pscan)->ps_offset)
+#endif
+
+/*
+ * The btree strategy (1-5) of an ordering operator, or 0 if it is not one
+ * of a btree operator family; *opfamily and *opcintype as
+ * get_ordering_op_properties returns them.  18 reports a CompareType.
+ */
+static inline int16
+EIOrderingOpStrategy(Oid opno, Oid *opfamily, Oid *opcintype)
+{
+#if PG_VERSION_NUM >= 180000
+	CompareType cmptype;
+
+	if (!get_ordering_op_properties(opno, opfamily, opcintype, &cmptype))
+		return 0;
+	switch (cmptype)
+	{
+		case COMPARE_LT:
+			return BTLessStrategyNumber;
+		case COMPARE_LE:
+			return BTLessEqualStrategyNumber;
+		case COMPARE_EQ:
+			return BTEqualStrategyNumber;
+		case COMPARE_GE:
+			return BTGreaterEqualStrategyNumber;
+		case COMPARE_GT:
+			return BTGreaterStrategyNumber;
+		default:
+			return 0;
+	}
+#else
+	int16		strategy;
+
+	if (!get_ordering_op_properties(opno, opfamily, opcintype, &strategy))
+		return 0;
+	return strategy;
+#endif
+}
+
+/* Is text under this collation ordered by its bytes (C, POSIX)? */
+static inline bool
+EICollationIsC(Oid collation)
+{
+#if PG_VERSION_NUM >= 180000
+	return pg_newlocale_from_collation(collation)->collate_is_c;
+#else
+	return lc_collate_is_c(collation);
+#endif
+}
+
+#endif							/* EICOMPAT_H */
