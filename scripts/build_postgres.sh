@@ -54,7 +54,12 @@ as_root() {
 name=$(basename "$archive")
 name=${name%.tar.*}
 sum=$(sha256sum "$archive" | cut -c1-16)
-prefix=$cache/$name-$sum
+# the changes fix_source makes, by name: a change to them is a new tree
+case "$name" in
+postgresql-16-branchpoint) patches=-p1 ;;
+*) patches= ;;
+esac
+prefix=$cache/$name-$sum$patches
 
 if [ -f "$prefix/.complete" ]; then
 	echo "build_postgres: $name cached in $prefix" >&2
@@ -91,8 +96,31 @@ as_root rm -rf "$prefix"
 as_root mkdir -p "$prefix"
 as_root chown "$(id -u):$(id -g)" "$prefix"
 
+# Bring a development snapshot up to its major's release where a bug of
+# the snapshot would fail our tests for a reason of its own:
+#
+#  - 16 branch point (16beta2): btree's interval_ops has an equal-image
+#    function (btequalimage), though '1 day' = '24 hours' holds for values
+#    that are not bitwise equal; nbtree's own build then fails an
+#    assertion in _bt_truncate on such values (our differential tests make
+#    a btree on an interval column).  16.0 shipped without the entry, as
+#    do 15 and 17: it is removed here.
+fix_source() {
+	local dat=$1/src/include/catalog/pg_amproc.dat
+	case "$name" in
+	postgresql-16-branchpoint)
+		perl -0pi -e "s/\{ amprocfamily => 'btree\/interval_ops', amproclefttype => 'interval',\n  amprocrighttype => 'interval', amprocnum => '4', amproc => 'btequalimage' \},\n//" "$dat"
+		if perl -0ne "exit(/btree\/interval_ops', amproclefttype => 'interval',\n  amprocrighttype => 'interval', amprocnum => '4'/ ? 0 : 1)" "$dat"; then
+			echo "build_postgres: could not remove interval_ops's btequalimage" >&2
+			exit 1
+		fi
+		;;
+	esac
+}
+
 tar -C "$build" -xf "$archive" || fail "unpacking"
 src=$(find "$build" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+fix_source "$src"
 (
 	cd "$src"
 	./configure --prefix="$prefix" --enable-cassert --enable-debug \

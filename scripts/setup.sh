@@ -80,8 +80,15 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
 	make -s clean PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make clean"
 fi
 
-echo "setup: building elastic_index against $("$PG_CONFIG" --version)"
-make -s -j2 PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make"
+# EI_WERROR=1 (scripts/test_matrix.sh): warnings are errors
+copt=()
+if [ "${EI_WERROR:-0}" = 1 ]; then
+	copt=(COPT="-Wall -Wextra -Wno-unused-parameter -Wno-sign-compare -Wno-missing-field-initializers -Werror")
+	make -s clean PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make clean"
+fi
+
+echo "setup: building elastic_index against $("$PG_CONFIG" --version)${copt:+ with -Werror}"
+make -s -j2 PG_CONFIG="$PG_CONFIG" "${copt[@]}" >"$log" 2>&1 || fail "make"
 echo "$want_stamp" >"$stamp"
 warnings=$(grep -c 'warning:' "$log" || true)
 if [ "$warnings" -gt 0 ]; then

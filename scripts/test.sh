@@ -92,13 +92,15 @@ passed=0
 failed=0
 failed_suites=()
 
-# Count a suite's result lines ("<kind> NAME ... ok|FAILED") in a log.
+# Count a suite's result lines in a log: "<kind> NAME ... ok|FAILED", or
+# pg_regress's TAP lines from 16 on, "ok N - NAME" and "not ok N - NAME".
 # Expected tests that never reported a result (the suite could not start,
 # say) count as failed.
 tally() {
 	local suite=$1 log=$2 expected=$3 ok bad
-	ok=$(grep -cE '^(test|unit| ) +[^ ]+ +\.\.\. +ok' "$log" || true)
-	bad=$(grep -E '^(test|unit| ) +[^ ]+ +\.\.\. ' "$log" | grep -cvE '\.\.\. +ok' || true)
+	ok=$(grep -cE '^(test|unit| ) +[^ ]+ +\.\.\. +ok|^ok +[0-9]+ +[-+] ' "$log" || true)
+	bad=$(grep -E '^(test|unit| ) +[^ ]+ +\.\.\. |^not ok +[0-9]+ +[-+] ' "$log" |
+		grep -cvE '\.\.\. +ok' || true)
 	if [ $((ok + bad)) -lt "$expected" ]; then
 		bad=$((expected - ok))
 	fi

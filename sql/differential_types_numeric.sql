@@ -190,7 +190,9 @@ SELECT ei_diff('tn', 'SELECT id, o FROM %I WHERE o IN (1, 2, 3, 99)', false, '{b
 SELECT ei_diff('tn', 'SELECT id FROM %I WHERE i4 > 0 AND i4 < 100 AND i2 > 0', false, '{index,bitmap}');
 SELECT ei_diff('tn', 'SELECT i4 FROM %I WHERE i4 > 100 AND i4 >= 200 AND i4 < 300 AND i4 <= 250 ORDER BY i4 DESC', true);
 SELECT ei_diff('tn', 'SELECT i4 FROM %I WHERE i4 > 100 AND i4 < 50');
-SELECT ei_diff('tn', 'SELECT i4 FROM %I WHERE i4 = 100 AND i4 = 101');
+-- (a constant 101 would let 18's planner see the contradiction and skip
+-- the scan)
+SELECT ei_diff('tn', 'SELECT i4 FROM %I WHERE i4 = 100 AND i4 = (SELECT 101)');
 
 SELECT ei_check_all('tn');
 

@@ -47,7 +47,19 @@ FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING osm_tree (ts DE
 SELECT * FROM hy_plan('SELECT ts FROM hy ORDER BY ts DESC LIMIT 5');
 
 -- EXPLAIN ANALYZE and real queries never use a hypothetical index
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM hy WHERE id = 42;
+-- (the plan's nodes without the figures, which 18 prints differently)
+CREATE FUNCTION hy_analyze(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		IF line !~ '^\s*Buffers: ' THEN
+			RETURN NEXT regexp_replace(line, ' \(actual [^)]*\)', '');
+		END IF;
+	END LOOP;
+END $$;
+SELECT * FROM hy_analyze('SELECT * FROM hy WHERE id = 42');
+DROP FUNCTION hy_analyze(text);
 SELECT count(*) FROM hy WHERE id = 42;
 -- nor does EXECUTE reuse a generic plan that EXPLAIN EXECUTE made with one
 PREPARE hy_q(int8) AS SELECT * FROM hy WHERE id = $1;
@@ -58,13 +70,16 @@ RESET plan_cache_mode;
 DEALLOCATE hy_q;
 
 -- the planner costs a hypothetical index as the real one it describes
+-- (for a range inside the histogram: where a bound falls in its first or
+-- last bucket, 16 on probe a real ordered index for the column's actual
+-- end, which a hypothetical one cannot answer)
 SELECT elastic_index_hypothetical_reset();
 SELECT indexrelid AS ours_oid
 FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
-SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 100 AND 2000') AS hypothetical_cost \gset
+SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 50100 AND 52000') AS hypothetical_cost \gset
 SELECT elastic_index_hypothetical_reset();
 CREATE INDEX hy_id_real ON hy USING elastic_btree (id);
-SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 100 AND 2000') = :'hypothetical_cost' AS same_cost;
+SELECT hy_cost('SELECT * FROM hy WHERE id BETWEEN 50100 AND 52000') = :'hypothetical_cost' AS same_cost;
 SELECT indexrelid AS ours_oid
 FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id)') \gset
 SELECT e.total_pages = s.total_pages AS same_pages, e.tree_height = s.height AS same_height

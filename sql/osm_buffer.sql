@@ -22,8 +22,18 @@ SHOW osm_tree.buffer_size;
 SHOW osm_tree.flush_fraction;
 SHOW osm_tree.bloom_bits_per_key;
 SHOW osm_tree.sort_threshold;
-SET osm_tree.buffer_size = -1;
-SET osm_tree.buffer_size = '2GB';
+-- (the range as 15 to 17 write it; 18 gives its ends units too)
+CREATE FUNCTION ob_set_error(setting text, value text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM set_config(setting, value, false);
+	RETURN 'no error';
+EXCEPTION WHEN others THEN
+	RETURN SQLSTATE || ' ' || regexp_replace(SQLERRM, '\((\S+) 8kB \.\. (\S+) 8kB\)', '(\1 .. \2)');
+END $$;
+SELECT ob_set_error('osm_tree.buffer_size', '-1');
+SELECT ob_set_error('osm_tree.buffer_size', '2GB');
+DROP FUNCTION ob_set_error(text, text);
 SET osm_tree.flush_fraction = 0;
 SET osm_tree.bloom_bits_per_key = 33;
 SET osm_tree.sort_threshold = -1;

@@ -840,6 +840,7 @@ typedef struct OsmSectionZone
 #define OSM_BUFFER_FIRST		((OffsetNumber) 2)
 #define OSM_MAX_BLOOM_BYTES		1024	/* largest filter of one page */
 #define OSM_FLUSH_STEP_PAGES	16	/* most pages one flush step moves */
+#define OSM_FLUSH_LOCK_SUBID	1	/* sub-ID of the flush lock's object lock tag */
 
 /* Entries on a buffer page (every item but the summary). */
 #define OsmPageGetNEntries(page) \

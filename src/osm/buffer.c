@@ -27,6 +27,7 @@
 #include "access/xloginsert.h"
 #include "bloomfilter.h"
 #include "catalog/index.h"
+#include "catalog/pg_class.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "eitree_xlog.h"
@@ -1018,15 +1019,49 @@ osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items, int nitems)
 }
 
 /*
+ * Take the flush lock of an index (see OsmBufferFlush); false if wait is
+ * false and another backend holds it.
+ *
+ * It is a heavyweight ExclusiveLock on an object lock tag of the index
+ * (pg_class, the index's OID, sub-ID OSM_FLUSH_LOCK_SUBID), which nothing
+ * in the server takes: relations are locked through relation lock tags.
+ * GIN serializes its pending-list cleanup with a lock on the metapage's
+ * block number instead, but a backend holding a page lock may take no
+ * other heavyweight lock (16 and later assert it), and a flush reads
+ * catalogs (sort support, the compact-leaf setup) while it runs.
+ */
+static bool
+osm_flush_lock(Relation rel, bool wait)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, MyDatabaseId, RelationRelationId,
+					   RelationGetRelid(rel), OSM_FLUSH_LOCK_SUBID);
+	return LockAcquire(&tag, ExclusiveLock, false, !wait) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+/*
+ * Release the flush lock of an index.
+ */
+static void
+osm_flush_unlock(Relation rel)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, MyDatabaseId, RelationRelationId,
+					   RelationGetRelid(rel), OSM_FLUSH_LOCK_SUBID);
+	LockRelease(&tag, ExclusiveLock, false);
+}
+
+/*
  * Move up to maxpages of the buffer's oldest pages into the tree, in steps
  * of at most OSM_FLUSH_STEP_PAGES pages; return how many entries moved, or
  * -1 if another backend is flushing and wait is false.
  *
- * One flusher at a time: the heavyweight lock on the metapage's block
- * number (as GIN's pending-list cleanup uses) serializes flushes and
- * VACUUM, never readers or inserters.  maxpages < 0 means every page there
- * is when the flush starts: it stops after the step that takes the tail,
- * so that inserts that keep linking pages cannot keep it going.
+ * One flusher at a time: the flush lock (osm_flush_lock) serializes
+ * flushes and VACUUM, never readers or inserters.  maxpages < 0 means every
+ * page there is when the flush starts: it stops after the step that takes
+ * the tail, so that inserts that keep linking pages cannot keep it going.
  */
 int64
 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
@@ -1035,9 +1070,7 @@ OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
 	int			pages = 0;
 
 	EICheckPreloaded();
-	if (wait)
-		LockPage(rel, EI_METAPAGE, ExclusiveLock);
-	else if (!ConditionalLockPage(rel, EI_METAPAGE, ExclusiveLock))
+	if (!osm_flush_lock(rel, wait))
 		return -1;
 
 	while (maxpages < 0 || pages < maxpages)
@@ -1066,7 +1099,7 @@ OsmBufferFlush(Relation rel, Relation heapRel, int maxpages, bool wait)
 		osm_filter_rebuild(rel);
 		IndexFreeSpaceMapVacuum(rel);
 	}
-	UnlockPage(rel, EI_METAPAGE, ExclusiveLock);
+	osm_flush_unlock(rel);
 	return moved;
 }
 
