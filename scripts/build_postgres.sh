@@ -4,12 +4,15 @@
 # the same machine skips the build.
 #
 #   bash scripts/build_postgres.sh 18          # or 15, 16, 17, or an archive path
+#   bash scripts/build_postgres.sh --release 18   # without assertions, for
+#                                                 # benchmarks
 #
 # Prints the path of the installed tree's pg_config as its last line.  The
 # tree goes to $EI_PG_CACHE/<archive>-<first 16 hex digits of its SHA-256>
 # (default /var/cache/elastic_index/postgres), built with --enable-cassert
 # --enable-debug --enable-tap-tests --with-icu, plus the isolation tester
-# and the contrib modules the tests use.  A tree is complete only when its
+# and the contrib modules the tests use (--release: no --enable-cassert and
+# --enable-debug, in a tree of its own).  A tree is complete only when its
 # ".complete" marker exists; an interrupted build is started afresh.
 set -euo pipefail
 
@@ -25,8 +28,13 @@ CONTRIB=(pageinspect pg_freespacemap pg_prewarm pg_walinspect pgstattuple)
 PACKAGES=(bison flex libreadline-dev zlib1g-dev libicu-dev pkg-config
 	libssl-dev libipc-run-perl gcc make perl xz-utils bzip2)
 
+release=no
+if [ "${1-}" = --release ]; then
+	release=yes
+	shift
+fi
 if [ $# -ne 1 ]; then
-	echo "usage: $0 {15|16|17|18|ARCHIVE}" >&2
+	echo "usage: $0 [--release] {15|16|17|18|ARCHIVE}" >&2
 	exit 2
 fi
 
@@ -60,6 +68,11 @@ postgresql-16-branchpoint) patches=-p1 ;;
 *) patches= ;;
 esac
 prefix=$cache/$name-$sum$patches
+checks=(--enable-cassert --enable-debug)
+if [ "$release" = yes ]; then
+	prefix=$prefix-release
+	checks=()
+fi
 
 if [ -f "$prefix/.complete" ]; then
 	echo "build_postgres: $name cached in $prefix" >&2
@@ -123,7 +136,7 @@ src=$(find "$build" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 fix_source "$src"
 (
 	cd "$src"
-	./configure --prefix="$prefix" --enable-cassert --enable-debug \
+	./configure --prefix="$prefix" "${checks[@]}" \
 		--enable-tap-tests --with-icu --without-llvm CFLAGS="-O2" >"$log" 2>&1 ||
 		exit 11
 	make -s -j"$jobs" >>"$log" 2>&1 || exit 12

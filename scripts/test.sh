@@ -50,7 +50,7 @@ if ! bash scripts/setup.sh; then
 fi
 
 PG_BINDIR=$("$PG_CONFIG" --bindir)
-PGXS_DIR=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")
+PGXS_DIR=$(dirname "$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")")
 echo "== testing against $("$PG_CONFIG" --version) ($PG_CONFIG): $EI_SUITES"
 
 # Run a command as the postgres OS user (initdb refuses to run as root).

@@ -108,9 +108,9 @@ like($node->safe_psql('old', $catalog_query),
 	qr/elastic_btree integer_ops proc 3 \(bigint,bigint\) elastic_btree_normalize\(bigint\)/,
 	'0.1.0: the normalize function is support function 3');
 ok($node->safe_psql('old',
-	"SELECT compact_leaves > 0 FROM elastic_index_stats('u_k')") eq 't'
+	"SELECT compact_leaf_pages > 0 FROM elastic_index_stats('u_k')") eq 't'
 	  && $node->safe_psql('old',
-		"SELECT compact_leaves > 0 FROM elastic_index_stats('u_t')") eq 't',
+		"SELECT compact_leaf_pages > 0 FROM elastic_index_stats('u_t')") eq 't',
 	'0.1.0: both elastic_btree indexes have compact leaves');
 
 # what the indexes answer, and what a sequential scan answers
@@ -171,7 +171,7 @@ foreach my $idx (qw(u_k u_t u_o))
 $node->safe_psql('old',
 	q{SELECT elastic_btree_expand('u_k'); SELECT elastic_btree_shrink('u_k');});
 is($node->safe_psql('old',
-	"SELECT compact_leaves > 0 FROM elastic_index_stats('u_k')"),
+	"SELECT compact_leaf_pages > 0 FROM elastic_index_stats('u_k')"),
 	't', 'expand and shrink work on an index built under 0.1.0');
 is(answers('old', $force), answers('old', $noindex),
 	'and it answers like a sequential scan after both');
