@@ -3,8 +3,8 @@
 #
 #   Debian's PostgreSQL 15 (apt)     unit, fuzz, docs, regress, isolation, TAP
 #   15.18, assert-enabled (source)   regress, isolation, TAP
-#   16 branch point, assert-enabled  regress, isolation
-#   17 branch point, assert-enabled  regress, isolation
+#   16 branch point, assert-enabled  regress, isolation, TAP
+#   17 branch point, assert-enabled  regress, isolation, TAP
 #   18.3, assert-enabled (source)    regress, isolation, TAP
 #
 # The source-built servers come from ../shared/postgres/ through
@@ -22,8 +22,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROWS=(
 	"debian-15|debian|unit fuzz docs regress isolation tap"
 	"15.18-assert|15|regress isolation tap"
-	"16-assert|16|regress isolation"
-	"17-assert|17|regress isolation"
+	"16-assert|16|regress isolation tap"
+	"17-assert|17|regress isolation tap"
 	"18.3-assert|18|regress isolation tap"
 )
 only=${EI_MATRIX:-}
