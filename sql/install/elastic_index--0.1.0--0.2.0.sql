@@ -28,8 +28,8 @@ WHERE p.amprocfamily = f.oid
 
 --------------------------------------------------------------------------
 -- Equal-image functions (support function 4), where btree has them: they
--- say that equal values of the type are bitwise equal, which entry
--- deduplication relies on.
+-- say that equal values of the type are bitwise equal.  Nothing calls them
+-- yet; deduplication of entries will, as nbtree's does.
 --------------------------------------------------------------------------
 
 DO $equalimage$
@@ -60,3 +60,41 @@ BEGIN
 	END LOOP;
 END
 $equalimage$;
+
+-- ALTER OPERATOR FAMILY ... ADD makes them loose members of the family
+-- (automatic dependencies on the family, the function and the type); a
+-- fresh 0.2.0 install makes them members of their operator class, as
+-- CREATE OPERATOR CLASS does: an internal dependency on the class and
+-- normal ones on the function and the type.  Make them the latter, so that
+-- both catalogs are the same (DROP OPERATOR CLASS, pg_dump) whichever way
+-- they came to 0.2.0.
+UPDATE pg_catalog.pg_depend d
+SET refclassid = 'pg_catalog.pg_opclass'::pg_catalog.regclass,
+	refobjid = c.oid,
+	deptype = 'i'
+FROM pg_catalog.pg_amproc p, pg_catalog.pg_opfamily f, pg_catalog.pg_am a,
+	 pg_catalog.pg_opclass c
+WHERE d.classid = 'pg_catalog.pg_amproc'::pg_catalog.regclass
+  AND d.objid = p.oid
+  AND d.refclassid = 'pg_catalog.pg_opfamily'::pg_catalog.regclass
+  AND d.refobjid = f.oid
+  AND p.amprocfamily = f.oid
+  AND p.amprocnum = 4
+  AND f.opfmethod = a.oid
+  AND a.amname IN ('elastic_btree', 'osm_tree')
+  AND c.opcmethod = a.oid
+  AND c.opcfamily = f.oid
+  AND c.opcintype = p.amproclefttype;
+
+UPDATE pg_catalog.pg_depend d
+SET deptype = 'n'
+FROM pg_catalog.pg_amproc p, pg_catalog.pg_opfamily f, pg_catalog.pg_am a
+WHERE d.classid = 'pg_catalog.pg_amproc'::pg_catalog.regclass
+  AND d.objid = p.oid
+  AND d.refclassid IN ('pg_catalog.pg_proc'::pg_catalog.regclass,
+					   'pg_catalog.pg_type'::pg_catalog.regclass)
+  AND d.deptype = 'a'
+  AND p.amprocfamily = f.oid
+  AND p.amprocnum = 4
+  AND f.opfmethod = a.oid
+  AND a.amname IN ('elastic_btree', 'osm_tree');

@@ -24,8 +24,8 @@ COMMENT ON ACCESS METHOD elastic_btree IS
 -- access method's support functions against btree's numbering): strategies
 -- 1..5 are < <= = >= >, support function 1 is the 3-way comparison
 -- function, 2 the sort support function and 4 the "equal image" function
--- (equal values are bitwise equal, so deduplication is safe), where btree
--- has them.  3, 5 and 6 (btree's in_range, options and skip support) are
+-- (equal values are bitwise equal: what deduplication will need), where
+-- btree has them.  3, 5 and 6 (btree's in_range, options and skip support) are
 -- unused.  Cross-type operators live in the family only (ALTER OPERATOR
 -- FAMILY), exactly as in btree.
 --------------------------------------------------------------------------

@@ -18,17 +18,31 @@
  *	- before this backend begins a scan of the index (its own reads, the
  *	  leader of a parallel scan before any worker starts, the inspection
  *	  functions);
+ *	- before this backend runs ALTER TABLE or ALTER INDEX (which can move
+ *	  an index to another tablespace: ei_batch_process_utility);
  *	- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
  *	  XACT_EVENT_PRE_PREPARE), so the commit record follows them in WAL.
  *
  * Entries of a subtransaction that aborts are dropped: their heap tuples
  * are dead at once, VACUUM may remove them and reuse their TIDs, and an
  * entry applied later would point at somebody else's row.  Everything is
- * dropped when the transaction aborts.  An index that was dropped,
- * truncated or rebuilt in the meantime (its relfilenode changed) has its
- * entries dropped too: the new storage was built from the heap, our rows
- * included.  Exclusion constraints and SERIALIZABLE are handled where
- * entries come in (am/osm_tree.c).
+ * dropped when the transaction aborts.
+ *
+ * The storage the entries are meant for must still be the index's when
+ * they are applied.  The executor lets go of its lock on an index when the
+ * statement ends (ExecCloseIndices; only its table lock lasts until
+ * commit), so the first entry of a batch takes a RowExclusiveLock on the
+ * index that lasts until the transaction ends: no other session can then
+ * move or rebuild the index under the batch (ALTER INDEX SET TABLESPACE
+ * locks only the index, and copies its blocks, without our entries).  In
+ * this transaction, ALTER TABLE and ALTER INDEX apply the batches before
+ * they run, since moving an index to another tablespace is the one way to
+ * new storage that copies the old; every other way (REINDEX, TRUNCATE,
+ * CLUSTER, a table rewrite) builds the new storage from the heap, so our
+ * rows are in it or gone with the table's, and a batch whose relfilenode
+ * changed is dropped.
+ * Exclusion constraints and SERIALIZABLE are handled where entries come in
+ * (am/osm_tree.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -40,6 +54,8 @@
 #include "eistats.h"
 #include "eitree.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -68,19 +84,56 @@ static MemoryContext ei_batch_cxt = NULL;
 static void ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch);
 static bool ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n);
 static void ei_batch_xact_callback(XactEvent event, void *arg);
+static void ei_batch_process_utility(PlannedStmt *pstmt,
+									 const char *queryString,
+									 bool readOnlyTree,
+									 ProcessUtilityContext context,
+									 ParamListInfo params,
+									 QueryEnvironment *queryEnv,
+									 DestReceiver *dest,
+									 QueryCompletion *qc);
+
+static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 static void ei_batch_subxact_callback(SubXactEvent event,
 									  SubTransactionId mySubid,
 									  SubTransactionId parentSubid,
 									  void *arg);
 
 /*
- * Register the transaction callbacks; called from _PG_init.
+ * Register the transaction callbacks and the utility hook; called from
+ * _PG_init.
  */
 void
 EIBatchInit(void)
 {
 	RegisterXactCallback(ei_batch_xact_callback, NULL);
 	RegisterSubXactCallback(ei_batch_subxact_callback, NULL);
+	prev_ProcessUtility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = ei_batch_process_utility;
+}
+
+/*
+ * Apply the transaction's batches before ALTER TABLE and ALTER INDEX
+ * (including ALTER ... ALL IN TABLESPACE), which can move an index to
+ * another tablespace by copying its blocks: our entries must be in them.
+ */
+static void
+ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
+						 bool readOnlyTree, ProcessUtilityContext context,
+						 ParamListInfo params, QueryEnvironment *queryEnv,
+						 DestReceiver *dest, QueryCompletion *qc)
+{
+	if (ei_batches != NULL && IsTransactionState() &&
+		(IsA(pstmt->utilityStmt, AlterTableStmt) ||
+		 IsA(pstmt->utilityStmt, AlterTableMoveAllStmt)))
+		EIBatchFlushAll();
+
+	if (prev_ProcessUtility_hook)
+		prev_ProcessUtility_hook(pstmt, queryString, readOnlyTree, context,
+								 params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
 }
 
 /*
@@ -114,6 +167,9 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	}
 
 	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
+	/* the first entry since the batch was last emptied locks the index */
+	if (!found || batch->nitems == 0)
+		LockRelationOid(indexoid, RowExclusiveLock);
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		if (found && batch->nitems > 0)
@@ -200,15 +256,13 @@ EIBatchFlushIndex(Relation rel)
  * so VACUUM's recycle fence (EIAdvanceRecycleFence) could let a page it
  * unlinked be reused while a descent here still held a link to it.
  *
- * Each index is locked again here.  The executor lets go of its lock on an
- * index when the statement ends (ExecCloseIndices); only the lock on the
- * table lasts until commit.  That one keeps the index from being dropped
- * or rebuilt by others (both lock the table in a mode that conflicts with
- * ours), but opening the index with no lock of its own would skip the
- * invalidation processing a lock brings, and assert-enabled servers check
- * that every relation opened is locked.  So, in the executor's order: the
- * table, then the index, both in RowExclusiveLock.  Either may be gone,
- * dropped by this very transaction.
+ * The table and the index are opened in the executor's order, both in
+ * RowExclusiveLock, which this transaction holds already (the table since
+ * its inserts, the index since the batch's first entry: see above), so
+ * this cannot wait; opening them with NoLock instead would skip the
+ * invalidation processing a lock request brings, and assert-enabled
+ * servers check that every relation opened is locked.  Either may be
+ * gone, dropped by this very transaction.
  */
 void
 EIBatchFlushAll(void)

@@ -106,6 +106,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
+	EINoteHeapRel(rel, heapRel);
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -203,6 +204,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	int			i = 0;
 
 	EICheckPreloaded();
+	EINoteHeapRel(rel, heapRel);
 	nitems = ei_drop_copies(items, nitems);
 	/* read now what the policy needs, not later under a leaf's lock */
 	(void) EICompactInfo(rel);
@@ -606,6 +608,7 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 	EIRelCache *cache;
 
 	EICheckItemSize(rel, heapRel, itup);
+	EINoteHeapRel(rel, heapRel);
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 

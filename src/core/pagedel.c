@@ -603,25 +603,34 @@ EIUnlinkHalfDead(Relation rel, BlockNumber leafblk)
 }
 
 /*
- * Does logical decoding read the table of this index as a catalog (a
- * user_catalog_table under wal_level = logical)?  Recovery conflicts on a
- * standby ask it from 16 on.  Only under wal_level = logical does it look
- * at the table, whose relation cache entry its holder has open.
+ * Note, before any buffer lock, whether logical decoding reads the index's
+ * table as a catalog (a user_catalog_table under wal_level = logical), for
+ * EIHeapIsCatalogRel.  The insertion entry points call it with the table
+ * they were given, so that the record that reuses a page, written deep in
+ * a split with buffer locks held, needs no relation cache lookup there.
+ */
+void
+EINoteHeapRel(Relation rel, Relation heapRel)
+{
+	if (heapRel == NULL || !XLogLogicalInfoActive())
+		return;
+	(void) EIGetMetaCached(rel, false);
+	((EIRelCache *) rel->rd_amcache)->heap_is_catalog =
+		RelationIsAccessibleInLogicalDecoding(heapRel);
+}
+
+/*
+ * Does logical decoding read the table of this index as a catalog?
+ * Recovery conflicts on a standby ask it from 16 on.  As noted by the
+ * operation's entry point (EINoteHeapRel); false where none did (and when
+ * a relation cache flush dropped the note), as on 15, where nothing reads
+ * it.
  */
 bool
 EIHeapIsCatalogRel(Relation index)
 {
-	Relation	heap;
-	bool		result;
-
-	if (!XLogLogicalInfoActive())
-		return false;
-	heap = RelationIdGetRelation(index->rd_index->indrelid);
-	if (!RelationIsValid(heap))
-		return false;
-	result = RelationIsAccessibleInLogicalDecoding(heap);
-	RelationClose(heap);
-	return result;
+	return XLogLogicalInfoActive() && index->rd_amcache != NULL &&
+		((EIRelCache *) index->rd_amcache)->heap_is_catalog;
 }
 
 /*

@@ -1623,6 +1623,11 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 	Assert(!EIScanPosIsPinned(so->currPos));
 
 	pgstat_count_index_scan(rel);
+#if PG_VERSION_NUM >= 180000
+	/* EXPLAIN ANALYZE's "Index Searches" (18 on) */
+	if (scan->instrument)
+		scan->instrument->nsearches++;
+#endif
 
 	if (!so->qual_ok)
 	{

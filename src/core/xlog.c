@@ -859,6 +859,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 
 				appendStringInfo(buf, "latestRemovedXid: %u, ndeleted: %u",
 								 xlrec->latestRemovedXid, xlrec->ndeleted);
+				if (XLogRecGetDataLen(record) >= SizeOfEIDelete)
+					appendStringInfo(buf, ", isCatalogRel: %c",
+									 xlrec->isCatalogRel ? 'T' : 'F');
 				break;
 			}
 		case XLOG_EI_MARK_HALFDEAD:
@@ -878,6 +881,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 xlrec->leaftopparent,
 								 EpochFromFullTransactionId(xlrec->safexid),
 								 XidFromFullTransactionId(xlrec->safexid));
+				if (XLogRecGetDataLen(record) >= SizeOfEIReusePage)
+					appendStringInfo(buf, ", isCatalogRel: %c",
+									 xlrec->isCatalogRel ? 'T' : 'F');
 				break;
 			}
 		case XLOG_EI_COMPACT_INSERT:

@@ -253,6 +253,8 @@ typedef struct EIRelCache
 	struct EIActivityEntry *activity;	/* the index's shared activity
 										 * entry (inspect/activity.c), */
 	uint64		activity_generation;	/* as of this entry generation */
+	bool		heap_is_catalog;	/* EINoteHeapRel's note, for WAL records
+									 * that reuse a page */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -681,6 +683,7 @@ extern FullTransactionId EIPageGetSafeXid(Page page);
 extern void EIPageRemoveDownlink(Page ppage, OffsetNumber poff, BlockNumber rightblk);
 extern void EIPageMarkHalfDead(Page leafpage, Page ppage, OffsetNumber poff,
 							   BlockNumber rightblk, BlockNumber topparent);
+extern void EINoteHeapRel(Relation rel, Relation heapRel);
 extern bool EIHeapIsCatalogRel(Relation index);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 

@@ -544,6 +544,7 @@ OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 			EIInsertTop(rel, heapRel, items[k]);
 		return;
 	}
+	EINoteHeapRel(rel, heapRel);
 	(void) osm_buffer_cache(rel);
 
 	while (i < nitems)

@@ -24,6 +24,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "miscadmin.h"
@@ -103,17 +104,29 @@ OsmRequestBackgroundFlush(Relation rel)
 static int
 osm_worker_flush_once(Oid indexoid, bool done)
 {
-	Relation	rel;
-	Relation	heapRel;
+	Oid			heapoid;
+	Relation	rel = NULL;
+	Relation	heapRel = NULL;
 	int			result = 0;
 
 	StartTransactionCommand();
 	/* a snapshot, so that our xmin keeps the pages we walk from reuse */
 	PushActiveSnapshot(GetTransactionSnapshot());
 
-	rel = try_relation_open(indexoid, RowExclusiveLock);
+	/*
+	 * The table first, then the index, as the executor and DDL (DROP,
+	 * TRUNCATE, CLUSTER) lock them: the other order can deadlock with them.
+	 * The index may have been dropped, and its OID reused, between the
+	 * lookup and the locks: it must still be an index of that table.
+	 */
+	heapoid = IndexGetRelation(indexoid, true);
+	if (OidIsValid(heapoid))
+		heapRel = try_table_open(heapoid, AccessShareLock);
+	if (heapRel != NULL)
+		rel = try_relation_open(indexoid, RowExclusiveLock);
 	if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_indam == NULL || !EIRelIsOsm(rel))
+		rel->rd_indam == NULL || !EIRelIsOsm(rel) ||
+		rel->rd_index->indrelid != heapoid)
 		result = -1;
 	else if (done)
 		EIStatsFlushWorkerDone(rel);
@@ -128,14 +141,14 @@ osm_worker_flush_once(Oid indexoid, bool done)
 		if (counts.closed_pages >= unit ||
 			(EIGetBufferSize(rel) == 0 && counts.pages > 0))
 		{
-			heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
 			if (OsmBufferFlush(rel, heapRel, unit, false) >= 0)
 				result = 1;
-			table_close(heapRel, AccessShareLock);
 		}
 	}
 	if (rel != NULL)
 		relation_close(rel, RowExclusiveLock);
+	if (heapRel != NULL)
+		table_close(heapRel, AccessShareLock);
 
 	PopActiveSnapshot();
 	CommitTransactionCommand();

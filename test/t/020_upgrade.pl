@@ -28,12 +28,18 @@ $node->start;
 my $major = $node->safe_psql('postgres', 'SHOW server_version_num') / 10000;
 
 # every support function and operator of our access methods' families, one
-# line each, for comparing two catalogs
+# line each with what it depends on and how, for comparing two catalogs
 my $catalog_query = q{
 SELECT string_agg(line, E'\n' ORDER BY line) FROM (
-	SELECT format('%s %s proc %s (%s,%s) %s', a.amname, f.opfname, p.amprocnum,
-				  p.amproclefttype::regtype, p.amprocrighttype::regtype,
-				  p.amproc::regprocedure) AS line
+	SELECT format('%s %s proc %s (%s,%s) %s depends on %s', a.amname, f.opfname,
+				  p.amprocnum, p.amproclefttype::regtype,
+				  p.amprocrighttype::regtype, p.amproc::regprocedure,
+				  (SELECT string_agg(pg_describe_object(d.refclassid, d.refobjid,
+														d.refobjsubid) ||
+									 ' (' || d.deptype || ')', ', '
+									 ORDER BY 1)
+				   FROM pg_depend d
+				   WHERE d.classid = 'pg_amproc'::regclass AND d.objid = p.oid)) AS line
 	FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
 	JOIN pg_am a ON a.oid = f.opfmethod
 	WHERE a.amname IN ('elastic_btree', 'osm_tree')
@@ -62,10 +68,10 @@ is($node->safe_psql('fresh',
 	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
 	'0.2.0', 'CREATE EXTENSION installs 0.2.0');
 my $fresh_catalog = $node->safe_psql('fresh', $catalog_query);
-like($fresh_catalog, qr/elastic_btree integer_ops proc 7 \(bigint,bigint\) elastic_btree_normalize\(bigint\)/,
+like($fresh_catalog, qr/elastic_btree integer_ops proc 7 \(bigint,bigint\) elastic_btree_normalize\(bigint\) depends on /,
 	'0.2.0: the normalize function is support function 7');
-like($fresh_catalog, qr/osm_tree text_ops proc 4 \(text,text\) btvarstrequalimage\(oid\)/,
-	'0.2.0: text has the equal-image function 4');
+like($fresh_catalog, qr/osm_tree text_ops proc 4 \(text,text\) btvarstrequalimage\(oid\) depends on .*operator class text_ops for access method osm_tree \(i\)/,
+	'0.2.0: text has the equal-image function 4, a member of its class');
 unlike($fresh_catalog, qr/ proc 3 /, '0.2.0: no support function 3');
 my $nclasses = $node->safe_psql('fresh',
 	q{SELECT count(*) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod

@@ -1,0 +1,106 @@
+--
+-- A transaction's osm_tree batch (src/core/batch.c) and DDL on the index
+-- before the transaction commits.  ALTER INDEX SET TABLESPACE copies the
+-- index's blocks into new storage: the batch must be applied before the
+-- copy, or the committed rows have no entries.  REINDEX and TRUNCATE build
+-- new storage from the heap: the batch is then moot.  (Another session's
+-- SET TABLESPACE waits for our commit: test/specs/osm_batch_tablespace.)
+-- Also the planner: from 18 on it reads an ordered index's ends for its
+-- estimates (get_actual_variable_range), through ours too, with a batch
+-- pending and over compact leaves.
+--
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+CREATE TABLESPACE ei_regress_ts LOCATION '';
+CREATE TABLE obt (k int8);
+CREATE INDEX obt_k ON obt USING osm_tree (k);
+SET osm_tree.batch_size = 100000;
+INSERT INTO obt SELECT generate_series(1, 1000);
+
+-- the rows of the index, by index and by a sequential scan
+CREATE FUNCTION obt_counts(OUT by_index bigint, OUT by_seqscan bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SELECT count(*) INTO by_index FROM obt WHERE k > 0;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_indexscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	SELECT count(*) INTO by_seqscan FROM obt;
+END $$;
+
+-- a batch, then the index moves to another tablespace, then another batch
+BEGIN;
+INSERT INTO obt SELECT generate_series(1001, 3000);
+ALTER INDEX obt_k SET TABLESPACE ei_regress_ts;
+INSERT INTO obt SELECT generate_series(3001, 3500);
+COMMIT;
+SELECT * FROM obt_counts();
+SELECT elastic_index_check('obt_k');
+
+-- the same through ALTER INDEX ALL IN TABLESPACE, back to the default
+BEGIN;
+INSERT INTO obt SELECT generate_series(3501, 5000);
+ALTER INDEX ALL IN TABLESPACE ei_regress_ts SET TABLESPACE pg_default;
+COMMIT;
+SELECT * FROM obt_counts();
+SELECT spcname FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE c.relname = 'obt_k';
+
+-- REINDEX in the same transaction rebuilds from the heap, our rows included
+BEGIN;
+INSERT INTO obt SELECT generate_series(5001, 6000);
+REINDEX INDEX obt_k;
+INSERT INTO obt SELECT generate_series(6001, 6500);
+COMMIT;
+SELECT * FROM obt_counts();
+SELECT elastic_index_check('obt_k');
+
+-- TRUNCATE in the same transaction takes our rows with it
+BEGIN;
+INSERT INTO obt SELECT generate_series(6501, 7000);
+TRUNCATE obt;
+INSERT INTO obt SELECT generate_series(1, 10);
+COMMIT;
+SELECT * FROM obt_counts();
+
+-- the planner reads the index's ends with a batch pending (18 on; earlier
+-- versions read only btree indexes' ends): the batch is applied first,
+-- and the estimate and the rows are those of every row
+INSERT INTO obt SELECT generate_series(11, 5000);
+ANALYZE obt;
+BEGIN;
+INSERT INTO obt SELECT generate_series(5001, 6000);
+DO $$
+BEGIN
+	EXECUTE 'EXPLAIN SELECT * FROM obt WHERE k > 5990';
+END $$;
+SELECT * FROM obt_counts();
+SELECT count(*) AS above_5990 FROM obt WHERE k > 5990;
+COMMIT;
+-- and over compact leaves of an elastic_btree index
+CREATE TABLE ebt (k int8);
+INSERT INTO ebt SELECT generate_series(1, 20000);
+CREATE INDEX ebt_k ON ebt USING elastic_btree (k);
+SELECT elastic_btree_shrink('ebt_k') > 0 AS compact;
+ANALYZE ebt;
+INSERT INTO ebt SELECT generate_series(20001, 21000);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+DO $$
+BEGIN
+	EXECUTE 'EXPLAIN SELECT * FROM ebt WHERE k > 20990';
+	EXECUTE 'EXPLAIN SELECT * FROM ebt WHERE k < 3';
+END $$;
+SELECT count(*) AS above_20990 FROM ebt WHERE k > 20990;
+SELECT count(*) AS below_3 FROM ebt WHERE k < 3;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT elastic_index_check('ebt_k');
+
+DROP TABLE obt, ebt;
+DROP FUNCTION obt_counts();
+DROP TABLESPACE ei_regress_ts;
+RESET osm_tree.batch_size;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
