@@ -881,9 +881,6 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 xlrec->leaftopparent,
 								 EpochFromFullTransactionId(xlrec->safexid),
 								 XidFromFullTransactionId(xlrec->safexid));
-				if (XLogRecGetDataLen(record) >= SizeOfEIReusePage)
-					appendStringInfo(buf, ", isCatalogRel: %c",
-									 xlrec->isCatalogRel ? 'T' : 'F');
 				break;
 			}
 		case XLOG_EI_COMPACT_INSERT:
@@ -949,6 +946,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 EIRelFileNumber(xlrec->node), xlrec->block,
 								 EpochFromFullTransactionId(xlrec->safexid),
 								 XidFromFullTransactionId(xlrec->safexid));
+				if (XLogRecGetDataLen(record) >= SizeOfEIReusePage)
+					appendStringInfo(buf, ", isCatalogRel: %c",
+									 xlrec->isCatalogRel ? 'T' : 'F');
 				break;
 			}
 	}
