@@ -36,7 +36,7 @@ SELECT string_agg(line, E'\n' ORDER BY line) FROM (
 				  p.amprocrighttype::regtype, p.amproc::regprocedure,
 				  (SELECT string_agg(pg_describe_object(d.refclassid, d.refobjid,
 														d.refobjsubid) ||
-									 ' (' || d.deptype || ')', ', '
+									 ' (' || d.deptype::text || ')', ', '
 									 ORDER BY 1)
 				   FROM pg_depend d
 				   WHERE d.classid = 'pg_amproc'::regclass AND d.objid = p.oid)) AS line
