@@ -32,9 +32,10 @@
  * they are applied.  The executor lets go of its lock on an index when the
  * statement ends (ExecCloseIndices; only its table lock lasts until
  * commit), so the first entry of a batch takes a RowExclusiveLock on the
- * index that lasts until the transaction ends: no other session can then
- * move or rebuild the index under the batch (ALTER INDEX SET TABLESPACE
- * locks only the index, and copies its blocks, without our entries).  In
+ * index (and the table) that lasts as long as the entry (ei_batch_lock):
+ * no other session can then move or rebuild the index under the batch
+ * (ALTER INDEX SET TABLESPACE locks only the index, and copies its blocks,
+ * without our entries).  In
  * this transaction, ALTER TABLE and ALTER INDEX apply the batches before
  * they run, since moving an index to another tablespace is the one way to
  * new storage that copies the old; every other way (REINDEX, TRUNCATE,
@@ -58,6 +59,7 @@
 #include "tcop/utility.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -81,6 +83,7 @@ typedef struct EIBatch
 static HTAB *ei_batches = NULL;
 static MemoryContext ei_batch_cxt = NULL;
 
+static void ei_batch_lock(Oid heapoid, Oid indexoid);
 static void ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch);
 static bool ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n);
 static void ei_batch_xact_callback(XactEvent event, void *arg);
@@ -123,7 +126,7 @@ ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
 						 ParamListInfo params, QueryEnvironment *queryEnv,
 						 DestReceiver *dest, QueryCompletion *qc)
 {
-	if (ei_batches != NULL && IsTransactionState() &&
+	if (ei_batches != NULL && IsTransactionState() && !IsInParallelMode() &&
 		(IsA(pstmt->utilityStmt, AlterTableStmt) ||
 		 IsA(pstmt->utilityStmt, AlterTableMoveAllStmt)))
 		EIBatchFlushAll();
@@ -134,6 +137,38 @@ ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+}
+
+/*
+ * Lock the table and the index of a batch that gets its first entry, until
+ * the (sub)transaction adding it ends (see the file's header).
+ *
+ * The locks go to the (sub)transaction's resource owner, not to the
+ * current one: during a cursor's FETCH that is the portal's, whose locks a
+ * failed FETCH inside a later subtransaction releases with the
+ * subtransaction, while the entries, which belong to the subtransaction
+ * that added them (their subids), would stay.  Locks and entries thus end
+ * together: at commit or abort, or at the abort of the subtransaction that
+ * added them (when ei_batch_subxact_callback drops those entries), and
+ * they pass to the parent when it commits.  The table is locked too
+ * because a portal's lock on it goes the same way.
+ */
+static void
+ei_batch_lock(Oid heapoid, Oid indexoid)
+{
+	ResourceOwner saved = CurrentResourceOwner;
+
+	CurrentResourceOwner = CurTransactionResourceOwner;
+	PG_TRY();
+	{
+		LockRelationOid(heapoid, RowExclusiveLock);
+		LockRelationOid(indexoid, RowExclusiveLock);
+	}
+	PG_FINALLY();
+	{
+		CurrentResourceOwner = saved;
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -167,9 +202,6 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	}
 
 	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
-	/* the first entry since the batch was last emptied locks the index */
-	if (!found || batch->nitems == 0)
-		LockRelationOid(indexoid, RowExclusiveLock);
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		if (found && batch->nitems > 0)
@@ -189,6 +221,9 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		batch->subids = NULL;
 		batch->to_tree = false;
 	}
+	/* the batch is whole now, so an error in ei_batch_lock leaves it so */
+	if (batch->nitems == 0)
+		ei_batch_lock(batch->heapoid, indexoid);
 
 	oldcxt = MemoryContextSwitchTo(ei_batch_cxt);
 	if (batch->nitems == batch->maxitems)

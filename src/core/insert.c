@@ -106,7 +106,6 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
-	EINoteHeapRel(rel, heapRel);
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -118,8 +117,13 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	key = EIMakeScanKey(rel, itup, true);
 	key->nextkey = true;
 
-	/* read now what the policy needs, not later under the leaf's lock */
+	/*
+	 * Read now what the policy needs, not later under the leaf's lock; then
+	 * note the table's flag (after EICompactInfo, whose catalog reads can
+	 * reset rd_amcache, where the note lives).
+	 */
 	(void) EICompactInfo(rel);
+	EINoteHeapRel(rel, heapRel);
 
 	for (;;)
 	{
@@ -204,10 +208,10 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	int			i = 0;
 
 	EICheckPreloaded();
-	EINoteHeapRel(rel, heapRel);
 	nitems = ei_drop_copies(items, nitems);
 	/* read now what the policy needs, not later under a leaf's lock */
 	(void) EICompactInfo(rel);
+	EINoteHeapRel(rel, heapRel);
 
 	while (i < nitems)
 	{

@@ -608,23 +608,39 @@ EIUnlinkHalfDead(Relation rel, BlockNumber leafblk)
  * EIHeapIsCatalogRel.  The insertion entry points call it with the table
  * they were given, so that the record that reuses a page, written deep in
  * a split with buffer locks held, needs no relation cache lookup there.
+ * Without one (VACUUM's flush of an osm_tree buffer) the table is looked
+ * up here, where no buffer is locked yet.
  */
 void
 EINoteHeapRel(Relation rel, Relation heapRel)
 {
-	if (heapRel == NULL || !XLogLogicalInfoActive())
+	bool		catalog;
+
+	if (!XLogLogicalInfoActive())
 		return;
+	if (heapRel != NULL)
+		catalog = RelationIsAccessibleInLogicalDecoding(heapRel);
+	else
+	{
+		Relation	heap = RelationIdGetRelation(rel->rd_index->indrelid);
+
+		catalog = RelationIsValid(heap) &&
+			RelationIsAccessibleInLogicalDecoding(heap);
+		if (RelationIsValid(heap))
+			RelationClose(heap);
+	}
 	(void) EIGetMetaCached(rel, false);
-	((EIRelCache *) rel->rd_amcache)->heap_is_catalog =
-		RelationIsAccessibleInLogicalDecoding(heapRel);
+	((EIRelCache *) rel->rd_amcache)->heap_is_catalog = catalog;
 }
 
 /*
  * Does logical decoding read the table of this index as a catalog?
  * Recovery conflicts on a standby ask it from 16 on.  As noted by the
- * operation's entry point (EINoteHeapRel); false where none did (and when
- * a relation cache flush dropped the note), as on 15, where nothing reads
- * it.
+ * operation's entry point (EINoteHeapRel); false where none did, and when
+ * a relation cache flush between the note and the page's reuse dropped the
+ * note with rd_amcache (a standby's logical slot then misses one
+ * invalidation it would have had, as everywhere on 15, where nothing reads
+ * the flag).
  */
 bool
 EIHeapIsCatalogRel(Relation index)

@@ -1623,11 +1623,6 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 	Assert(!EIScanPosIsPinned(so->currPos));
 
 	pgstat_count_index_scan(rel);
-#if PG_VERSION_NUM >= 180000
-	/* EXPLAIN ANALYZE's "Index Searches" (18 on) */
-	if (scan->instrument)
-		scan->instrument->nsearches++;
-#endif
 
 	if (!so->qual_ok)
 	{
@@ -1658,6 +1653,11 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 		}
 	}
 
+#if PG_VERSION_NUM >= 180000
+	/* EXPLAIN ANALYZE's "Index Searches" (18 on): descents, as nbtree's */
+	if (scan->instrument)
+		scan->instrument->nsearches++;
+#endif
 	buf = ei_descend(scan, dir, &offnum);
 	so->currPos.buf = buf;
 	if (ei_read_page(scan, dir, offnum))
