@@ -35,15 +35,13 @@
  * index (and the table) that lasts as long as the entry (ei_batch_lock):
  * no other session can then move or rebuild the index under the batch
  * (ALTER INDEX SET TABLESPACE locks only the index, and copies its blocks,
- * without our entries).  In
- * this transaction, ALTER TABLE and ALTER INDEX apply the batches before
- * they run, since moving an index to another tablespace is the one way to
- * new storage that copies the old; every other way (REINDEX, TRUNCATE,
- * CLUSTER, a table rewrite) builds the new storage from the heap, so our
- * rows are in it or gone with the table's, and a batch whose relfilenode
- * changed is dropped.
- * Exclusion constraints and SERIALIZABLE are handled where entries come in
- * (am/osm_tree.c).
+ * without our entries).  In this transaction, ALTER TABLE and ALTER INDEX
+ * apply the batches before they run, since moving an index to another
+ * tablespace is the one way to new storage that copies the old; every
+ * other way (REINDEX, TRUNCATE, CLUSTER, a table rewrite) builds the new
+ * storage from the heap, so our rows are in it or gone with the table's,
+ * and a batch whose relfilenode changed is dropped.  Exclusion constraints
+ * and SERIALIZABLE are handled where entries come in (am/osm_tree.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -95,12 +93,12 @@ static void ei_batch_process_utility(PlannedStmt *pstmt,
 									 QueryEnvironment *queryEnv,
 									 DestReceiver *dest,
 									 QueryCompletion *qc);
-
-static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 static void ei_batch_subxact_callback(SubXactEvent event,
 									  SubTransactionId mySubid,
 									  SubTransactionId parentSubid,
 									  void *arg);
+
+static ProcessUtility_hook_type prev_ProcessUtility_hook = NULL;
 
 /*
  * Register the transaction callbacks and the utility hook; called from
