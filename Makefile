@@ -16,36 +16,42 @@ MODULE_big = elastic_index
 # One object per line, so adding a source file is a one-line change.
 OBJS = \
 	src/elastic_index.o \
-	src/am/elastic_btree.o \
-	src/am/osm_tree.o \
-	src/am/options.o \
-	src/am/validate.o \
-	src/am/normalize.o \
 	src/core/page.o \
 	src/core/search.o \
 	src/core/insert.o \
 	src/core/pagedel.o \
 	src/core/build.o \
 	src/core/sort.o \
-	src/core/batch.o \
 	src/core/scan.o \
 	src/core/vacuum.o \
 	src/core/cost.o \
 	src/core/normkey.o \
-	src/core/heapkey.o \
-	src/core/compact.o \
+	src/core/policy.o \
+	src/core/activity.o \
 	src/core/xlog.o \
+	src/elastic/compact.o \
+	src/elastic/heapkey.o \
 	src/elastic/leafops.o \
+	src/elastic/options.o \
 	src/elastic/policy.o \
+	src/elastic/scan.o \
+	src/elastic/xlog.o \
+	src/osm/batch.o \
+	src/osm/buffer.o \
+	src/osm/flushworker.o \
+	src/osm/options.o \
+	src/osm/policy.o \
+	src/osm/xlog.o \
+	src/am/elastic_btree.o \
+	src/am/osm_tree.o \
+	src/am/validate.o \
+	src/am/normalize.o \
 	src/inspect/stats.o \
 	src/inspect/check.o \
 	src/inspect/keys.o \
 	src/inspect/preview.o \
-	src/inspect/activity.o \
 	src/inspect/sortedness.o \
 	src/hypo/hypothetical.o \
-	src/osm/buffer.o \
-	src/osm/flushworker.o \
 	src/lib/bloomfilter.o \
 	src/lib/keynorm.o \
 	src/lib/nearsort.o \

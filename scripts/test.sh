@@ -6,13 +6,15 @@
 #   unit        test/unit/*.c            make unittest
 #   fuzz        test/fuzz/*_fuzz.c       make fuzz (FUZZ_SECONDS, default 30)
 #   docs        docs/reference.md        test/docs/check_reference.sh
+#   layers      src/ layering            scripts/check_layers.sh, and
+#                                        test/layers/selftest.sh
 #   regress     sql/*.sql                make installcheck (temporary instance)
 #   isolation   test/specs/*.spec        make installcheck (temporary instance)
 #   tap         test/t/*.pl              prove, one file at a time
 #
 #   PG_CONFIG=/path/to/pg_config   the server to build for and test against
 #                                  (default: Debian's PostgreSQL 15)
-#   EI_SUITES="regress isolation"  the suites to run (default: all six)
+#   EI_SUITES="regress isolation"  the suites to run (default: all seven)
 #
 # scripts/test_matrix.sh runs this for every supported major.  After the
 # suites, every server log they left is searched for assertion failures
@@ -30,7 +32,7 @@ repo=$(pwd)
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 export PG_CONFIG
-EI_SUITES=${EI_SUITES:-unit fuzz docs regress isolation tap}
+EI_SUITES=${EI_SUITES:-unit fuzz docs layers regress isolation tap}
 
 # Is a suite selected?
 want() {
@@ -215,6 +217,32 @@ for docs_args in "" "--self-test"; do
 done
 cat "$logs/docs.log"
 tally docs "$logs/docs.log" 2
+fi
+
+# 1d. Layering (no server needed): calls and includes run down the layers
+# (lib, core, the policies, am, inspect and hypo); core/ reaches the
+# policies only through their EITreePolicy tables.  The objects are those
+# scripts/setup.sh just built.  The self-test shows the check fails when it
+# should.
+if want layers; then
+echo "== layers"
+: >"$logs/layers.log"
+if SRC_DIR="$repo/src" bash "$repo/scripts/check_layers.sh" \
+	>"$logs/layers_run.log" 2>&1; then
+	tail -n 1 "$logs/layers_run.log"
+	echo "test layers/check ... ok" >>"$logs/layers.log"
+else
+	cat "$logs/layers_run.log"
+	echo "test layers/check ... FAILED" >>"$logs/layers.log"
+fi
+if bash "$repo/test/layers/selftest.sh" >"$logs/layers_self.log" 2>&1; then
+	echo "test layers/selftest ... ok" >>"$logs/layers.log"
+else
+	cat "$logs/layers_self.log"
+	echo "test layers/selftest ... FAILED" >>"$logs/layers.log"
+fi
+cat "$logs/layers.log"
+tally layers "$logs/layers.log" 2
 fi
 
 # 2. Regression tests (isolation suite disabled for this run)

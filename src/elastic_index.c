@@ -1,13 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * elastic_index.c
- *	  Library entry point: registers the WAL resource manager, reloptions
- *	  and GUC prefixes, and checks that the library was preloaded.
+ *	  Library entry point: registers the WAL resource manager, the access
+ *	  methods (each with its policy table, reloptions and settings), the
+ *	  hypothetical-index hooks and the GUC prefixes.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "eiam.h"
+#include "eihypo.h"
 #include "eistats.h"
 #include "eitree.h"
 #include "fmgr.h"
@@ -16,8 +19,7 @@
 
 PG_MODULE_MAGIC;
 
-/* true once our resource manager is registered (only when preloaded) */
-bool		ei_rmgr_registered = false;
+extern void _PG_init(void);
 
 static const struct config_enum_entry ei_fault_options[] = {
 	{"none", EI_FAULT_NONE, false},
@@ -43,14 +45,11 @@ _PG_init(void)
 	if (process_shared_preload_libraries_in_progress)
 	{
 		EIRmgrRegister();
-		ei_rmgr_registered = true;
 		EIActivityInit();
 	}
 
-	EIInitReloptions();
-	EIElasticInitGUCs();
-	OsmInitGUCs();
-	EIBatchInit();
+	EIElasticBtreeInit();
+	EIOsmTreeInit();
 	EIHypoInit();
 
 	DefineCustomEnumVariable("elastic_index.debug_fault",
@@ -65,20 +64,4 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("elastic_index");
 	MarkGUCPrefixReserved("elastic_btree");
-}
-
-/*
- * Raise a clear error unless the library was loaded at server start.
- */
-void
-EICheckPreloaded(void)
-{
-	if (!ei_rmgr_registered)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("elastic_index must be loaded via shared_preload_libraries"),
-				 errdetail("Its indexes write WAL records that only a preloaded library can replay."),
-				 errhint("Add elastic_index to shared_preload_libraries in postgresql.conf "
-						 "(or ALTER SYSTEM SET shared_preload_libraries = 'elastic_index') "
-						 "and restart the server.")));
 }

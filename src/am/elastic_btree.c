@@ -11,10 +11,47 @@
 #include "access/amapi.h"
 #include "access/nbtree.h"
 #include "commands/vacuum.h"
-#include "eitree.h"
+#include "eiam.h"
+#include "eielastic.h"
 #include "fmgr.h"
 
 PG_FUNCTION_INFO_V1(elastic_btree_handler);
+
+/*
+ * elastic_btree: the core tree with the elastic policy, whose compact
+ * leaves and size bound the core reaches only through this table.
+ */
+static const EITreePolicy elastic_btree_policy = {
+	.name = "elastic_btree",
+	.am_kind = EI_AM_ELASTIC_BTREE,
+	.aminsert = eiinsert,
+	.fillfactor = EIElasticGetFillFactor,
+	.split_factor = NULL,
+	.build_begin = EIElasticBuildBegin,
+	.insert_prepare = EIElasticInsertPrepare,
+	.leaf_full = EIElasticLeafFull,
+	.insert_done = EIElasticInsertDone,
+	.apply_pending = NULL,
+	.leaf = &EICompactLeafOps,
+	.mark_leaf_reads = EIElasticMarkLeafReads,
+	.scan_collect = NULL,
+	.bulkdelete_begin = NULL,
+	.cleanup_begin = NULL,
+	.cleanup_end = EIElasticVacuum,
+	.records = EIElasticRecords,
+};
+
+/*
+ * Set up elastic_btree: its settings, and its policy table; called from
+ * _PG_init.
+ */
+void
+EIElasticBtreeInit(void)
+{
+	EIElasticInitReloptions();
+	EIElasticInitGUCs();
+	EIRegisterPolicy(&elastic_btree_policy);
+}
 
 /*
  * Insert one heap tuple's entry (aminsert).

@@ -20,7 +20,7 @@
 
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
-#include "eitree.h"
+#include "eiam.h"
 #include "fmgr.h"
 #include "keynorm.h"
 #include "mb/pg_wchar.h"
@@ -114,30 +114,6 @@ elastic_btree_norm_bytea(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
-/*
- * The normalize function of an operator family for a type, or InvalidOid.
- * Under a catalog still at extension version 0.1.0 (the library updated,
- * ALTER EXTENSION UPDATE not yet run) it is support function 3, which
- * 0.2.0 leaves to btree's in_range numbering: accept number 3 only if it
- * has the normalize function's shape, one argument returning bytea.
- */
-Oid
-EIGetNormalizeProc(Oid opfamily, Oid opcintype)
-{
-	Oid			procid;
-
-	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
-							   EI_NORMALIZE_PROC);
-	if (OidIsValid(procid))
-		return procid;
-	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
-							   EI_NORMALIZE_PROC_V1);
-	if (OidIsValid(procid) && get_func_nargs(procid) == 1 &&
-		get_func_rettype(procid) == BYTEAOID)
-		return procid;
-	return InvalidOid;
-}
-
 #ifdef USE_ICU
 /*
  * Convert text in the database encoding to UTF-16 for ICU; *result is
@@ -180,32 +156,6 @@ ei_text_to_uchars(UChar **result, const char *data, size_t len)
 	return nuchars;
 }
 #endif
-
-/*
- * Can text under this collation be normalized?  Under C and POSIX the
- * order is the bytes' order.  A deterministic ICU collation orders by ICU
- * sort key and breaks ties by the bytes, as varstr_cmp does; both parts
- * are memcmp-comparable.  A libc collation's strxfrm is not trusted
- * (PostgreSQL itself disables abbreviated keys for it), and a
- * nondeterministic collation calls strings equal that differ in bytes.
- */
-bool
-EINormKeyCollationOK(Oid collation)
-{
-	pg_locale_t locale;
-
-	if (!OidIsValid(collation))
-		return false;
-	if (EICollationIsC(collation))
-		return true;
-	locale = pg_newlocale_from_collation(collation);
-#ifdef USE_ICU
-	if (locale != NULL && locale->provider == COLLPROVIDER_ICU &&
-		locale->deterministic)
-		return true;
-#endif
-	return false;
-}
 
 /*
  * text: under C, the bytes (escaped like bytea); under a deterministic ICU

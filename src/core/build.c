@@ -113,29 +113,18 @@ static void ei_load_finish(EILoadState *lstate);
 
 /*
  * Build a new index of either access method from the rows of its table
- * (ambuild).
- *
- * An elastic_btree index whose entries have no normalized keys can never
- * convert leaves to the compact form; say so once, here, rather than when
- * it reaches a size bound.  osm_tree has no compact leaves.
+ * (ambuild).  The policy first says what it must (build_begin: the
+ * elastic policy notes an index that can never have compact leaves).
  */
 IndexBuildResult *
 eibuild(Relation heap, Relation index, IndexInfo *indexInfo)
 {
-	if (!EIRelIsOsm(index))
-	{
-		EINormKeyInfo *norm = EIGetNormKeyInfo(index);
+	const EITreePolicy *policy = EIGetPolicyChecked(index);
 
-		if (!norm->ok)
-			ereport(NOTICE,
-					(errmsg("index \"%s\" will always keep standard leaves",
-							RelationGetRelationName(index)),
-					 errdetail("Compact leaves need normalized keys, but %s.",
-							   norm->reason)));
-		pfree(norm);
-	}
+	if (policy->build_begin)
+		policy->build_begin(index);
 
-	return ei_build_tree(heap, index, indexInfo, EIRelAmKind(index));
+	return ei_build_tree(heap, index, indexInfo, policy->am_kind);
 }
 
 /*
@@ -673,5 +662,26 @@ ei_load_finish(EILoadState *lstate)
 		if (lvl->parent == NULL)
 			EIPageGetOpaque(lvl->page)->ei_flags |= EI_ROOT;
 		ei_load_write_page(lstate, lvl);
+	}
+}
+
+/*
+ * Name a build phase for pg_stat_progress_create_index (ambuildphasename).
+ */
+char *
+eibuildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case EI_BUILD_PHASE_SCAN:
+			return "scanning table";
+		case EI_BUILD_PHASE_SORT:
+			return "sorting";
+		case EI_BUILD_PHASE_LOAD:
+			return "loading tree";
+		default:
+			return NULL;
 	}
 }

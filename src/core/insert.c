@@ -25,11 +25,14 @@
 #include "storage/smgr.h"
 #include "utils/rel.h"
 
+static void ei_insert(EIInsertState istate, bool from_batch);
 static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
 							  EIStack stack, IndexTuple itup,
-							  OffsetNumber newitemoff);
+							  OffsetNumber newitemoff,
+							  const EIInsertStateData *istate);
 static Buffer ei_split(Relation rel, Buffer buf, Buffer cbuf,
-					   OffsetNumber newitemoff, IndexTuple newitem);
+					   OffsetNumber newitemoff, IndexTuple newitem,
+					   const EIInsertStateData *istate);
 static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
 							 Buffer sbuf, Buffer cbuf, Page leftpage,
 							 Page rightpage, OffsetNumber firstright,
@@ -40,10 +43,13 @@ static void ei_finish_split(Relation rel, Buffer buf, Buffer rbuf,
 static int	ei_run_split_point(Relation rel, Page page, IndexTuple newitem,
 							   Size *sizes, OffsetNumber *origoff, int nitems,
 							   Size usable, Size hikeysz,
+							   const EIInsertStateData *istate,
 							   IndexTuple *separator);
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
-									  IndexTuple newitem, bool *newitemonleft,
+									  IndexTuple newitem,
+									  const EIInsertStateData *istate,
+									  bool *newitemonleft,
 									  IndexTuple *separator);
 static void ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf);
 /* what ei_pole_check found */
@@ -59,7 +65,8 @@ typedef enum EIPoleResult
 
 static EIPoleResult ei_pole_check(Relation rel, EIScanInsert key, Size itemsz,
 								  Buffer *bufp);
-static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz);
+static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz,
+							   bool patient);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 
 /* bytes a leaf's high key made from itup takes, line pointer included */
@@ -72,17 +79,8 @@ static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
 static int	ei_drop_copies(IndexTuple *items, int nitems);
-static void ei_insert_splitting(Relation rel, IndexTuple *items, int nitems,
-								Relation heapRel, bool dense);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
-/*
- * Set while EIInsertSorted inserts one entry of a sorted batch through the
- * ordinary path: the batch's entries after it, which a leaf split takes into
- * account (see ei_find_split_loc).  NULL otherwise.
- */
-static IndexTuple *ei_run_next = NULL;
-static int	ei_run_nnext = 0;
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  IndexTuple *items, int nitems, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
@@ -92,20 +90,25 @@ static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
 /*
- * Insert one leaf tuple (t_tid already set to the heap TID).
+ * Set up the insertion state of one entry: its scan key (nextkey), and what
+ * the policy must read before any leaf is locked.
  */
-bool
-EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
+static void
+ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
+				IndexTuple itup)
 {
-	EIScanInsert key;
-	EIStack		stack = NULL;
-	Buffer		buf;
-	OffsetNumber offnum;
-	bool		shrinking = false;
-	int			fits_compact = -1;	/* unknown yet */
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
 	EICheckPreloaded();
 	EICheckItemSize(rel, heapRel, itup);
+
+	memset(istate, 0, sizeof(EIInsertStateData));
+	istate->rel = rel;
+	istate->heapRel = heapRel;
+	istate->itup = itup;
+	istate->itemsz = MAXALIGN(IndexTupleSize(itup));
+	istate->buf = InvalidBuffer;
+	istate->policy_memo = -1;
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -114,77 +117,124 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	 * Entries are unique, so searching for the first item > key (nextkey)
 	 * finds the one place the entry can take.
 	 */
-	key = EIMakeScanKey(rel, itup, true);
-	key->nextkey = true;
+	istate->key = EIMakeScanKey(rel, itup, true);
+	istate->key->nextkey = true;
 
 	/*
 	 * Read now what the policy needs, not later under the leaf's lock; then
-	 * note the table's flag (after EICompactInfo, whose catalog reads can
+	 * note the table's flag (after the policy's catalog reads, which can
 	 * reset rd_amcache, where the note lives).
 	 */
-	(void) EICompactInfo(rel);
+	if (policy->insert_prepare)
+		policy->insert_prepare(rel);
 	EINoteHeapRel(rel, heapRel);
+}
+
+/*
+ * Insert one leaf tuple (t_tid already set to the heap TID).
+ */
+bool
+EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
+{
+	EIInsertStateData istate;
+
+	ei_insert_begin(&istate, rel, heapRel, itup);
+	ei_insert(&istate, false);
+	pfree(istate.key);
+	return false;
+}
+
+/*
+ * The one path by which an entry reaches its leaf.
+ *
+ * The leaf is the backend's pole, if the entry belongs there and fits
+ * (ei_pole_check), or the one a descent finds.  A full standard leaf first
+ * gives back the space of entries known to be dead; if it is still full,
+ * the policy may change its kind instead of splitting it (the elastic
+ * policy makes it compact near the size bound).  A standard leaf takes the
+ * entry, splitting if it must; a leaf of the policy's kind takes it through
+ * the policy's leaf ops, which may ask for a split and a new descent.
+ *
+ * from_batch: an entry of osm_tree's batches or insert buffer, which may be
+ * in the tree already (a batch applied again after an error) and is then
+ * not inserted twice; and whose pole survives a few entries that land
+ * elsewhere (EI_POLE_MISSES), as near-sorted input keeps returning to it.
+ */
+static void
+ei_insert(EIInsertState istate, bool from_batch)
+{
+	Relation	rel = istate->rel;
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
 	for (;;)
 	{
 		Page		page;
+		OffsetNumber offnum;
 
-		buf = ei_fastpath_leaf(rel, key, MAXALIGN(IndexTupleSize(itup)));
-		EIStatsCount(rel, BufferIsValid(buf) ? EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
-		if (!BufferIsValid(buf))
-			stack = EISearch(rel, key, &buf, EI_WRITE);
-		page = BufferGetPage(buf);
+		istate->buf = ei_fastpath_leaf(rel, istate->key, istate->itemsz,
+									   from_batch);
+		EIStatsCount(rel, BufferIsValid(istate->buf) ?
+					 EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
+		if (!BufferIsValid(istate->buf))
+			istate->stack = EISearch(rel, istate->key, &istate->buf, EI_WRITE);
+		page = BufferGetPage(istate->buf);
 
-		/*
-		 * A full standard leaf first gives back the space of entries known to
-		 * be dead; if it is still full and the index is near its size bound,
-		 * it becomes compact instead of splitting.
-		 */
-		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT) &&
-			PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)))
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
-			ei_delete_dead_items(rel, heapRel, buf);
-			if (PageGetFreeSpace(page) < MAXALIGN(IndexTupleSize(itup)) &&
-				EIElasticWantsCompact(rel))
+			if (from_batch &&
+				ei_leaf_holds(rel, istate->key, page, &offnum))
 			{
-				/* a key too long for a compact leaf never makes one */
-				if (fits_compact < 0)
-					fits_compact = EICompactKeyFits(rel, itup);
-				if (fits_compact && EICompactConvert(rel, buf))
-					shrinking = true;
+				/* there already */
+				EIRelBuf(rel, istate->buf);
+				break;
+			}
+
+			if (PageGetFreeSpace(page) < istate->itemsz)
+			{
+				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
+				if (PageGetFreeSpace(page) < istate->itemsz &&
+					policy->leaf_full != NULL &&
+					policy->leaf_full(istate))
+					istate->leaf_changed = true;
 			}
 		}
 
-		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
-			offnum = EIBinSearch(rel, key, page);
-			ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
+			offnum = EIBinSearch(rel, istate->key, page);
+			ei_insert_on_page(rel, istate->buf, InvalidBuffer, istate->stack,
+							  istate->itup, offnum, istate);
 			break;
 		}
 
-		/* a compact leaf: insert, or split it and start over */
-		switch (EICompactInsert(rel, heapRel, buf, key, itup))
+		/* a leaf of the policy's kind: insert, or split it and start over */
+		if (policy->leaf == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(istate->buf))));
+		switch (policy->leaf->insert(istate))
 		{
-			case EI_COMPACT_INSERTED:
+			case EI_LEAF_INSERTED:
 				break;
-			case EI_COMPACT_FULL:
-				EICompactSplit(rel, heapRel, buf, stack);
+			case EI_LEAF_FULL:
+				policy->leaf->split(istate);
 				/* fall through */
-			case EI_COMPACT_RESTART:
-				EIFreeStack(stack);
-				stack = NULL;
+			case EI_LEAF_RESTART:
+				EIFreeStack(istate->stack);
+				istate->stack = NULL;
 				continue;
 		}
 		break;
 	}
 
-	EIFreeStack(stack);
-	pfree(key);
+	istate->buf = InvalidBuffer;
+	EIFreeStack(istate->stack);
+	istate->stack = NULL;
 
-	if (shrinking &&
-		((EIMetaPageData *) rel->rd_amcache)->elastic_state != EI_STATE_SHRINKING)
-		EIElasticSetState(rel, EI_STATE_SHRINKING);
-	return false;
+	if (istate->leaf_changed && policy->insert_done != NULL)
+		policy->insert_done(istate);
 }
 
 /*
@@ -207,10 +257,13 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 {
 	int			i = 0;
 
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+
 	EICheckPreloaded();
 	nitems = ei_drop_copies(items, nitems);
 	/* read now what the policy needs, not later under a leaf's lock */
-	(void) EICompactInfo(rel);
+	if (policy->insert_prepare)
+		policy->insert_prepare(rel);
 	EINoteHeapRel(rel, heapRel);
 
 	while (i < nitems)
@@ -232,7 +285,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 
 		done = 0;
 		dense = false;
-		if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 			done = ei_insert_run(rel, buf, stack, items + i, nitems - i,
 								 &dense);
 		else
@@ -241,13 +294,22 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 
 		if (done == 0)
 		{
+			EIInsertStateData istate;
+
 			/*
-			 * A full or compact leaf: the ordinary path splits it.  If the
-			 * batch goes on densely in this leaf, the split sees the batch's
-			 * next entries (ei_run_split_point); else it splits as for any
-			 * insert.
+			 * A full leaf, or one of the policy's kind: the ordinary path
+			 * splits it.  If the batch goes on densely in this leaf, the
+			 * split sees the batch's next entries (ei_run_split_point); else
+			 * it splits as for any insert.
 			 */
-			ei_insert_splitting(rel, items + i, nitems - i, heapRel, dense);
+			ei_insert_begin(&istate, rel, heapRel, items[i]);
+			if (dense)
+			{
+				istate.run_next = items + i + 1;
+				istate.run_nnext = nitems - i - 1;
+			}
+			ei_insert(&istate, false);
+			pfree(istate.key);
 			done = 1;
 		}
 		i += done;
@@ -279,33 +341,6 @@ ei_drop_copies(IndexTuple *items, int nitems)
 		items[n++] = cur;
 	}
 	return n;
-}
-
-/*
- * Insert the first of nitems sorted batch entries through the ordinary path;
- * when the batch goes on densely in its leaf, a split of that leaf sees the
- * entries that follow (see ei_find_split_loc).  Kept out of EIInsertSorted's
- * loop so that no local of the loop lives across the PG_TRY.
- */
-static void
-ei_insert_splitting(Relation rel, IndexTuple *items, int nitems,
-					Relation heapRel, bool dense)
-{
-	if (dense)
-	{
-		ei_run_next = items + 1;
-		ei_run_nnext = nitems - 1;
-	}
-	PG_TRY();
-	{
-		EIDoInsert(rel, items[0], heapRel);
-	}
-	PG_FINALLY();
-	{
-		ei_run_next = NULL;
-		ei_run_nnext = 0;
-	}
-	PG_END_TRY();
 }
 
 /*
@@ -602,75 +637,11 @@ ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
 void
 EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 {
-	EIScanInsert key;
-	EIStack		stack;
-	Buffer		buf;
-	Page		page;
-	OffsetNumber offnum;
-	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
-	EIPoleResult pole;
-	EIRelCache *cache;
+	EIInsertStateData istate;
 
-	EICheckItemSize(rel, heapRel, itup);
-	EINoteHeapRel(rel, heapRel);
-	key = EIMakeScanKey(rel, itup, true);
-	key->nextkey = true;
-
-	/* the cache where ei_remember_leaf notes the last leaf, read now */
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
-	pole = ei_pole_check(rel, key, itemsz, &buf);
-	if (pole == EI_POLE_TAKES)
-	{
-		cache->pole_misses = 0;
-		page = BufferGetPage(buf);
-		if (ei_leaf_holds(rel, key, page, &offnum))
-			UnlockReleaseBuffer(buf);	/* there already */
-		else
-		{
-			EIStatsCount(rel, EI_STAT_FASTPATH_INSERTS, 1);
-			ei_insert_on_page(rel, buf, InvalidBuffer, NULL, itup, offnum);
-		}
-		pfree(key);
-		return;
-	}
-	if (pole == EI_POLE_GONE ||
-		(pole == EI_POLE_ELSEWHERE && ++cache->pole_misses >= EI_POLE_MISSES))
-	{
-		/* no pole, or scattered keys: stop trying it */
-		RelationSetTargetBlock(rel, InvalidBlockNumber);
-		cache->pole_misses = 0;
-	}
-
-	/* a descent to the entry's leaf */
-	stack = EISearch(rel, key, &buf, EI_WRITE);
-	page = BufferGetPage(buf);
-	if (!(EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
-	{
-		if (ei_leaf_holds(rel, key, page, &offnum))
-		{
-			/* there already */
-			UnlockReleaseBuffer(buf);
-			EIFreeStack(stack);
-			pfree(key);
-			return;
-		}
-		if (PageGetFreeSpace(page) >= itemsz)
-		{
-			EIStatsCount(rel, EI_STAT_DESCENTS, 1);
-			ei_insert_on_page(rel, buf, InvalidBuffer, stack, itup, offnum);
-			EIFreeStack(stack);
-			pfree(key);
-			return;
-		}
-	}
-	UnlockReleaseBuffer(buf);
-	EIFreeStack(stack);
-	pfree(key);
-
-	/* the leaf is full: the ordinary path cleans up or splits */
-	EIDoInsert(rel, itup, heapRel);
+	ei_insert_begin(&istate, rel, heapRel, itup);
+	ei_insert(&istate, true);
+	pfree(istate.key);
 }
 
 /*
@@ -713,7 +684,7 @@ ei_pole_check(Relation rel, EIScanInsert key, Size itemsz, Buffer *bufp)
 		EIPageOpaque opaque = EIPageGetOpaque(page);
 
 		if (EI_IS_LEAF(opaque) && !EI_IGNORE(opaque) &&
-			!EI_INCOMPLETE(opaque) && !(opaque->ei_flags & EI_COMPACT) &&
+			!EI_INCOMPLETE(opaque) && !(opaque->ei_flags & EI_POLICY_LEAF) &&
 			PageGetFreeSpace(page) >= itemsz &&
 			PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque))
 		{
@@ -731,18 +702,38 @@ ei_pole_check(Relation rel, EIScanInsert key, Size itemsz, Buffer *bufp)
 }
 
 /*
- * The fast path of an ordinary insert: the pole, write-locked, if the
- * entry belongs there and fits; otherwise InvalidBuffer, and the pole is
- * forgotten.
+ * The fast path of an insert: the pole, write-locked, if the entry belongs
+ * there and fits; otherwise InvalidBuffer.  An impatient caller forgets
+ * the pole at once; a patient one (entries of osm_tree's batches) only
+ * when it is gone or after EI_POLE_MISSES entries in a row went elsewhere.
  */
 static Buffer
-ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz)
+ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz, bool patient)
 {
 	Buffer		buf;
+	EIPoleResult pole;
+	EIRelCache *cache;
 
-	if (ei_pole_check(rel, key, itemsz, &buf) == EI_POLE_TAKES)
+	/* the cache where ei_remember_leaf notes the last leaf, read now */
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
+
+	pole = ei_pole_check(rel, key, itemsz, &buf);
+	cache = (EIRelCache *) rel->rd_amcache;
+	if (pole == EI_POLE_TAKES)
+	{
+		if (cache != NULL)
+			cache->pole_misses = 0;
 		return buf;
-	RelationSetTargetBlock(rel, InvalidBlockNumber);
+	}
+	if (!patient || pole == EI_POLE_GONE || cache == NULL ||
+		++cache->pole_misses >= EI_POLE_MISSES)
+	{
+		/* no pole, or scattered keys: stop trying it */
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+		if (cache != NULL)
+			cache->pole_misses = 0;
+	}
 	return InvalidBuffer;
 }
 
@@ -928,7 +919,8 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
  */
 static void
 ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
-				  IndexTuple itup, OffsetNumber newitemoff)
+				  IndexTuple itup, OffsetNumber newitemoff,
+				  const EIInsertStateData *istate)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -940,7 +932,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 		bool		isroot = EI_IS_ROOT(opaque);
 		Buffer		rbuf;
 
-		rbuf = ei_split(rel, buf, cbuf, newitemoff, itup);
+		rbuf = ei_split(rel, buf, cbuf, newitemoff, itup, istate);
 		ei_finish_split(rel, buf, rbuf, stack, isroot);
 		return;
 	}
@@ -1197,7 +1189,7 @@ ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
  */
 static Buffer
 ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
-		 IndexTuple newitem)
+		 IndexTuple newitem, const EIInsertStateData *istate)
 {
 	Page		origpage = BufferGetPage(buf);
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
@@ -1216,7 +1208,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	EIPageOpaque lopaque;
 	EIPageOpaque ropaque;
 
-	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem,
+	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,
 								   &newitemonleft, &separator);
 
 	/*
@@ -1342,7 +1334,7 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
  * key order with the batch's next entries, reach the fill factor.
  *
  * sizes[] and origoff[] describe the leaf's items with the new one, as in
- * ei_find_split_loc.  Every batch entry in ei_run_next sorts after the new
+ * ei_find_split_loc.  Every batch entry in istate->run_next sorts after the new
  * item; the walk counts each where it will land, and splits before the
  * first item or entry that would take the left page past the fill factor
  * once the batch has filled it.  A split that falls before a batch entry
@@ -1358,8 +1350,11 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 static int
 ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 				   OffsetNumber *origoff, int nitems, Size usable,
-				   Size hikeysz, IndexTuple *separator)
+				   Size hikeysz, const EIInsertStateData *istate,
+				   IndexTuple *separator)
 {
+	IndexTuple *run_next = istate->run_next;
+	int			run_nnext = istate->run_nnext;
 	int			ff = EIGetFillFactor(rel);
 	Size		target = usable * ff / 100;
 	Size		total = 0;
@@ -1367,7 +1362,7 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	Size		acc = 0;		/* ... and of the batch entries that follow */
 	Size		afteritems = 0;
 	bool		pastnew = false;
-	EIScanInsert key = NULL;	/* of ei_run_next[j], once made */
+	EIScanInsert key = NULL;	/* of run_next[j], once made */
 	int			j = 0;
 	int			k;
 
@@ -1379,9 +1374,9 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		IndexTuple	itup;
 
 		/* the batch's entries that sort before item k land left of it */
-		while (pastnew && j < ei_run_nnext)
+		while (pastnew && j < run_nnext)
 		{
-			IndexTuple	next = ei_run_next[j];
+			IndexTuple	next = run_next[j];
 			Size		sz = MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
 			int32		cmp;
 
@@ -1498,8 +1493,8 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
  */
 static OffsetNumber
 ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
-				  IndexTuple newitem, bool *newitemonleft,
-				  IndexTuple *separator)
+				  IndexTuple newitem, const EIInsertStateData *istate,
+				  bool *newitemonleft, IndexTuple *separator)
 {
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	bool		isleaf = EI_IS_LEAF(opaque);
@@ -1547,7 +1542,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (isleaf && ei_run_next != NULL && newitemoff <= maxoff)
+	if (isleaf && istate != NULL && istate->run_next != NULL &&
+		newitemoff <= maxoff)
 	{
 		/*
 		 * An entry of a sorted batch (EIInsertSorted) that goes on densely
@@ -1555,7 +1551,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		 * next entries reach the fill factor (ei_run_split_point).
 		 */
 		best = ei_run_split_point(rel, page, newitem, sizes, origoff, nitems,
-								  usable, hikeysz, separator);
+								  usable, hikeysz, istate, separator);
 		decided = (best >= 0);
 		if (!decided)
 			fillmult = Max(EIGetSplitFactor(rel),
@@ -1698,7 +1694,7 @@ EIInsertParent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 						RelationGetRelationName(rel), lblk, rblk)));
 
 	ei_insert_on_page(rel, pbuf, buf, stack->parent, downlink,
-					  OffsetNumberNext(stack->offset));
+					  OffsetNumberNext(stack->offset), NULL);
 	pfree(downlink);
 }
 

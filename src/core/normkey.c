@@ -19,11 +19,13 @@
 
 #include "access/genam.h"
 #include "catalog/index.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "eitree.h"
 #include "keynorm.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 
 /*
@@ -104,7 +106,7 @@ EIGetNormKeyInfo(Relation index)
 
 /*
  * Make info describe the padded keys of compact leaves: an index with a
- * variable-width key column gets keys of EI_COMPACT_VARKEY_LEN bytes, the
+ * variable-width key column gets keys of EI_NORMKEY_VARKEY_LEN bytes, the
  * natural key followed by zeros.  Fixed-width keys are left as they are.
  */
 void
@@ -112,7 +114,7 @@ EINormKeyPad(EINormKeyInfo *info)
 {
 	if (info->ok && info->keylen < 0)
 	{
-		info->keylen = EI_COMPACT_VARKEY_LEN;
+		info->keylen = EI_NORMKEY_VARKEY_LEN;
 		info->padded = true;
 	}
 }
@@ -202,4 +204,54 @@ EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 		out->data[out->len] = '\0';
 	}
 	return true;
+}
+
+/*
+ * The normalize function of an operator family for a type, or InvalidOid.
+ * Under a catalog still at extension version 0.1.0 (the library updated,
+ * ALTER EXTENSION UPDATE not yet run) it is support function 3, which
+ * 0.2.0 leaves to btree's in_range numbering: accept number 3 only if it
+ * has the normalize function's shape, one argument returning bytea.
+ */
+Oid
+EIGetNormalizeProc(Oid opfamily, Oid opcintype)
+{
+	Oid			procid;
+
+	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
+							   EI_NORMALIZE_PROC);
+	if (OidIsValid(procid))
+		return procid;
+	procid = get_opfamily_proc(opfamily, opcintype, opcintype,
+							   EI_NORMALIZE_PROC_V1);
+	if (OidIsValid(procid) && get_func_nargs(procid) == 1 &&
+		get_func_rettype(procid) == BYTEAOID)
+		return procid;
+	return InvalidOid;
+}
+
+/*
+ * Can text under this collation be normalized?  Under C and POSIX the
+ * order is the bytes' order.  A deterministic ICU collation orders by ICU
+ * sort key and breaks ties by the bytes, as varstr_cmp does; both parts
+ * are memcmp-comparable.  A libc collation's strxfrm is not trusted
+ * (PostgreSQL itself disables abbreviated keys for it), and a
+ * nondeterministic collation calls strings equal that differ in bytes.
+ */
+bool
+EINormKeyCollationOK(Oid collation)
+{
+	pg_locale_t locale;
+
+	if (!OidIsValid(collation))
+		return false;
+	if (EICollationIsC(collation))
+		return true;
+	locale = pg_newlocale_from_collation(collation);
+#ifdef USE_ICU
+	if (locale != NULL && locale->provider == COLLPROVIDER_ICU &&
+		locale->deterministic)
+		return true;
+#endif
+	return false;
 }

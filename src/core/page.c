@@ -342,8 +342,9 @@ EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("index row size %zu exceeds elastic_btree maximum %zu for index \"%s\"",
-					itemsz, (Size) EI_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
+			 errmsg("index row size %zu exceeds %s maximum %zu for index \"%s\"",
+					itemsz, EIGetPolicyChecked(rel)->name,
+					(Size) EI_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
 			 heapRel ? errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
 								 ItemPointerGetBlockNumber(&itup->t_tid),
 								 ItemPointerGetOffsetNumber(&itup->t_tid),

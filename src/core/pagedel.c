@@ -323,7 +323,7 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 	/* never the rightmost leaf, the root, or a page with entries */
 	if (!EI_IS_LEAF(opaque) || EI_RIGHTMOST(opaque) || EI_IS_ROOT(opaque) ||
 		EI_IGNORE(opaque) || EI_INCOMPLETE(opaque) ||
-		(opaque->ei_flags & EI_COMPACT) ||
+		(opaque->ei_flags & EI_POLICY_LEAF) ||
 		PageGetMaxOffsetNumber(page) >= EI_FIRST_DATA(opaque))
 	{
 		EIRelBuf(rel, leafbuf);

@@ -56,22 +56,27 @@
 #include "utils/wait_event.h"
 
 /*
- * What a scan needs on compact leaves (src/README.md, "Compact leaves in the
- * tree"): the table to read keys from, and the scan's bounds on the first
- * key column as normalized keys, computed once per rescan.  lower is
- * padded so that it sorts before (or, for a strict bound, after) every
- * entry with the bound's value, upper likewise after (or before).
+ * What a scan knows about the entries from outside the tree it merges in
+ * (EITreePolicy.scan_collect: osm_tree's insert buffer).
  */
-typedef struct EIScanCompact
+typedef struct EIScanMerge
 {
-	Relation	heap;
-	EIHeapKeyReader *reader;
-	bool		bounds_ready;
-	bool		has_lower;
-	bool		has_upper;
-	StringInfoData lower;
-	StringInfoData upper;
-} EIScanCompact;
+	MemoryContext cxt;			/* everything below lives here */
+	int			nitems;			/* matching entries */
+	EISortEntry *entries;		/* them, ascending, ready to compare */
+	struct EIEntrySort *esort;	/* tree order, without abbreviation */
+	int			fwd;			/* next candidate going forward */
+	int			bwd;			/* next candidate going backward */
+	bool		started;		/* the tree scan was positioned */
+	bool		tree_pending;	/* the tree's current item is not returned */
+	ScanDirection pending_dir;	/* ... and lies beyond "last" this way */
+	bool		tree_end_fwd;	/* the tree ran out going forward */
+	bool		tree_end_bwd;	/* ... going backward */
+	bool		last_from_buffer;	/* the last item returned was buffered */
+	IndexTuple	last;			/* copy of the last item returned, or NULL */
+	EISortEntry last_entry;		/* the same, ready to compare */
+	struct EIScanMerge *mark; /* state at eimarkpos, or NULL */
+} EIScanMerge;
 
 /*
  * Private flags of the preprocessed keys in so->keyData, in the bits of
@@ -100,10 +105,6 @@ static void ei_pos_invalidate(EIScanPos pos);
 static void ei_pos_unpin(EIScanPos pos);
 static void ei_pos_copy(EIScanPos dst, EIScanPos src);
 static void ei_alloc_tuples(IndexScanDesc scan);
-static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
-static void ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs,
-							  EINormKeyInfo *norm);
-static bool ei_read_compact_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_init_more(EIScanOpaque so, ScanDirection dir);
 static bool ei_key_has_cmp_proc(Relation rel, ScanKey key);
 static bool ei_compare_key_args(Relation rel, ScanKey a, ScanKey b, int32 *result);
@@ -116,8 +117,6 @@ static Buffer ei_descend(IndexScanDesc scan, ScanDirection dir,
 						 OffsetNumber *offnum);
 static bool ei_check_keys(IndexScanDesc scan, IndexTuple itup,
 						  ScanDirection dir, bool *continuescan);
-static void ei_save_item(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
-						 IndexTuple itup);
 static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
 						 OffsetNumber offnum);
 static Buffer ei_walk_left(Relation rel, BlockNumber origblk,
@@ -189,22 +188,19 @@ ei_pos_copy(EIScanPos dst, EIScanPos src)
 
 /*
  * Allocate the tuple workspaces of an index-only scan (current and mark).
- * A standard leaf's tuples fit in BLCKSZ; an index that can have compact
- * leaves needs room for as many tuples as a compact leaf has entries.
+ * A standard leaf's tuples fit in BLCKSZ; an index that can have leaves of
+ * its policy's kind needs room for as many tuples as such a leaf holds.
  */
 static void
 ei_alloc_tuples(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	EINormKeyInfo *norm = EICompactInfo(scan->indexRelation);
+	const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
 
 	so->tuplesSize = BLCKSZ;
-	if (norm != NULL)
+	if (leafops != NULL && leafops->tuple_space != NULL)
 		so->tuplesSize = Max(so->tuplesSize,
-							 EI_MAX_ITEMS_PER_PAGE *
-							 MAXALIGN(sizeof(IndexTupleData) +
-									  sizeof(IndexAttributeBitMapData) +
-									  norm->keylen + 8 * norm->nkeyatts));
+							 leafops->tuple_space(scan->indexRelation));
 	so->currTuples = (char *) palloc(so->tuplesSize * 2);
 	so->markTuples = so->currTuples + so->tuplesSize;
 }
@@ -637,7 +633,7 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 
 		buf = EIGetEndpoint(rel, 0, !forward);
 		page = BufferGetPage(buf);
-		if (forward || (EIPageGetOpaque(page)->ei_flags & EI_COMPACT))
+		if (forward || (EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 			*offnum = EI_FIRST_DATA(EIPageGetOpaque(page));
 		else
 			*offnum = PageGetMaxOffsetNumber(page);
@@ -731,8 +727,8 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 	stack = EISearch(rel, &inskey, &buf, EI_READ);
 	EIFreeStack(stack);
 
-	/* a compact leaf finds its own range (ei_read_compact_page) */
-	if (EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_COMPACT)
+	/* a policy's leaf finds its own range (EILeafKindOps.read) */
+	if (EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_POLICY_LEAF)
 	{
 		*offnum = InvalidOffsetNumber;
 		return buf;
@@ -816,7 +812,7 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 
 /*
  * Test an index tuple against the scan's keys, for code outside this file
- * (osm/buffer.c reads buffered entries and zonemaps with it).
+ * (a policy reads its own entries with it).
  */
 bool
 EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
@@ -829,8 +825,8 @@ EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
  * Save a matching item (and for index-only scans a copy of the tuple) in
  * currPos at itemIndex.
  */
-static void
-ei_save_item(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
+void
+EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 			 IndexTuple itup)
 {
 	EIScanPosItem *item = &so->currPos.items[itemIndex];
@@ -888,7 +884,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	so->currPos.prevPage = opaque->ei_prev;
 	so->currPos.lsn = BufferGetLSNAtomic(buf);
 	so->currPos.nextTupleOffset = 0;
-	so->currPos.compact = false;
+	so->currPos.recheck = false;
 
 	/*
 	 * Remember that the leaf is read: a compact leaf for VACUUM's expansion
@@ -898,17 +894,26 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	 * per VACUUM cycle, so reads seldom dirty the page.
 	 */
 	if (!(opaque->ei_flags & EI_ACCESSED) &&
-		((opaque->ei_flags & EI_COMPACT) ||
-		 (scan->indexRelation->rd_amcache != NULL &&
-		  ((EIMetaPageData *) scan->indexRelation->rd_amcache)->elastic_state ==
-		  EI_STATE_SHRINKING)))
+		((opaque->ei_flags & EI_POLICY_LEAF) ||
+		 (EIGetPolicyChecked(scan->indexRelation)->mark_leaf_reads != NULL &&
+		  EIGetPolicyChecked(scan->indexRelation)->mark_leaf_reads(scan->indexRelation))))
 	{
 		opaque->ei_flags |= EI_ACCESSED;
 		MarkBufferDirtyHint(buf, true);
 	}
 
-	if (opaque->ei_flags & EI_COMPACT)
-		return ei_read_compact_page(scan, dir);
+	if (opaque->ei_flags & EI_POLICY_LEAF)
+	{
+		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
+
+		if (leafops == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
+							RelationGetRelationName(scan->indexRelation),
+							so->currPos.currPage)));
+		return leafops->read(scan, dir);
+	}
 
 	if (ScanDirectionIsForward(dir))
 	{
@@ -924,7 +929,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 			itup = (IndexTuple) PageGetItem(page, iid);
 			if (ei_check_keys(scan, itup, dir, &continuescan))
-				ei_save_item(so, itemIndex++, offnum, itup);
+				EIScanSaveItem(so, itemIndex++, offnum, itup);
 			if (!continuescan)
 				break;
 		}
@@ -969,7 +974,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			itup = (IndexTuple) PageGetItem(page, iid);
 			passes = ei_check_keys(scan, itup, dir, &continuescan);
 			if (passes && alive)
-				ei_save_item(so, --itemIndex, offnum, itup);
+				EIScanSaveItem(so, --itemIndex, offnum, itup);
 			if (!continuescan)
 			{
 				so->currPos.moreLeft = false;
@@ -986,43 +991,12 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 }
 
 
-/* ----------------------------------------------------------------
- * Reading a compact leaf
- * ----------------------------------------------------------------
- */
-
-/*
- * Return the scan's compact-leaf state, creating it (and opening the table,
- * which the executor has locked already) on the first compact leaf.
- */
-static EIScanCompact *
-ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
-{
-	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-
-	if (so->compact == NULL)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
-		EIScanCompact *cs = palloc0(sizeof(EIScanCompact));
-
-		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
-		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
-		initStringInfo(&cs->lower);
-		initStringInfo(&cs->upper);
-		so->compact = cs;
-		MemoryContextSwitchTo(oldcxt);
-	}
-	so->compact->reader->want_tuple = (so->currTuples != NULL);
-	return so->compact;
-}
-
 /*
  * Convert a scan key's argument to the type of index column col (from 0),
  * so that it can be normalized: the same type, or an integer of another
  * width that the column's type can hold.  Returns false when it cannot
  * (then the key gives no bound or filter; it is still checked on every
- * entry).  Used for compact leaves' bounds and osm_tree's Bloom filters.
+ * entry).  Policies use it for their own bounds and filters.
  */
 bool
 EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col, Datum *value)
@@ -1069,284 +1043,6 @@ EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col, Datum *value)
 			return false;
 	}
 }
-
-/*
- * Turn the scan's keys on the first column into normalized lower and upper
- * bounds (in index order: the keys' strategies already are).  A bound is
- * the column's normalized prefix padded with 0x00 or 0xFF to the key
- * length; no entry equals a padded key, because no heap TID has offset 0
- * or 0xFFFF (a variable-width prefix ends in its terminator, so the next
- * byte of an entry is a column marker or a heap TID byte, followed by more
- * non-padding bytes).  Keys that cannot be converted give no bound.
- */
-static void
-ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
-{
-	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-	int			prefixlen;
-	StringInfoData tmp;
-	char	   *bound = palloc(norm->keylen);
-
-	cs->has_lower = cs->has_upper = false;
-	resetStringInfo(&cs->lower);
-	resetStringInfo(&cs->upper);
-	initStringInfo(&tmp);
-
-	for (int i = 0; i < so->numberOfKeys; i++)
-	{
-		ScanKey		key = &so->keyData[i];
-		Datum		values[INDEX_MAX_KEYS];
-		bool		isnull[INDEX_MAX_KEYS];
-		bool		lower_pad_ff = false;
-		bool		upper_pad_ff = false;
-		bool		is_lower = false;
-		bool		is_upper = false;
-
-		if (key->sk_attno != 1 ||
-			(key->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_SEARCHNULL |
-							  SK_SEARCHNOTNULL)))
-			continue;
-		switch (key->sk_strategy)
-		{
-			case BTEqualStrategyNumber:
-				is_lower = is_upper = true;
-				upper_pad_ff = true;
-				break;
-			case BTGreaterEqualStrategyNumber:
-				is_lower = true;
-				break;
-			case BTGreaterStrategyNumber:
-				is_lower = true;
-				lower_pad_ff = true;
-				break;
-			case BTLessEqualStrategyNumber:
-				is_upper = true;
-				upper_pad_ff = true;
-				break;
-			case BTLessStrategyNumber:
-				is_upper = true;
-				break;
-			default:
-				continue;
-		}
-		if (!EIScanKeyValueAsColumn(rel, key, 0, &values[0]))
-			continue;
-		isnull[0] = false;
-		for (int c = 1; c < norm->nkeyatts; c++)
-		{
-			values[c] = (Datum) 0;
-			isnull[c] = true;
-		}
-		resetStringInfo(&tmp);
-		(void) EINormalizeKey(norm, values, isnull, NULL, &tmp);
-
-		/*
-		 * The first column's part.  A variable-width value longer than the
-		 * padded keys is cut: every stored key is shorter and first differs
-		 * from the value inside itself (the encoding is prefix-free), so the
-		 * cut value orders like the whole one against all of them.
-		 */
-		prefixlen = norm->widths[0] >= 0 ? 1 + norm->widths[0] :
-			EINormKeyPrefixLength(norm, tmp.len);
-		Assert(tmp.len >= prefixlen);
-		prefixlen = Min(prefixlen, norm->keylen);
-
-		if (is_lower)
-		{
-			memcpy(bound, tmp.data, prefixlen);
-			memset(bound + prefixlen, lower_pad_ff ? 0xFF : 0x00,
-				   norm->keylen - prefixlen);
-			if (!cs->has_lower || memcmp(bound, cs->lower.data, norm->keylen) > 0)
-			{
-				resetStringInfo(&cs->lower);
-				appendBinaryStringInfo(&cs->lower, bound, norm->keylen);
-				cs->has_lower = true;
-			}
-		}
-		if (is_upper)
-		{
-			memcpy(bound, tmp.data, prefixlen);
-			memset(bound + prefixlen, upper_pad_ff ? 0xFF : 0x00,
-				   norm->keylen - prefixlen);
-			if (!cs->has_upper || memcmp(bound, cs->upper.data, norm->keylen) < 0)
-			{
-				resetStringInfo(&cs->upper);
-				appendBinaryStringInfo(&cs->upper, bound, norm->keylen);
-				cs->has_upper = true;
-			}
-		}
-	}
-	pfree(tmp.data);
-	pfree(bound);
-	cs->bounds_ready = true;
-}
-
-/*
- * Collect the entries of the pinned and share-locked compact leaf
- * so->currPos.buf that may match, in index order; return whether there
- * were any.
- *
- * A compact leaf has no keys to test, so every returned row is rechecked by
- * the executor.  Two SeqTree searches, usually one heap read each, narrow the
- * leaf to the entries between the scan's bounds on the first column; a
- * search that meets a dead or toasted entry reads another entry of its
- * subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
- * ends the scan in that direction, as a failing required key does on a
- * standard leaf.  Index-only scans read each entry's key from the heap.
- */
-static bool
-ei_read_compact_page(IndexScanDesc scan, ScanDirection dir)
-{
-	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-	Buffer		buf = so->currPos.buf;
-	Page		page = BufferGetPage(buf);
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-	EINormKeyInfo *norm = EICompactInfo(rel);
-	bool		forward = ScanDirectionIsForward(dir);
-	EIScanCompact *cs;
-	int			n;
-	int			lo;
-	int			hi;
-	int			count = 0;
-	int		   *pending = NULL;
-	int			npending = 0;
-
-	if (norm == NULL)
-		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
-			 RelationGetRelationName(rel));
-	cs = ei_compact_state(scan, norm);
-	if (!cs->bounds_ready)
-		ei_compact_bounds(scan, cs, norm);
-
-	so->currPos.compact = true;
-
-	/* keys remembered for another leaf's entries are not safe here */
-	EIHeapKeyReaderForget(cs->reader);
-	n = EICompactNKeys(page);
-	lo = 0;
-	hi = n - 1;
-
-	/*
-	 * Where only unreadable entries could tell, the largest entry <= a
-	 * bound is one of minpos..maxpos: take the end that keeps them all,
-	 * since their rows are rechecked like every other.
-	 */
-	if (n > 0 && cs->has_lower)
-	{
-		int			minpos;
-		int			maxpos;
-
-		lo = EICompactSearchReadOnly(page, cs->reader,
-									 (uint8 *) cs->lower.data,
-									 &minpos, &maxpos) ? minpos : minpos + 1;
-		if (!forward && minpos >= 0)
-			so->currPos.moreLeft = false;
-	}
-	if (n > 0 && cs->has_upper)
-	{
-		int			minpos;
-		int			maxpos;
-
-		(void) EICompactSearchReadOnly(page, cs->reader,
-									   (uint8 *) cs->upper.data,
-									   &minpos, &maxpos);
-		hi = maxpos;
-		if (forward && maxpos < n - 1)
-			so->currPos.moreRight = false;
-	}
-
-	/* every entry to the right is >= the high key (see ei_read_page) */
-	if (forward && so->currPos.moreRight && !EI_RIGHTMOST(opaque))
-	{
-		bool		continuescan;
-
-		(void) ei_check_keys(scan, EIReadTuple(page, EI_HIKEY), dir,
-							 &continuescan);
-		if (!continuescan)
-			so->currPos.moreRight = false;
-	}
-
-	/*
-	 * Index-only scans read each entry's key.  Keys toasted out of line are
-	 * read after the others, with the leaf unlocked but still pinned: the
-	 * items are those the locked leaf held, and the pin keeps their TIDs
-	 * from being reused meanwhile (see core/heapkey.c).
-	 */
-	for (int pos = lo; pos <= hi; pos++)
-	{
-		EIScanPosItem *item = &so->currPos.items[count];
-
-		EICompactGetTid(page, pos, &item->heapTid);
-		item->indexOffset = InvalidOffsetNumber;
-		if (so->currTuples != NULL)
-		{
-			EIHeapKeyResult result = EIHeapKeyRead(cs->reader, &item->heapTid);
-
-			if (result == EI_HEAPKEY_DEAD)
-				continue;
-			if (result == EI_HEAPKEY_UNREADABLE)
-			{
-				if (pending == NULL)
-					pending = palloc(sizeof(int) * (hi - lo + 1));
-				pending[npending++] = count++;
-				continue;
-			}
-			ei_save_item(so, count, InvalidOffsetNumber, cs->reader->itup);
-			pfree(cs->reader->itup);
-		}
-		count++;
-	}
-	if (npending > 0)
-	{
-		int			kept = 0;
-
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		for (int i = 0; i < npending; i++)
-		{
-			EIScanPosItem *item = &so->currPos.items[pending[i]];
-
-			if (EIHeapKeyReadUnlocked(cs->reader, &item->heapTid) ==
-				EI_HEAPKEY_FOUND)
-			{
-				ei_save_item(so, pending[i], InvalidOffsetNumber,
-							 cs->reader->itup);
-				pfree(cs->reader->itup);
-			}
-			else
-				ItemPointerSetInvalid(&item->heapTid);
-		}
-		LockBuffer(buf, EI_READ);
-
-		/* drop the items found dead meanwhile */
-		for (int i = 0; i < count; i++)
-			if (ItemPointerIsValid(&so->currPos.items[i].heapTid))
-				so->currPos.items[kept++] = so->currPos.items[i];
-		count = kept;
-		pfree(pending);
-	}
-
-	EIHeapKeyReaderReleasePin(cs->reader);
-
-	if (forward)
-	{
-		so->currPos.firstItem = 0;
-		so->currPos.lastItem = count - 1;
-		so->currPos.itemIndex = 0;
-	}
-	else
-	{
-		/* backward scans keep the items at the end of the array */
-		memmove(&so->currPos.items[EI_MAX_ITEMS_PER_PAGE - count],
-				&so->currPos.items[0], count * sizeof(EIScanPosItem));
-		so->currPos.firstItem = EI_MAX_ITEMS_PER_PAGE - count;
-		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
-		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
-	}
-	return count > 0;
-}
-
 
 /* ----------------------------------------------------------------
  * Stepping between pages
@@ -1602,7 +1298,7 @@ ei_return_item(IndexScanDesc scan)
 	EIScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
 
 	scan->xs_heaptid = item->heapTid;
-	scan->xs_recheck = so->currPos.compact;
+	scan->xs_recheck = so->currPos.recheck;
 	if (so->currTuples != NULL)
 		scan->xs_itup = (IndexTuple) (so->currTuples + item->tupleOffset);
 }
@@ -1717,10 +1413,11 @@ ei_remember_killed(EIScanOpaque so)
 }
 
 /* ----------------------------------------------------------------
- * Merging osm_tree's insert buffer into a scan
+ * Merging entries from outside the tree into a scan
  *
- * The buffered entries that match the keys are read first, sorted, and
- * merged with the tree's items in key order.  The merged stream remembers
+ * A policy may keep entries outside the tree (osm_tree's insert buffer);
+ * its scan_collect hands the scan those that match the keys.  They are
+ * read first, sorted, and merged with the tree's items in key order.  The merged stream remembers
  * the last item it returned ("last"): the tree's next candidate is the
  * first tree item strictly beyond last in the scan direction, the buffer's
  * is at index fwd (forward) or bwd (backward).  An entry found in both (a
@@ -1731,14 +1428,14 @@ ei_remember_killed(EIScanOpaque so)
  */
 
 /*
- * Read the buffered entries matching the scan's keys, if the index has a
- * buffer with entries; must run before the tree is read.
+ * Collect the policy's entries matching the scan's keys, if it has any;
+ * must run before the tree is read.
  */
 static void
 ei_buffer_begin(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	OsmScanBuffer *sb;
+	EIScanMerge *sb;
 	IndexTuple *items;
 	int			n;
 	MemoryContext cxt;
@@ -1747,22 +1444,24 @@ ei_buffer_begin(IndexScanDesc scan)
 	if (!so->qual_ok)
 		return;
 
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "osm_tree scan buffer",
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "elastic_index scan merge",
 								ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(cxt);
 	/*
-	 * Nothing buffered matches: the tree alone answers.  An entry a flush
-	 * moves meanwhile was in the tree before it left the buffer, and one
-	 * that was in the buffer when we read it would have matched here.
+	 * Nothing outside the tree matches: the tree alone answers.  (The
+	 * policy guarantees that an entry it moves into the tree meanwhile is
+	 * in the tree before it leaves its own store, so that one of our two
+	 * reads sees it.)
 	 */
-	if (!OsmBufferCollect(scan, &items, &n) || n == 0)
+	if (!EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &n) ||
+		n == 0)
 	{
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(cxt);
 		return;
 	}
 
-	sb = palloc0(sizeof(OsmScanBuffer));
+	sb = palloc0(sizeof(EIScanMerge));
 	sb->cxt = cxt;
 	sb->esort = palloc(sizeof(EIEntrySort));
 	EIEntrySortInitCompare(sb->esort, scan->indexRelation, cxt);
@@ -1787,7 +1486,7 @@ ei_buffer_begin(IndexScanDesc scan)
 	}
 	sb->nitems = n;
 	MemoryContextSwitchTo(oldcxt);
-	so->buffer = sb;
+	so->extra = sb;
 
 	/* the merge compares tree items, so keep copies of them */
 	if (so->currTuples == NULL)
@@ -1800,10 +1499,10 @@ ei_buffer_begin(IndexScanDesc scan)
 static void
 ei_buffer_end(EIScanOpaque so)
 {
-	OsmScanBuffer *sb = so->buffer;
+	EIScanMerge *sb = so->extra;
 
-	so->buffer = NULL;
-	so->buffer_checked = false;
+	so->extra = NULL;
+	so->extra_checked = false;
 	if (sb != NULL)
 		MemoryContextDelete(sb->cxt);
 }
@@ -1813,7 +1512,7 @@ ei_buffer_end(EIScanOpaque so)
  * true if it lies strictly beyond.
  */
 static bool
-ei_buffer_beyond_last(OsmScanBuffer *sb, IndexTuple itup, ScanDirection dir)
+ei_buffer_beyond_last(EIScanMerge *sb, IndexTuple itup, ScanDirection dir)
 {
 	EISortEntry a;
 	int			cmp;
@@ -1829,7 +1528,7 @@ ei_buffer_beyond_last(OsmScanBuffer *sb, IndexTuple itup, ScanDirection dir)
  * Remember a copy of the item just returned.
  */
 static void
-ei_buffer_set_last(OsmScanBuffer *sb, IndexTuple itup, bool from_buffer)
+ei_buffer_set_last(EIScanMerge *sb, IndexTuple itup, bool from_buffer)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(sb->cxt);
 
@@ -1861,7 +1560,7 @@ static void
 ei_buffer_past_end(IndexScanDesc scan, ScanDirection dir)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	OsmScanBuffer *sb = so->buffer;
+	EIScanMerge *sb = so->extra;
 
 	if (sb->last != NULL)
 		pfree(sb->last);
@@ -1901,7 +1600,7 @@ static bool
 ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	OsmScanBuffer *sb = so->buffer;
+	EIScanMerge *sb = so->extra;
 	bool		fwd = ScanDirectionIsForward(dir);
 	bool		tree_ok;
 	int			bi;
@@ -2009,7 +1708,7 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
  * Copy the merge state for a mark (to NULL: drop it), or back from it.
  */
 static void
-ei_buffer_copy_state(OsmScanBuffer *dst, OsmScanBuffer *src)
+ei_buffer_copy_state(EIScanMerge *dst, EIScanMerge *src)
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(src->cxt);
 	IndexTuple	last = src->last != NULL ? CopyIndexTuple(src->last) : NULL;
@@ -2061,15 +1760,15 @@ ei_kill_items(IndexScanDesc scan)
 
 	so->numKilled = 0;
 
-	/* a compact leaf has no line pointers to mark */
-	if (numKilled == 0 || !BufferIsValid(buf) || so->currPos.compact ||
+	/* a policy's leaf has no line pointers to mark */
+	if (numKilled == 0 || !BufferIsValid(buf) || so->currPos.recheck ||
 		scan->xactStartedInRecovery || RecoveryInProgress())
 		return;
 
 	LockBuffer(buf, EI_READ);
 	page = BufferGetPage(buf);
 	opaque = EIPageGetOpaque(page);
-	if (opaque->ei_flags & EI_COMPACT)
+	if (opaque->ei_flags & EI_POLICY_LEAF)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		return;
@@ -2280,8 +1979,9 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 
 	Assert(norderbys == 0);
 
-	/* our own not yet applied entries go in first (core/batch.c) */
-	EIBatchFlushIndex(rel);
+	/* our own entries the policy holds back go in first (apply_pending) */
+	if (EIGetPolicyChecked(rel)->apply_pending)
+		EIGetPolicyChecked(rel)->apply_pending(rel);
 
 	scan = RelationGetIndexScan(rel, nkeys, norderbys);
 
@@ -2308,9 +2008,9 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->currTuples = NULL;
 	so->markTuples = NULL;
 	so->tuplesSize = 0;
-	so->compact = NULL;
-	so->buffer_checked = false;
-	so->buffer = NULL;
+	so->leaf_state = NULL;
+	so->extra_checked = false;
+	so->extra = NULL;
 
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
@@ -2347,8 +2047,13 @@ eirescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 
 	if (scankey != NULL && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
-	if (so->compact != NULL)
-		so->compact->bounds_ready = false;
+	if (so->leaf_state != NULL)
+	{
+		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
+
+		if (leafops->rescan)
+			leafops->rescan(scan);
+	}
 
 	ei_preprocess_keys(scan);
 }
@@ -2364,14 +2069,15 @@ eigettuple(IndexScanDesc scan, ScanDirection dir)
 	/* the tree is never lossy */
 	scan->xs_recheck = false;
 
-	/* osm_tree: buffered entries are read before the tree, and merged */
-	if (!so->buffer_checked)
+	/* entries from outside the tree are read before it, and merged */
+	if (!so->extra_checked)
 	{
-		so->buffer_checked = true;
-		if (EIRelIsOsm(scan->indexRelation) && !EIScanPosIsValid(so->currPos))
+		so->extra_checked = true;
+		if (EIGetPolicyChecked(scan->indexRelation)->scan_collect != NULL &&
+			!EIScanPosIsValid(so->currPos))
 			ei_buffer_begin(scan);
 	}
-	if (so->buffer != NULL)
+	if (so->extra != NULL)
 		return ei_gettuple_merged(scan, dir);
 
 	if (!EIScanPosIsValid(so->currPos))
@@ -2395,9 +2101,10 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	IndexTuple *items;
 	int			nitems;
 
-	/* osm_tree: the buffer first; an entry also in the tree is added twice */
-	if (EIRelIsOsm(scan->indexRelation) && so->qual_ok &&
-		OsmBufferCollect(scan, &items, &nitems))
+	/* the policy's entries first; one also in the tree is added twice */
+	if (EIGetPolicyChecked(scan->indexRelation)->scan_collect != NULL &&
+		so->qual_ok &&
+		EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &nitems))
 	{
 		for (int i = 0; i < nitems; i++)
 		{
@@ -2419,7 +2126,7 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 		for (i = so->currPos.itemIndex; i <= so->currPos.lastItem; i++)
 		{
 			tbm_add_tuples(tbm, &so->currPos.items[i].heapTid, 1,
-						   so->currPos.compact);
+						   so->currPos.recheck);
 			ntids++;
 		}
 		so->currPos.itemIndex = so->currPos.lastItem;
@@ -2456,14 +2163,12 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->killedItems);
 	if (so->currTuples != NULL)
 		pfree(so->currTuples);
-	if (so->compact != NULL)
+	if (so->leaf_state != NULL)
 	{
-		if (so->compact->reader != NULL)
-			EIHeapKeyReaderEnd(so->compact->reader);
-		table_close(so->compact->heap, AccessShareLock);
-		pfree(so->compact->lower.data);
-		pfree(so->compact->upper.data);
-		pfree(so->compact);
+		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
+
+		if (leafops->endscan)
+			leafops->endscan(scan);
 	}
 	pfree(so);
 	scan->opaque = NULL;
@@ -2489,17 +2194,17 @@ eimarkpos(IndexScanDesc scan)
 	else
 		so->markItemIndex = -1;
 
-	/* osm_tree: the merge's own position */
-	if (so->buffer != NULL)
+	/* the merge's own position */
+	if (so->extra != NULL)
 	{
-		if (so->buffer->mark == NULL)
+		if (so->extra->mark == NULL)
 		{
-			so->buffer->mark = MemoryContextAllocZero(so->buffer->cxt,
-													  sizeof(OsmScanBuffer));
-			so->buffer->mark->cxt = so->buffer->cxt;
-			so->buffer->mark->esort = so->buffer->esort;
+			so->extra->mark = MemoryContextAllocZero(so->extra->cxt,
+													  sizeof(EIScanMerge));
+			so->extra->mark->cxt = so->extra->cxt;
+			so->extra->mark->esort = so->extra->esort;
 		}
-		ei_buffer_copy_state(so->buffer->mark, so->buffer);
+		ei_buffer_copy_state(so->extra->mark, so->extra);
 	}
 }
 
@@ -2511,8 +2216,8 @@ eirestrpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 
-	if (so->buffer != NULL && so->buffer->mark != NULL)
-		ei_buffer_copy_state(so->buffer, so->buffer->mark);
+	if (so->extra != NULL && so->extra->mark != NULL)
+		ei_buffer_copy_state(so->extra, so->extra->mark);
 
 	if (so->markItemIndex >= 0)
 	{

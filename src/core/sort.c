@@ -6,7 +6,7 @@
  *
  * CREATE INDEX sorts its entries here while they fit in
  * maintenance_work_mem (core/build.c), and a batch of inserted entries is
- * sorted here before it is applied leaf by leaf (core/batch.c).  The first
+ * sorted here before it is applied leaf by leaf (osm/batch.c).  The first
  * key of every entry is cached, abbreviated where its type allows, as
  * tuplesort does.
  *

@@ -66,12 +66,11 @@ eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 
 	/*
-	 * osm_tree: move the insert buffer into the tree first, so that the walk
-	 * below sees every entry that existed before it.  Entries buffered after
-	 * that point to heap tuples newer than any this VACUUM found dead.
+	 * The policy's preparation: entries it keeps outside the tree go into
+	 * it, so that the walk below sees every entry that existed before it.
 	 */
-	if (EIRelIsOsm(info->index))
-		(void) OsmBufferFlush(info->index, NULL, -1, true);
+	if (EIGetPolicyChecked(info->index)->bulkdelete_begin)
+		EIGetPolicyChecked(info->index)->bulkdelete_begin(info->index);
 
 	ei_vacuum_scan(info, stats, callback, callback_state);
 	return stats;
@@ -89,9 +88,9 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	if (info->analyze_only)
 		return stats;
 
-	/* osm_tree: VACUUM is where an insert buffer is flushed at the latest */
-	if (EIRelIsOsm(info->index))
-		(void) OsmBufferFlush(info->index, NULL, -1, true);
+	/* the policy's work at cleanup, before and after the core's */
+	if (EIGetPolicyChecked(info->index)->cleanup_begin)
+		EIGetPolicyChecked(info->index)->cleanup_begin(info->index);
 
 	if (stats == NULL)
 	{
@@ -104,8 +103,8 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	ei_vacuum_recycle(info, stats);
 
-	/* below its expand threshold, the index converts compact leaves back */
-	EIElasticVacuum(info->index);
+	if (EIGetPolicyChecked(info->index)->cleanup_end)
+		EIGetPolicyChecked(info->index)->cleanup_end(info->index);
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);
 
 	return stats;
@@ -197,40 +196,19 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			continue;
 		}
 
-		if (!EI_IGNORE(opaque) && (opaque->ei_flags & EI_COMPACT))
+		if (!EI_IGNORE(opaque) && (opaque->ei_flags & EI_POLICY_LEAF))
 		{
-			int			n = EICompactNKeys(page);
-			uint16	   *positions = palloc(sizeof(uint16) * Max(n, 1));
-			int			npos = 0;
+			const EILeafKindOps *leafops = EIGetPolicyChecked(rel)->leaf;
 
-			for (int pos = 0; pos < n; pos++)
-			{
-				ItemPointerData tid;
-
-				EICompactGetTid(page, pos, &tid);
-				if (callback != NULL && callback(&tid, callback_state))
-					positions[npos++] = (uint16) pos;
-				else
-					stats->num_index_tuples += 1;
-			}
-			if (npos > 0)
-			{
-				EICompactVacuumPage(rel, buf, positions, npos);
-				stats->tuples_removed += npos;
-				EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, npos);
-			}
-			pfree(positions);
-
-			/*
-			 * An emptied compact leaf becomes an empty standard leaf (no heap
-			 * reads: it has no entries) so that page deletion takes it below.
-			 */
-			if (callback != NULL && !EI_RIGHTMOST(opaque) &&
-				EICompactNKeys(page) == 0)
-				(void) EICompactExpand(rel, NULL, buf);
+			if (leafops == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
+								RelationGetRelationName(rel), blkno)));
+			leafops->vacuum(rel, buf, callback, callback_state, stats);
 		}
 
-		if (!EI_IGNORE(opaque) && !(opaque->ei_flags & EI_COMPACT))
+		if (!EI_IGNORE(opaque) && !(opaque->ei_flags & EI_POLICY_LEAF))
 		{
 			maxoff = PageGetMaxOffsetNumber(page);
 			for (offnum = EI_FIRST_DATA(opaque); offnum <= maxoff;

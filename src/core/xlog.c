@@ -24,14 +24,15 @@
 
 static MemoryContext ei_redo_cxt = NULL;
 
-static void ei_redo_set_left_link(XLogReaderState *record, uint8 block_id,
-								  BlockNumber leftblk);
+/* true once our resource manager is registered (only when preloaded) */
+bool		ei_rmgr_registered = false;
+
 
 /*
  * Return a MAXALIGNed private copy of len bytes of record data.
  */
-static char *
-ei_copy_data(const char *data, Size len)
+char *
+EIRedoCopyData(const char *data, Size len)
 {
 	char	   *copy = palloc(MAXALIGN(len));
 
@@ -77,7 +78,7 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 		Page		page = BufferGetPage(buf);
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		char	   *itup = ei_copy_data(data, len);
+		char	   *itup = EIRedoCopyData(data, len);
 
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
 						false, false) == InvalidOffsetNumber)
@@ -103,7 +104,7 @@ ei_redo_insert_multi(XLogReaderState *record)
 		Page		page = BufferGetPage(buf);
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		OffsetNumber *offsets = (OffsetNumber *) ei_copy_data(data,
+		OffsetNumber *offsets = (OffsetNumber *) EIRedoCopyData(data,
 															  sizeof(OffsetNumber) * xlrec->nitems);
 		char	   *tuples = data + sizeof(OffsetNumber) * xlrec->nitems;
 
@@ -115,7 +116,7 @@ ei_redo_insert_multi(XLogReaderState *record)
 
 			memcpy(&hdr, tuples, sizeof(IndexTupleData));
 			sz = MAXALIGN(IndexTupleSize(&hdr));
-			itup = ei_copy_data(tuples, sz);
+			itup = EIRedoCopyData(tuples, sz);
 			if (PageAddItem(page, (Item) itup, sz, offsets[i],
 							false, false) == InvalidOffsetNumber)
 				elog(PANIC, "elastic_index redo: failed to add item");
@@ -166,11 +167,11 @@ ei_redo_split(XLogReaderState *record)
 
 			memcpy(&hdr, data, sizeof(IndexTupleData));
 			sz = MAXALIGN(IndexTupleSize(&hdr));
-			newitem = (IndexTuple) ei_copy_data(data, sz);
+			newitem = (IndexTuple) EIRedoCopyData(data, sz);
 			data += sz;
 			len -= sz;
 		}
-		lefthikey = (IndexTuple) ei_copy_data(data, len);
+		lefthikey = (IndexTuple) EIRedoCopyData(data, len);
 
 		leftpage = PageGetTempPage(origpage);
 		EISplitBuildPages(NULL, origpage, xlrec->firstrightoff,
@@ -191,7 +192,7 @@ ei_redo_split(XLogReaderState *record)
 	UnlockReleaseBuffer(rbuf);
 
 	if (XLogRecHasBlockRef(record, 2))
-		ei_redo_set_left_link(record, 2, rightblk);
+		EIRedoSetLeftLink(record, 2, rightblk);
 
 	if (XLogRecHasBlockRef(record, 3))
 		ei_redo_clear_incomplete(record, 3);
@@ -201,9 +202,9 @@ ei_redo_split(XLogReaderState *record)
  * Replay the change of a split page's right sibling: its left link now
  * points to leftblk, the new page in between.
  */
-static void
-ei_redo_set_left_link(XLogReaderState *record, uint8 block_id,
-					  BlockNumber leftblk)
+void
+EIRedoSetLeftLink(XLogReaderState *record, uint8 block_id,
+				  BlockNumber leftblk)
 {
 	Buffer		sbuf;
 
@@ -220,92 +221,10 @@ ei_redo_set_left_link(XLogReaderState *record, uint8 block_id,
 }
 
 /*
- * Replay XLOG_EI_COMPACT_INSERT: the same seqtree_insert_at as the primary.
- */
-static void
-ei_redo_compact_insert(XLogReaderState *record)
-{
-	xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) XLogRecGetData(record);
-	Buffer		buf;
-
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buf);
-
-		if (!EICompactInsertAt(page, xlrec->pos, xlrec->lbit, xlrec->rbit,
-							   &xlrec->tid))
-			elog(PANIC, "elastic_index redo: compact leaf has no room for the logged entry");
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
-}
-
-/*
- * Replay XLOG_EI_COMPACT_DELETE, under a cleanup lock when VACUUM logged it
- * (so that no standby scan still holds TIDs read from the page).
- */
-static void
-ei_redo_compact_delete(XLogReaderState *record)
-{
-	xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) XLogRecGetData(record);
-	bool		cleanup = (xlrec->flags & EI_XLOG_COMPACT_VACUUM) != 0;
-	Buffer		buf;
-
-	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup, &buf) ==
-		BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buf);
-		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		uint16	   *positions;
-
-		if (len != xlrec->ndeleted * sizeof(uint16))
-			elog(PANIC, "elastic_index redo: compact delete record has %zu bytes of positions for %u entries",
-				 len, xlrec->ndeleted);
-		positions = (uint16 *) ei_copy_data(data, len);
-		EICompactDeleteMany(page, positions, xlrec->ndeleted);
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
-}
-
-/*
- * Replay XLOG_EI_COMPACT_IMAGE: restore every image, holding them all
- * locked until the last is in place, then fix the right sibling's link.
- */
-static void
-ei_redo_compact_image(XLogReaderState *record)
-{
-	xl_ei_compact_image *xlrec = (xl_ei_compact_image *) XLogRecGetData(record);
-	Buffer		bufs[2];
-	BlockNumber lastblk = InvalidBlockNumber;
-	int			i;
-
-	if (xlrec->nimages < 1 || xlrec->nimages > lengthof(bufs))
-		elog(PANIC, "elastic_index redo: compact image record with %u images",
-			 xlrec->nimages);
-	for (i = 0; i < xlrec->nimages; i++)
-	{
-		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
-			elog(PANIC, "elastic_index redo: compact leaf was not logged as an image");
-		XLogRecGetBlockTag(record, i, NULL, NULL, &lastblk);
-	}
-	for (i = 0; i < xlrec->nimages; i++)
-		UnlockReleaseBuffer(bufs[i]);
-
-	if (xlrec->flags & EI_XLOG_IMAGE_SIBLING)
-		ei_redo_set_left_link(record, xlrec->nimages, lastblk);
-}
-
-/*
  * Replay XLOG_EI_NEWROOT and XLOG_EI_META: the metapage is rewritten whole.
  */
-static void
-ei_redo_metapage(XLogReaderState *record, uint8 block_id)
+void
+EIRedoMetapage(XLogReaderState *record, uint8 block_id)
 {
 	Buffer		metabuf = XLogInitBufferForRedo(record, block_id);
 	Page		metapage = BufferGetPage(metabuf);
@@ -334,7 +253,7 @@ ei_redo_newroot(XLogReaderState *record)
 		elog(ERROR, "elastic_index redo: new root was not logged as an image");
 
 	ei_redo_clear_incomplete(record, 1);
-	ei_redo_metapage(record, 2);
+	EIRedoMetapage(record, 2);
 	UnlockReleaseBuffer(rootbuf);
 }
 
@@ -356,7 +275,7 @@ ei_redo_remove_items(XLogReaderState *record, uint16 ndeleted,
 		Page		page = BufferGetPage(buf);
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		OffsetNumber *offs = (OffsetNumber *) ei_copy_data(data, len);
+		OffsetNumber *offs = (OffsetNumber *) EIRedoCopyData(data, len);
 
 		Assert(len == ndeleted * sizeof(OffsetNumber));
 		EIDeleteItems(page, offs, ndeleted);
@@ -517,220 +436,6 @@ ei_redo_reuse_page(XLogReaderState *record)
 }
 
 /*
- * Replay XLOG_EI_BUFFER_ADD: append the entries to the buffer page, add
- * their hashes to its filter, set its zonemap.
- */
-static void
-ei_redo_buffer_add(XLogReaderState *record)
-{
-	xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *) XLogRecGetData(record);
-	Buffer		buf;
-
-	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buf);
-		OsmBufferSummary *summary = OsmPageGetSummary(page);
-		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		char	   *tuples = data;
-		OffsetNumber off = OffsetNumberNext(PageGetMaxOffsetNumber(page));
-
-		if (summary->bloom_bytes > 0)
-			tuples += sizeof(uint64) * xlrec->ntuples;
-		for (int i = 0; i < xlrec->ntuples; i++, off++)
-		{
-			IndexTupleData hdr;
-			Size		sz;
-			char	   *itup;
-
-			memcpy(&hdr, tuples, sizeof(IndexTupleData));
-			sz = MAXALIGN(IndexTupleSize(&hdr));
-			itup = ei_copy_data(tuples, sz);
-			if (PageAddItem(page, (Item) itup, sz, off, false, false) ==
-				InvalidOffsetNumber)
-				elog(PANIC, "elastic_index redo: failed to add buffer entry");
-			pfree(itup);
-			tuples += sz;
-			if (summary->bloom_bytes > 0)
-			{
-				uint64		hash;
-
-				memcpy(&hash, data + sizeof(uint64) * i, sizeof(uint64));
-				bloom_filter_add(summary->bloom, summary->bloom_bytes,
-								 summary->bloom_probes, hash);
-			}
-		}
-		summary->minoff = xlrec->minoff;
-		summary->maxoff = xlrec->maxoff;
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
-}
-
-/*
- * Replay the section filter block of a NEWPAGE record: make the page if
- * the primary made it, then add the keys' hashes the record carries.
- */
-static void
-ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
-{
-	Size		len;
-	char	   *data;
-	xl_ei_section_filter xlfilter;
-	Buffer		buf;
-	bool		apply;
-
-	data = XLogRecGetBlockData(record, block_id, &len);
-	if (data == NULL)
-	{
-		/* a full-page image, with the keys in it */
-		if (XLogReadBufferForRedo(record, block_id, &buf) != BLK_RESTORED)
-			elog(ERROR, "elastic_index redo: section filter block without data");
-		UnlockReleaseBuffer(buf);
-		return;
-	}
-	memcpy(&xlfilter, data, sizeof(xlfilter));
-	if (len != sizeof(xlfilter) + sizeof(uint64) * xlfilter.nhashes +
-		((xlfilter.flags & XLF_ZONE) ? sizeof(OsmSectionZone) : 0))
-		elog(ERROR, "elastic_index redo: section filter block of %zu bytes for %u hashes",
-			 len, xlfilter.nhashes);
-	if (xlfilter.init_bytes > 0)
-	{
-		buf = XLogInitBufferForRedo(record, block_id);
-		OsmSectionFilterInit(BufferGetPage(buf), xlfilter.init_bytes,
-							 xlfilter.init_probes,
-							 (xlfilter.flags & XLF_ZONE) != 0);
-		apply = true;
-	}
-	else
-		apply = (XLogReadBufferForRedo(record, block_id, &buf) == BLK_NEEDS_REDO);
-	if (apply)
-	{
-		Size		hashbytes = sizeof(uint64) * xlfilter.nhashes;
-		uint64	   *hashes = NULL;
-		OsmSectionZone zone;
-
-		if (hashbytes > 0)
-			hashes = (uint64 *) ei_copy_data(data + sizeof(xlfilter), hashbytes);
-		/* the zonemap as the primary left it; none from an older primary */
-		if (xlfilter.flags & XLF_ZONE)
-			memcpy(&zone, data + sizeof(xlfilter) + hashbytes, sizeof(zone));
-		OsmSectionFilterAdd(BufferGetPage(buf), hashes, (int) xlfilter.nhashes,
-							(xlfilter.flags & XLF_ZONE) ? &zone : NULL);
-		if (hashes != NULL)
-			pfree(hashes);
-		PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
-}
-
-/*
- * Replay XLOG_EI_BUFFER_LINK: a new tail page, a closed tail, or flushed
- * pages unlinked.
- */
-static void
-ei_redo_buffer_link(XLogReaderState *record)
-{
-	xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) XLogRecGetData(record);
-	Buffer		buf;
-
-	switch (xlrec->op)
-	{
-		case OSM_LINK_NEWPAGE:
-			{
-				BlockNumber newblk;
-
-				XLogRecGetBlockTag(record, 1, NULL, NULL, &newblk);
-				buf = XLogInitBufferForRedo(record, 1);
-				OsmBufferPageInit(BufferGetPage(buf), xlrec->bloom_bytes,
-								  xlrec->bloom_probes);
-				PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
-				MarkBufferDirty(buf);
-				UnlockReleaseBuffer(buf);
-
-				if (XLogRecHasBlockRef(record, 2))
-				{
-					if (XLogReadBufferForRedo(record, 2, &buf) == BLK_NEEDS_REDO)
-					{
-						Page		page = BufferGetPage(buf);
-
-						EIPageGetOpaque(page)->ei_next = newblk;
-						EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
-						PageSetLSN(page, record->EndRecPtr);
-						MarkBufferDirty(buf);
-					}
-					if (BufferIsValid(buf))
-						UnlockReleaseBuffer(buf);
-				}
-				if (XLogRecHasBlockRef(record, 3))
-					ei_redo_section_filter(record, 3);
-				ei_redo_metapage(record, 0);
-				break;
-			}
-		case OSM_LINK_FILTER:
-			/* always a full-page image */
-			if (XLogReadBufferForRedo(record, 0, &buf) != BLK_RESTORED)
-				elog(ERROR, "elastic_index redo: section filter record without its page image");
-			UnlockReleaseBuffer(buf);
-			break;
-		case OSM_LINK_SEAL:
-			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
-			{
-				Page		page = BufferGetPage(buf);
-
-				EIPageGetOpaque(page)->ei_flags |= EI_BUFFER_CLOSED;
-				PageSetLSN(page, record->EndRecPtr);
-				MarkBufferDirty(buf);
-			}
-			if (BufferIsValid(buf))
-				UnlockReleaseBuffer(buf);
-			break;
-		case OSM_LINK_SORT:
-			if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
-			{
-				Page		page = BufferGetPage(buf);
-				Size		len;
-				char	   *data = XLogRecGetBlockData(record, 0, &len);
-				OffsetNumber *order = (OffsetNumber *) ei_copy_data(data, len);
-
-				OsmBufferPageSort(page, order,
-								  (int) (len / sizeof(OffsetNumber)));
-				pfree(order);
-				PageSetLSN(page, record->EndRecPtr);
-				MarkBufferDirty(buf);
-			}
-			if (BufferIsValid(buf))
-				UnlockReleaseBuffer(buf);
-			break;
-		case OSM_LINK_UNLINK:
-			for (int i = 1; i <= xlrec->npages; i++)
-			{
-				Size		len;
-				char	   *data = XLogRecGetBlockData(record, i, &len);
-				BlockNumber next;
-
-				Assert(len == sizeof(BlockNumber));
-				memcpy(&next, data, sizeof(BlockNumber));
-				buf = XLogInitBufferForRedo(record, i);
-				EIPageSetDeleted(BufferGetPage(buf), InvalidBlockNumber, next,
-								 0, xlrec->safexid);
-				PageSetLSN(BufferGetPage(buf), record->EndRecPtr);
-				MarkBufferDirty(buf);
-				UnlockReleaseBuffer(buf);
-			}
-			ei_redo_metapage(record, 0);
-			break;
-		default:
-			elog(PANIC, "elastic_index redo: unknown buffer link op %u", xlrec->op);
-	}
-}
-
-
-/*
  * Redo one record of our resource manager.
  */
 void
@@ -765,7 +470,7 @@ ei_redo(XLogReaderState *record)
 								 true);
 			break;
 		case XLOG_EI_META:
-			ei_redo_metapage(record, 0);
+			EIRedoMetapage(record, 0);
 			break;
 		case XLOG_EI_DELETE:
 			ei_redo_delete(record);
@@ -779,26 +484,18 @@ ei_redo(XLogReaderState *record)
 		case XLOG_EI_REUSE_PAGE:
 			ei_redo_reuse_page(record);
 			break;
-		case XLOG_EI_COMPACT_INSERT:
-			ei_redo_compact_insert(record);
-			break;
-		case XLOG_EI_COMPACT_DELETE:
-			ei_redo_compact_delete(record);
-			break;
-		case XLOG_EI_COMPACT_IMAGE:
-			ei_redo_compact_image(record);
-			break;
 		case XLOG_EI_INSERT_MULTI:
 			ei_redo_insert_multi(record);
 			break;
-		case XLOG_EI_BUFFER_ADD:
-			ei_redo_buffer_add(record);
-			break;
-		case XLOG_EI_BUFFER_LINK:
-			ei_redo_buffer_link(record);
-			break;
 		default:
-			elog(PANIC, "elastic_index redo: unknown op code %u", info);
+			{
+				const EIRecordKind *kind = EIGetRecordKind(info);
+
+				if (kind == NULL)
+					elog(PANIC, "elastic_index redo: unknown op code %u", info);
+				kind->redo(record);
+				break;
+			}
 	}
 
 	MemoryContextSwitchTo(oldcxt);
@@ -883,59 +580,10 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 								 XidFromFullTransactionId(xlrec->safexid));
 				break;
 			}
-		case XLOG_EI_COMPACT_INSERT:
-			{
-				xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) rec;
-
-				appendStringInfo(buf, "pos: %d, lbit: %d, rbit: %d, tid: (%u,%u)",
-								 xlrec->pos, xlrec->lbit, xlrec->rbit,
-								 ItemPointerGetBlockNumberNoCheck(&xlrec->tid),
-								 ItemPointerGetOffsetNumberNoCheck(&xlrec->tid));
-				break;
-			}
-		case XLOG_EI_COMPACT_DELETE:
-			{
-				xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) rec;
-
-				appendStringInfo(buf, "ndeleted: %u%s", xlrec->ndeleted,
-								 (xlrec->flags & EI_XLOG_COMPACT_VACUUM) ?
-								 ", vacuum" : "");
-				break;
-			}
-		case XLOG_EI_COMPACT_IMAGE:
-			{
-				xl_ei_compact_image *xlrec = (xl_ei_compact_image *) rec;
-				static const char *const kinds[] = {"?", "convert", "expand", "split"};
-
-				appendStringInfo(buf, "%s, nimages: %u%s",
-								 xlrec->kind < lengthof(kinds) ? kinds[xlrec->kind] : "?",
-								 xlrec->nimages,
-								 (xlrec->flags & EI_XLOG_IMAGE_SIBLING) ?
-								 ", sibling" : "");
-				break;
-			}
 		case XLOG_EI_INSERT_MULTI:
 			appendStringInfo(buf, "nitems: %u",
 							 ((xl_ei_insert_multi *) rec)->nitems);
 			break;
-		case XLOG_EI_BUFFER_ADD:
-			{
-				xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *) rec;
-
-				appendStringInfo(buf, "ntuples: %u, minoff: %u, maxoff: %u",
-								 xlrec->ntuples, xlrec->minoff, xlrec->maxoff);
-				break;
-			}
-		case XLOG_EI_BUFFER_LINK:
-			{
-				xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) rec;
-				static const char *const ops[] = {"?", "newpage", "seal", "unlink", "sort", "filter"};
-
-				appendStringInfo(buf, "%s, npages: %u",
-								 xlrec->op < lengthof(ops) ? ops[xlrec->op] : "?",
-								 xlrec->npages);
-				break;
-			}
 		case XLOG_EI_REUSE_PAGE:
 			{
 				xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) rec;
@@ -949,6 +597,14 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 				if (XLogRecGetDataLen(record) >= SizeOfEIReusePage)
 					appendStringInfo(buf, ", isCatalogRel: %c",
 									 xlrec->isCatalogRel ? 'T' : 'F');
+				break;
+			}
+		default:
+			{
+				const EIRecordKind *kind = EIGetRecordKind(info);
+
+				if (kind != NULL && kind->desc != NULL)
+					kind->desc(buf, record);
 				break;
 			}
 	}
@@ -982,18 +638,14 @@ ei_identify(uint8 info)
 			return "UNLINK_PAGE";
 		case XLOG_EI_REUSE_PAGE:
 			return "REUSE_PAGE";
-		case XLOG_EI_COMPACT_INSERT:
-			return "COMPACT_INSERT";
-		case XLOG_EI_COMPACT_DELETE:
-			return "COMPACT_DELETE";
-		case XLOG_EI_COMPACT_IMAGE:
-			return "COMPACT_IMAGE";
 		case XLOG_EI_INSERT_MULTI:
 			return "INSERT_MULTI";
-		case XLOG_EI_BUFFER_ADD:
-			return "BUFFER_ADD";
-		case XLOG_EI_BUFFER_LINK:
-			return "BUFFER_LINK";
+		default:
+			{
+				const EIRecordKind *kind = EIGetRecordKind(info & ~XLR_INFO_MASK);
+
+				return kind ? kind->name : NULL;
+			}
 	}
 	return NULL;
 }
@@ -1002,7 +654,7 @@ ei_identify(uint8 info)
  * Mask the parts of a page that may legitimately differ between primary and
  * standby: LSN, checksum, hint bits, unused space, and the LP_DEAD hints
  * (with the EI_HAS_GARBAGE flag that summarizes them), and the EI_ACCESSED
- * hint of compact leaves.
+ * hint.
  */
 void
 ei_mask(char *pagedata, BlockNumber blkno)
@@ -1015,11 +667,11 @@ ei_mask(char *pagedata, BlockNumber blkno)
 	mask_unused_space(page);
 
 	/*
-	 * On a compact leaf everything past the high key's line pointer is the
-	 * SeqTree image, whose bytes must match exactly.
+	 * On a policy's leaf everything past the line pointers is the policy's
+	 * image, whose bytes must match exactly (the elastic policy's SeqTree).
 	 */
 	opaque = EIPageGetOpaque(page);
-	if (EI_IS_LEAF(opaque) && !(opaque->ei_flags & EI_COMPACT))
+	if (EI_IS_LEAF(opaque) && !(opaque->ei_flags & EI_POLICY_LEAF))
 		mask_lp_flags(page);
 	opaque->ei_flags &= ~(EI_HAS_GARBAGE | EI_ACCESSED);
 }
@@ -1042,4 +694,22 @@ EIRmgrRegister(void)
 	};
 
 	RegisterCustomRmgr(EI_RMGR_ID, &ei_rmgr);
+	ei_rmgr_registered = true;
+}
+
+/*
+ * Error out unless the library was preloaded: only then is our resource
+ * manager registered, and WAL written with it replayable.
+ */
+void
+EICheckPreloaded(void)
+{
+	if (!ei_rmgr_registered)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("elastic_index must be loaded via shared_preload_libraries"),
+				 errdetail("Its indexes write WAL records that only a preloaded library can replay."),
+				 errhint("Add elastic_index to shared_preload_libraries in postgresql.conf "
+						 "(or ALTER SYSTEM SET shared_preload_libraries = 'elastic_index') "
+						 "and restart the server.")));
 }

@@ -6,7 +6,7 @@
  *	  one WAL-logged step under the leaf's exclusive lock.
  *
  * The page format and the operations on it that redo repeats live in
- * core/compact.c; this file decides and logs.  Everything above the leaf
+ * elastic/compact.c; this file decides and logs.  Everything above the leaf
  * level is unaware of compact leaves: a compact leaf keeps a full high key
  * and ordinary sibling links, and its split inserts a downlink through
  * EIInsertParent like any other split.  See src/README.md, "Compact leaves
@@ -20,9 +20,8 @@
 #include "access/xloginsert.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "eielastic.h"
 #include "eistats.h"
-#include "eitree.h"
-#include "eitree_xlog.h"
 #include "miscadmin.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
@@ -32,7 +31,7 @@ static bool ei_table_is_heap(Oid relid);
 
 /*
  * Is the table of the given OID a heap table (the only kind whose line
- * pointers core/heapkey.c understands)?
+ * pointers elastic/heapkey.c understands)?
  */
 static bool
 ei_table_is_heap(Oid relid)
@@ -53,35 +52,35 @@ ei_table_is_heap(Oid relid)
  * (core/normkey.c; variable-width ones are padded), no INCLUDE columns
  * (an expanded entry is formed from the key columns read from the heap)
  * and a heap table.  Cached in
- * the relation's rd_amcache; the information itself lives in rd_indexcxt,
- * which outlives a relcache flush of the cache.
+ * the policy's cache (EIGetPolicyCache); the information itself lives in
+ * rd_indexcxt, which outlives a relcache flush of the cache.
  */
 EINormKeyInfo *
 EICompactInfo(Relation rel)
 {
-	EIRelCache *cache;
+	EIElasticCache *cache = EIGetPolicyCache(rel, sizeof(EIElasticCache));
+	MemoryContext oldcxt;
+	EINormKeyInfo *norm;
+	bool		possible;
 
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
+	if (cache->compact_checked)
+		return cache->compact_norm;
 
-	if (!cache->compact_checked)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
-		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
+	/* catalog lookups, which may rebuild rd_amcache: get the cache after */
+	oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
+	norm = EIGetNormKeyInfo(rel);
+	EINormKeyPad(norm);
+	MemoryContextSwitchTo(oldcxt);
+	possible = (EIRelIsElastic(rel) &&
+				norm->ok && norm->keylen > 0 &&
+				norm->keylen <= SEQTREE_MAX_KEYLEN &&
+				IndexRelationGetNumberOfAttributes(rel) ==
+				IndexRelationGetNumberOfKeyAttributes(rel) &&
+				ei_table_is_heap(rel->rd_index->indrelid));
 
-		EINormKeyPad(norm);
-		MemoryContextSwitchTo(oldcxt);
-		if (!EIRelIsOsm(rel) &&
-			norm->ok && norm->keylen > 0 && norm->keylen <= SEQTREE_MAX_KEYLEN &&
-			IndexRelationGetNumberOfAttributes(rel) ==
-			IndexRelationGetNumberOfKeyAttributes(rel) &&
-			ei_table_is_heap(rel->rd_index->indrelid))
-			cache->compact_norm = norm;
-		else
-			cache->compact_norm = NULL;
-		cache->compact_checked = true;
-	}
+	cache = EIGetPolicyCache(rel, sizeof(EIElasticCache));
+	cache->compact_norm = possible ? norm : NULL;
+	cache->compact_checked = true;
 	return cache->compact_norm;
 }
 
@@ -224,7 +223,7 @@ EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions, int npos)
 
 /*
  * Can the entry itup be stored in a compact leaf of rel (which can have
- * them)?  Only a key longer than EI_COMPACT_VARKEY_LEN cannot.
+ * them)?  Only a key longer than EI_NORMKEY_VARKEY_LEN cannot.
  */
 bool
 EICompactKeyFits(Relation rel, IndexTuple itup)
@@ -265,9 +264,9 @@ ei_compact_still_covers(Relation rel, Buffer buf, EIScanInsert scankey)
 /*
  * Insert itup, whose insertion scan key is scankey, into the write-locked
  * compact leaf buf: one SeqTree search (one heap read) finds its position.
- * Returns EI_COMPACT_INSERTED, having released buf, when the entry is in;
- * EI_COMPACT_FULL, keeping buf locked, when the leaf must be split first;
- * EI_COMPACT_RESTART, having released buf, when the caller must descend
+ * Returns EI_LEAF_INSERTED, having released buf, when the entry is in;
+ * EI_LEAF_FULL, keeping buf locked, when the leaf must be split first;
+ * EI_LEAF_RESTART, having released buf, when the caller must descend
  * again.
  *
  * A key too long for a compact leaf (a variable-width one) makes the leaf
@@ -276,10 +275,14 @@ ei_compact_still_covers(Relation rel, Buffer buf, EIScanInsert scankey)
  * reads a key toasted out of line with the leaf unlocked (pinned), and
  * restarts if a split moved the entry's place meanwhile.
  */
-EICompactInsertResult
-EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
-				EIScanInsert scankey, IndexTuple itup)
+EILeafInsertResult
+EICompactInsert(EIInsertState istate)
 {
+	Relation	rel = istate->rel;
+	Relation	heapRel = istate->heapRel;
+	Buffer		buf = istate->buf;
+	EIScanInsert scankey = istate->key;
+	IndexTuple	itup = istate->itup;
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	Page		page = BufferGetPage(buf);
 	Datum		values[INDEX_MAX_KEYS];
@@ -298,9 +301,9 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
 	{
 		pfree(key.data);
 		if (!EICompactExpand(rel, heapRel, buf))
-			return EI_COMPACT_FULL;
+			return EI_LEAF_FULL;
 		EIRelBuf(rel, buf);
-		return EI_COMPACT_RESTART;
+		return EI_LEAF_RESTART;
 	}
 
 	reader = EIHeapKeyReaderBegin(heapRel, rel, norm);
@@ -327,7 +330,7 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
 			EIHeapKeyReaderEnd(reader);
 			pfree(key.data);
 			EIRelBuf(rel, buf);
-			return EI_COMPACT_RESTART;
+			return EI_LEAF_RESTART;
 		}
 	}
 	EIHeapKeyReaderEnd(reader);
@@ -339,7 +342,7 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
 			 ItemPointerGetOffsetNumber(&itup->t_tid),
 			 RelationGetRelationName(rel));
 	if (!EICompactHasRoom(page))
-		return EI_COMPACT_FULL;
+		return EI_LEAF_FULL;
 
 	START_CRIT_SECTION();
 
@@ -367,7 +370,7 @@ EICompactInsert(Relation rel, Relation heapRel, Buffer buf,
 
 	EIStatsCount(rel, EI_STAT_COMPACT_INSERTS, 1);
 	EIRelBuf(rel, buf);
-	return EI_COMPACT_INSERTED;
+	return EI_LEAF_INSERTED;
 }
 
 /*
@@ -391,7 +394,7 @@ ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n)
  * entry again from the top.
  */
 void
-EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
+EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 {
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	Page		origpage = BufferGetPage(buf);
@@ -542,6 +545,16 @@ EICompactSplit(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 }
 
 /*
+ * Split the full compact leaf of an insert (EILeafKindOps.split).
+ */
+void
+EICompactSplit(EIInsertState istate)
+{
+	EICompactSplitLeaf(istate->rel, istate->heapRel, istate->buf,
+					   istate->stack);
+}
+
+/*
  * Start the standard form of compact leaf page in tmp: same links, level
  * and flags but EI_COMPACT and the hints, same high key, no entries.
  */
@@ -651,4 +664,44 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 	pfree(tmp);
 	EIStatsCount(rel, EI_STAT_TO_STANDARD, 1);
 	return true;
+}
+
+/*
+ * VACUUM of one cleanup-locked compact leaf (EILeafKindOps.vacuum): remove
+ * the entries the callback reports dead, count the others; an emptied
+ * compact leaf becomes an empty standard leaf (no heap reads: it has no
+ * entries) so that page deletion takes it, as core/vacuum.c does with an
+ * emptied standard leaf.
+ */
+void
+EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
+					void *callback_state, IndexBulkDeleteResult *stats)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	int			n = EICompactNKeys(page);
+	uint16	   *positions = palloc(sizeof(uint16) * Max(n, 1));
+	int			npos = 0;
+
+	for (int pos = 0; pos < n; pos++)
+	{
+		ItemPointerData tid;
+
+		EICompactGetTid(page, pos, &tid);
+		if (callback != NULL && callback(&tid, callback_state))
+			positions[npos++] = (uint16) pos;
+		else
+			stats->num_index_tuples += 1;
+	}
+	if (npos > 0)
+	{
+		EICompactVacuumPage(rel, buf, positions, npos);
+		stats->tuples_removed += npos;
+		EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, npos);
+	}
+	pfree(positions);
+
+	if (callback != NULL && !EI_RIGHTMOST(opaque) &&
+		EICompactNKeys(page) == 0)
+		(void) EICompactExpand(rel, NULL, buf);
 }

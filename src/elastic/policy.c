@@ -26,8 +26,7 @@
 #include "access/xloginsert.h"
 #include "access/tupmacs.h"
 #include <math.h>
-#include "eitree.h"
-#include "eitree_xlog.h"
+#include "eielastic.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -171,15 +170,14 @@ int64
 EIElasticBoundPages(Relation rel)
 {
 	const char *value = ei_size_bound;
-	EIOptions  *opts = (EIOptions *) rel->rd_options;
 	int64		kb;
 	double		percent;
 	const char *hint;
 
-	if (EIRelIsOsm(rel))
-		return -1;				/* osm_tree has no size bound */
-	if (opts != NULL && opts->size_bound_offset != 0)
-		value = (const char *) opts + opts->size_bound_offset;
+	if (!EIRelIsElastic(rel))
+		return -1;				/* only elastic_btree has a size bound */
+	if (EIElasticGetSizeBound(rel) != NULL)
+		value = EIElasticGetSizeBound(rel);
 	if (!ei_parse_size_bound(value, &kb, &percent, &hint))
 		return -1;				/* validated when set; cannot happen */
 	if (kb > 0)
@@ -238,7 +236,7 @@ EIElasticWantsCompact(Relation rel)
 
 	if (EICompactInfo(rel) == NULL)
 		return false;
-	if (((EIMetaPageData *) rel->rd_amcache)->elastic_state == EI_STATE_SHRINKING)
+	if (EIElasticMetaState((EIMetaPageData *) rel->rd_amcache) == EI_STATE_SHRINKING)
 		return true;
 	bound = EIElasticBoundPages(rel);
 	return bound > 0 &&
@@ -254,11 +252,11 @@ EIElasticSetState(Relation rel, uint32 state)
 	Buffer		metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	EIMetaPage	meta = EIPageGetMeta(BufferGetPage(metabuf));
 
-	if (meta->elastic_state != state)
+	if (EIElasticMetaState(meta) != state)
 	{
 		START_CRIT_SECTION();
 
-		meta->elastic_state = state;
+		EIElasticMetaState(meta) = state;
 		MarkBufferDirty(metabuf);
 		if (RelationNeedsWAL(rel))
 		{
@@ -348,7 +346,7 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool preferred_only,
 			else
 			{
 				/* too many entries for one standard leaf: halve, retry */
-				EICompactSplit(rel, heap, buf, NULL);
+				EICompactSplitLeaf(rel, heap, buf, NULL);
 				continue;
 			}
 		}
@@ -505,7 +503,7 @@ EIElasticVacuum(Relation rel)
 	int64		ncompact;
 	Relation	heap;
 
-	if (meta->elastic_state == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
+	if (EIElasticMetaState(meta) == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
 		return;
 	bound = EIElasticBoundPages(rel);
 	if (bound <= 0)
@@ -517,7 +515,7 @@ EIElasticVacuum(Relation rel)
 		 * half full compact now, so that the hot ones need not be when
 		 * they fill.  Conversion reads no heap tuple.
 		 */
-		if (meta->elastic_state == EI_STATE_SHRINKING)
+		if (EIElasticMetaState(meta) == EI_STATE_SHRINKING)
 			(void) ei_convert_pass(rel, NULL, true, true, true, -1, -1,
 								   &remaining);
 		ei_age_access_hints(rel);
@@ -554,7 +552,7 @@ ei_open_for_conversion(Oid indexoid)
 	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
-	if (EIRelIsOsm(rel))
+	if (!EIRelIsElastic(rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("index \"%s\" is an osm_tree index",
@@ -642,3 +640,105 @@ elastic_btree_expand(PG_FUNCTION_ARGS)
 	index_close(rel, RowExclusiveLock);
 	PG_RETURN_INT64(converted);
 }
+
+/*
+ * Is this index an elastic_btree (served by the elastic policy)?
+ */
+bool
+EIRelIsElastic(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicy(rel);
+
+	return policy != NULL && policy->am_kind == EI_AM_ELASTIC_BTREE;
+}
+
+/*
+ * The state of the size policy of an elastic_btree index, from the cached
+ * metapage.
+ */
+uint32
+EIElasticGetState(Relation rel)
+{
+	return EIElasticMetaState(EIGetMetaCached(rel, false));
+}
+
+/*
+ * Before a build (EITreePolicy.build_begin): an index whose entries have no
+ * normalized keys can never convert leaves to the compact form; say so
+ * once, here, rather than when it reaches a size bound.
+ */
+void
+EIElasticBuildBegin(Relation index)
+{
+	EINormKeyInfo *norm = EIGetNormKeyInfo(index);
+
+	if (!norm->ok)
+		ereport(NOTICE,
+				(errmsg("index \"%s\" will always keep standard leaves",
+						RelationGetRelationName(index)),
+				 errdetail("Compact leaves need normalized keys, but %s.",
+						   norm->reason)));
+	pfree(norm);
+}
+
+/*
+ * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): read
+ * whether compact leaves are possible, which needs catalog lookups.
+ */
+void
+EIElasticInsertPrepare(Relation rel)
+{
+	(void) EICompactInfo(rel);
+}
+
+/*
+ * A full standard leaf (EITreePolicy.leaf_full): near the size bound it
+ * becomes compact instead of splitting, unless the entry's key is too long
+ * for a compact leaf (remembered in istate->policy_memo across retries).
+ */
+bool
+EIElasticLeafFull(EIInsertState istate)
+{
+	Relation	rel = istate->rel;
+
+	if (!EIElasticWantsCompact(rel))
+		return false;
+	if (istate->policy_memo < 0)
+		istate->policy_memo = EICompactKeyFits(rel, istate->itup) ? 1 : 0;
+	return istate->policy_memo > 0 && EICompactConvert(rel, istate->buf);
+}
+
+/*
+ * After an insert that made a leaf compact (EITreePolicy.insert_done):
+ * the index is shrinking.
+ */
+void
+EIElasticInsertDone(EIInsertState istate)
+{
+	Relation	rel = istate->rel;
+
+	if (EIElasticGetState(rel) != EI_STATE_SHRINKING)
+		EIElasticSetState(rel, EI_STATE_SHRINKING);
+}
+
+/*
+ * Should scans mark the standard leaves they read (EI_ACCESSED)?  While
+ * shrinking, so that the cold leaves become compact first.
+ */
+bool
+EIElasticMarkLeafReads(Relation rel)
+{
+	return rel->rd_amcache != NULL &&
+		EIElasticMetaState((EIMetaPageData *) rel->rd_amcache) == EI_STATE_SHRINKING;
+}
+
+/* Compact leaves, as the core sees them through the policy table. */
+const EILeafKindOps EICompactLeafOps = {
+	.tuple_space = EICompactScanTupleSpace,
+	.insert = EICompactInsert,
+	.split = EICompactSplit,
+	.read = EICompactScanRead,
+	.rescan = EICompactScanRescan,
+	.endscan = EICompactScanEnd,
+	.vacuum = EICompactVacuumLeaf,
+};

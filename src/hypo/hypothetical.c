@@ -49,7 +49,10 @@
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "commands/explain.h"
-#include "eitree.h"
+#include "eiam.h"
+#include "eielastic.h"
+#include "eihypo.h"
+#include "eiosm.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "keynorm.h"
@@ -692,7 +695,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 
 		/*
 		 * Compact leaves need normalized keys (core/normkey.c); with a
-		 * variable-width column they are padded to EI_COMPACT_VARKEY_LEN,
+		 * variable-width column they are padded to EI_NORMKEY_VARKEY_LEN,
 		 * and we model them only when the column's values are on average
 		 * well below that.
 		 */
@@ -703,7 +706,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 			compactable = false;
 		else if (att->attlen > 0)
 			keylen += 1 + att->attlen;
-		else if (att->attlen == -1 && width <= EI_COMPACT_VARKEY_LEN / 2)
+		else if (att->attlen == -1 && width <= EI_NORMKEY_VARKEY_LEN / 2)
 			varwidth = true;
 		else
 			compactable = false;
@@ -715,7 +718,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	hypo->itemsz = MAXALIGN(sizeof(IndexTupleData) + datasz);
 	hypo->pivotsz = MAXALIGN(hypo->itemsz + sizeof(ItemPointerData));
 	if (varwidth)
-		keylen = EI_COMPACT_VARKEY_LEN;
+		keylen = EI_NORMKEY_VARKEY_LEN;
 	hypo->keylen = (compactable && keylen <= SEQTREE_MAX_KEYLEN) ? keylen : -1;
 }
 
@@ -741,7 +744,7 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	StringInfoData colnames;
 	AclResult	aclresult;
 	Datum		reloptions;
-	EIOptions  *opts;
+	bytea	   *opts;
 	TupleDesc	tupdesc;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
@@ -830,12 +833,13 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	/* storage parameters, validated by the access method */
 	reloptions = transformRelOptions((Datum) 0, stmt->options, NULL, NULL,
 									 false, false);
-	opts = (EIOptions *) amroutine->amoptions(reloptions, true);
+	opts = amroutine->amoptions(reloptions, true);
 	if (hypo->osm)
-		hypo->fillfactor = (opts && opts->fillfactor > 0) ?
-			opts->fillfactor : osm_fill_factor;
+		hypo->fillfactor = (opts && ((OsmOptions *) opts)->fillfactor > 0) ?
+			((OsmOptions *) opts)->fillfactor : osm_fill_factor;
 	else
-		hypo->fillfactor = opts ? opts->fillfactor : EI_DEFAULT_FILLFACTOR;
+		hypo->fillfactor = opts ? ((EIElasticOptions *) opts)->fillfactor :
+			EI_DEFAULT_FILLFACTOR;
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)
@@ -851,8 +855,10 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 						 psprintf("<%u>%s_%s%s", hypo->oid, hypo->amname,
 								  RelationGetRelationName(heap), colnames.data));
 	oldcxt = MemoryContextSwitchTo(ei_hypo_context);
-	if (!hypo->osm && opts && opts->size_bound_offset != 0)
-		hypo->size_bound = pstrdup((char *) opts + opts->size_bound_offset);
+	if (!hypo->osm && opts &&
+		((EIElasticOptions *) opts)->size_bound_offset != 0)
+		hypo->size_bound = pstrdup((char *) opts +
+								   ((EIElasticOptions *) opts)->size_bound_offset);
 	ei_hypo_indexes = lappend(ei_hypo_indexes,
 							  memcpy(palloc(sizeof(EIHypoIndex)), hypo,
 									 sizeof(EIHypoIndex)));

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * eistats.h
- *	  Per-index activity counters kept in shared memory (inspect/activity.c).
+ *	  Per-index activity counters kept in shared memory (core/activity.c).
  *
  * The tree core reports events (splits, fast-path inserts, removed entries,
  * pages taken and freed) with one call, EIStatsCount(rel, kind, n).  The
@@ -66,7 +66,7 @@ typedef enum EIStatKind
 /* elastic_index.stats_max_indexes: entries of the shared table */
 extern int	ei_stats_max_indexes;
 
-/* inspect/activity.c */
+/* core/activity.c */
 extern void EIActivityInit(void);
 extern void EIStatsCount(Relation rel, EIStatKind kind, uint64 n);
 extern uint64 EIStatsRead(Relation rel, EIStatKind kind);

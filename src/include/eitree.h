@@ -23,6 +23,7 @@
 #include "access/sdir.h"
 #include "access/skey.h"
 #include "access/transam.h"
+#include "access/xlogreader.h"
 #include "datatype/timestamp.h"
 #include "eicompat.h"
 #include "fmgr.h"
@@ -50,6 +51,8 @@
  */
 #define EI_VERSION			2
 #define EI_METAPAGE			0		/* block number of the metapage */
+#define EI_META_POLICY_WORDS 6		/* uint32 words of a policy's metapage
+								 * fields */
 #define EI_PAGE_ID			0xFF9E	/* last 2 bytes of every page's special */
 
 /* Which access method a tree serves (stored in the metapage). */
@@ -85,14 +88,6 @@
 #define EI_DEFAULT_FILLFACTOR	90
 #define EI_NONLEAF_FILLFACTOR	70
 
-/* osm_tree settings: ranges (defaults are in am/osm_tree.c) */
-#define OSM_MIN_SPLIT_FACTOR	0.05
-#define OSM_MAX_SPLIT_FACTOR	0.95
-#define OSM_MAX_BATCH_SIZE		10000000
-#define OSM_MAX_BUFFER_SIZE		131072	/* pages: 1 GB */
-#define OSM_MIN_FLUSH_FRACTION	0.01
-#define OSM_MAX_BLOOM_BITS		32
-#define OSM_MAX_SORT_THRESHOLD	MaxOffsetNumber
 
 /* ----------------------------------------------------------------
  * Page layout
@@ -123,17 +118,19 @@ typedef EIPageOpaqueData *EIPageOpaque;
 #define EI_META				(1 << 2)	/* the metapage */
 #define EI_INCOMPLETE_SPLIT	(1 << 3)	/* right sibling's downlink is missing */
 #define EI_HAS_GARBAGE		(1 << 4)	/* hint: some items are LP_DEAD */
-/* reserved for later page kinds: deleted, half-dead, compact, buffer */
-#define EI_DELETED			(1 << 5)
-#define EI_HALF_DEAD		(1 << 6)
-#define EI_COMPACT			(1 << 7)
+#define EI_DELETED			(1 << 5)	/* deleted (see EIPageIsRecyclable) */
+#define EI_HALF_DEAD		(1 << 6)	/* deletion's first step done */
+#define EI_POLICY_LEAF		(1 << 7)	/* a leaf in its policy's own format:
+										 * only EITreePolicy.leaf reads it */
 #define EI_ACCESSED			(1 << 8)	/* hint: a scan read this leaf since
 										 * VACUUM last looked (set on standard
-										 * leaves only while SHRINKING) */
-#define EI_BUFFER			(1 << 9)	/* osm_tree insert buffer page */
-#define EI_BUFFER_CLOSED	(1 << 10)	/* buffer page takes no more entries */
-#define EI_BUFFER_FILTER	(1 << 11)	/* osm_tree insert buffer's section
-										 * filter page */
+										 * leaves only when the policy's
+										 * mark_leaf_reads asks for it) */
+/*
+ * Bits 9 to 15 are the policies' own, for pages they keep outside the tree
+ * (in the same file, allocated with EINewBuf, never linked into a level).
+ */
+#define EI_POLICY_FLAGS		0xFE00
 
 #define EI_IS_LEAF(opaque)		(((opaque)->ei_flags & EI_LEAF) != 0)
 #define EI_IS_ROOT(opaque)		(((opaque)->ei_flags & EI_ROOT) != 0)
@@ -192,52 +189,37 @@ typedef struct EIMetaPageData
 {
 	uint32		magic;			/* EI_MAGIC */
 	uint32		version;		/* EI_VERSION */
-	uint32		am_kind;		/* EI_AM_* */
+	uint32		am_kind;		/* EI_AM_*: whose policy (EITreePolicy) */
 	BlockNumber root;			/* current root, or InvalidBlockNumber */
 	uint32		level;			/* level of the root (0 = root is a leaf) */
 	uint32		fillfactor;		/* leaf fill factor used by splits and build */
 	XLogRecPtr	recycle_fence;	/* deleted pages with LSN <= this are
 								 * unreachable (see EIPageIsRecyclable) */
-	uint32		elastic_state;	/* EI_STATE_*: what the size policy is doing */
 
 	/*
-	 * osm_tree: the page of the insert buffer's section filter, a Bloom
-	 * filter over the entries of every buffer page but the tail; zero (as
-	 * in metapages written before it existed) means none.
+	 * The policy's own fields.  The core initializes them to zeros, copies
+	 * them into META records and never reads them; each policy overlays its
+	 * struct with EIMetaGetPolicy (elastic: EIElasticMeta, osm: OsmMeta).
+	 * Zero means "nothing" to every policy, so a metapage written before a
+	 * field existed reads as its default.
 	 */
-	BlockNumber buf_filter;
-
-	/*
-	 * osm_tree's insert buffer (osm/buffer.c): a chain of EI_BUFFER pages
-	 * from buf_head (oldest) to buf_tail (newest, takes new entries).  Zero
-	 * (the metapage's own number, never a buffer page) means none, so a
-	 * metapage written before the buffer existed reads as "empty".
-	 */
-	BlockNumber buf_head;
-	BlockNumber buf_tail;
-	uint32		buf_pages;		/* pages in the chain */
-	uint32		buf_flushes;	/* flush steps completed (for stats) */
+	uint32		policy[EI_META_POLICY_WORDS];
 } EIMetaPageData;
-
-/*
- * States of the size policy (src/README.md, "Elasticity").  NORMAL: no
- * conversions; full leaves split.  SHRINKING: the index is near its size
- * bound, so a full standard leaf is converted to a compact leaf instead of
- * being split.  EXPANDING: the index fell below the expand threshold, so
- * VACUUM converts compact leaves back.  Only elastic_btree_shrink, the
- * insert path and VACUUM change it, each by a META record.
- */
-#define EI_STATE_NORMAL		0
-#define EI_STATE_SHRINKING	1
-#define EI_STATE_EXPANDING	2
 
 typedef EIMetaPageData *EIMetaPage;
 
+/* The policy's part of a metapage, as the policy's own struct. */
+#define EIMetaGetPolicy(meta, type) \
+	(AssertMacro(sizeof(type) <= sizeof((meta)->policy)), \
+	 (type *) (meta)->policy)
+
 /*
  * What a backend keeps in an index's rd_amcache: a copy of the metapage
- * (EIGetMetaCached returns a pointer to it, the first member) and the leaf
- * its last descending insert went to, which the insert fast path uses to
- * tell an ascending run from scattered inserts (core/insert.c).
+ * (EIGetMetaCached returns a pointer to it, the first member), the leaf its
+ * last descending insert went to, which the insert fast path uses to tell
+ * an ascending run from scattered inserts (core/insert.c), and the
+ * policy's own cache (policy_cache, allocated in rd_indexcxt by the
+ * policy, gone with rd_amcache when the relcache entry is rebuilt).
  */
 typedef struct EIRelCache
 {
@@ -245,13 +227,9 @@ typedef struct EIRelCache
 	BlockNumber lastleaf;
 	int			pole_misses;	/* EIInsertTop: entries in a row outside
 								 * the pole */
-	bool		compact_checked;	/* compact_norm is known */
-	struct EINormKeyInfo *compact_norm; /* NULL: no compact leaves possible */
-	struct OsmBufferCache *buffer;	/* osm_tree insert state (osm/buffer.c) */
-	TimestampTz flush_requested;	/* when we last asked for a background
-									 * flush (osm/flushworker.c) */
+	void	   *policy_cache;	/* the policy's, or NULL */
 	struct EIActivityEntry *activity;	/* the index's shared activity
-										 * entry (inspect/activity.c), */
+										 * entry (core/activity.c), */
 	uint64		activity_generation;	/* as of this entry generation */
 	bool		heap_is_catalog;	/* EINoteHeapRel's note, for WAL records
 									 * that reuse a page */
@@ -331,7 +309,7 @@ typedef struct EIScanPosData
 	XLogRecPtr	lsn;			/* page LSN when read (for kill items) */
 	bool		moreLeft;		/* may there be matches further left? */
 	bool		moreRight;		/* ... further right? */
-	bool		compact;		/* the page was compact: recheck every row */
+	bool		recheck;		/* a policy leaf (no keys): recheck every row */
 	int			nextTupleOffset;	/* bytes used in currTuples */
 	int			firstItem;
 	int			lastItem;
@@ -376,12 +354,12 @@ typedef struct EIScanOpaqueData
 	char	   *markTuples;
 	Size		tuplesSize;
 
-	/* reading compact leaves: heap key reader and search bounds */
-	struct EIScanCompact *compact;
+	/* the policy's leaf ops' state for reading its leaves, or NULL */
+	void	   *leaf_state;
 
-	/* osm_tree: buffered entries merged into the scan, or NULL */
-	bool		buffer_checked; /* looked at the buffer since (re)scan */
-	struct OsmScanBuffer *buffer;
+	/* entries from outside the tree (EITreePolicy.scan_collect), or NULL */
+	bool		extra_checked;	/* collected them since (re)scan */
+	struct EIScanMerge *extra;
 } EIScanOpaqueData;
 
 typedef EIScanOpaqueData *EIScanOpaque;
@@ -406,25 +384,148 @@ typedef struct EIParallelScanDescData
 typedef EIParallelScanDescData *EIParallelScanDesc;
 
 /* ----------------------------------------------------------------
- * Per-index options (reloptions), shared by both access methods
+ * Insertion state
+ *
+ * What one entry's insertion carries down to the page it lands on and the
+ * split it may cause (as nbtree's BTInsertStateData).
  * ----------------------------------------------------------------
  */
-typedef struct EIOptions
+typedef struct EIInsertStateData
 {
-	int32		varlena_header_;	/* varlena header (do not touch) */
-	int			fillfactor;		/* leaf page fill factor; osm_tree: -1 =
-								 * osm_tree.fill_factor */
-	int			size_bound_offset;	/* elastic_btree: size_bound string, or 0 */
-	double		split_factor;	/* osm_tree: -1 = osm_tree.split_factor */
-	int			batch_size;		/* osm_tree: -1 = osm_tree.batch_size */
-	int			buffer_size;	/* osm_tree: -1 = osm_tree.buffer_size */
-	double		flush_fraction; /* osm_tree: -1 = osm_tree.flush_fraction */
-	int			bloom_bits_per_key; /* osm_tree: -1 = osm_tree.bloom_bits_per_key */
-	int			sort_threshold; /* osm_tree: -1 = osm_tree.sort_threshold */
-} EIOptions;
+	Relation	rel;
+	Relation	heapRel;
+	IndexTuple	itup;			/* the entry, t_tid set */
+	Size		itemsz;			/* its MAXALIGNed size */
+	EIScanInsert key;			/* its position (nextkey) */
+	EIStack		stack;			/* parents of the leaf, or NULL */
+	Buffer		buf;			/* the write-locked leaf, while held */
 
-/* Is this index an osm_tree (rather than an elastic_btree)? */
-#define EIRelIsOsm(rel)	((rel)->rd_indam->aminsert == osminsert)
+	/*
+	 * An entry of a sorted batch (EIInsertSorted) that goes on densely in
+	 * its leaf: the batch's entries after it, which a split of the leaf
+	 * takes into account (see ei_find_split_loc).  NULL otherwise.
+	 */
+	IndexTuple *run_next;
+	int			run_nnext;
+
+	/* for the policy: a note kept across retries, -1 at first */
+	int			policy_memo;
+	/* the policy's leaf_full changed the leaf's kind */
+	bool		leaf_changed;
+} EIInsertStateData;
+
+typedef EIInsertStateData *EIInsertState;
+
+/* ----------------------------------------------------------------
+ * Policies
+ *
+ * The core is a B+-tree that knows no policy.  What the access methods
+ * decide and add is in a table of callbacks, an EITreePolicy: the policies
+ * (elastic/, osm/) provide the callbacks, each access method (am/) puts
+ * them in a table with its aminsert and registers it at _PG_init
+ * (EIRegisterPolicy).  The core finds an index's table through the
+ * routine the AM's handler built, which the relcache keeps with the index
+ * (rd_indam->aminsert), and calls only the table.  A NULL callback means
+ * the core's default, given in brackets.  src/README.md, "Policies", says
+ * how to add one.
+ * ----------------------------------------------------------------
+ */
+
+/* What a policy leaf's insert did (EILeafKindOps.insert). */
+typedef enum EILeafInsertResult
+{
+	EI_LEAF_INSERTED,			/* the entry is in; the leaf is released */
+	EI_LEAF_FULL,				/* the leaf is full: split it (still locked) */
+	EI_LEAF_RESTART				/* the leaf is released: descend again */
+} EILeafInsertResult;
+
+/*
+ * Operations on leaves in a policy's own format (EI_POLICY_LEAF).  The
+ * page keeps the core's special space, high key and sibling links, so
+ * descents, page deletion and the parent level treat it as any leaf.
+ */
+typedef struct EILeafKindOps
+{
+	/* bytes an index-only scan's tuple copies of one such leaf may need,
+	 * 0 if this index cannot have such leaves [0] */
+	Size		(*tuple_space) (Relation rel);
+	/* insert the entry into the write-locked leaf istate->buf */
+	EILeafInsertResult (*insert) (EIInsertState istate);
+	/* split the full write-locked leaf istate->buf, releasing it */
+	void		(*split) (EIInsertState istate);
+	/* copy the pinned, share-locked leaf's matches into so->currPos */
+	bool		(*read) (IndexScanDesc scan, ScanDirection dir);
+	/* forget per-rescan state (so->leaf_state) [nothing] */
+	void		(*rescan) (IndexScanDesc scan);
+	/* free so->leaf_state [nothing] */
+	void		(*endscan) (IndexScanDesc scan);
+	/* VACUUM: remove the dead entries of the cleanup-locked leaf, count
+	 * the others; callback NULL: only count */
+	void		(*vacuum) (Relation rel, Buffer buf,
+						   IndexBulkDeleteCallback callback,
+						   void *callback_state,
+						   IndexBulkDeleteResult *stats);
+} EILeafKindOps;
+
+/* A WAL record kind a policy adds to the resource manager. */
+typedef struct EIRecordKind
+{
+	uint8		info;			/* XLOG_EI_* code, in the policy's range */
+	const char *name;			/* for rm_identify */
+	void		(*redo) (XLogReaderState *record);
+	void		(*desc) (StringInfo buf, XLogReaderState *record);
+} EIRecordKind;
+
+typedef struct EITreePolicy
+{
+	const char *name;			/* the access method's name */
+	uint32		am_kind;		/* EI_AM_*, stored in the metapage */
+
+	/* the AM's aminsert: how an entry enters the index, and the key by
+	 * which EIGetPolicy finds this table */
+	aminsert_function aminsert;
+
+	/* options: leaf fill factor [EI_DEFAULT_FILLFACTOR]; least share a
+	 * leaf's left half keeps in a dense sorted run's split [0.5] */
+	int			(*fillfactor) (Relation rel);
+	double		(*split_factor) (Relation rel);
+
+	/* building: before the table is read [nothing] */
+	void		(*build_begin) (Relation index);
+
+	/* inserting: read what leaf_full needs, before any lock [nothing] */
+	void		(*insert_prepare) (Relation rel);
+	/* a full standard leaf, write-locked, dead entries gone: change its
+	 * kind instead of splitting it?  true if it did [false: split] */
+	bool		(*leaf_full) (EIInsertState istate);
+	/* after an insert whose leaf_full changed a leaf, locks released */
+	void		(*insert_done) (EIInsertState istate);
+
+	/* apply the entries this backend holds back from the index (its
+	 * transaction's batch) before a function reads the index whole
+	 * (EIOpenIndexChecked) [nothing] */
+	void		(*apply_pending) (Relation rel);
+
+	/* the policy's own leaf kind [none] */
+	const EILeafKindOps *leaf;
+
+	/* scans: mark standard leaves read with EI_ACCESSED? [false] */
+	bool		(*mark_leaf_reads) (Relation rel);
+	/* entries outside the tree that match the scan's keys, which the scan
+	 * merges with the tree's in index order; false: none [false] */
+	bool		(*scan_collect) (IndexScanDesc scan, IndexTuple **items,
+								 int *nitems);
+
+	/* VACUUM: before a bulk deletion's walk, before and after cleanup
+	 * [nothing] */
+	void		(*bulkdelete_begin) (Relation rel);
+	void		(*cleanup_begin) (Relation rel);
+	void		(*cleanup_end) (Relation rel);
+
+	/* the policy's WAL records, ended by an entry whose redo is NULL */
+	const EIRecordKind *records;
+} EITreePolicy;
+
 
 /* Lock modes, as nbtree names them. */
 #define EI_READ		BUFFER_LOCK_SHARE
@@ -435,10 +536,17 @@ typedef struct EIOptions
  * ----------------------------------------------------------------
  */
 
-/* elastic_index.c: extension-wide */
-extern bool ei_rmgr_registered;
-extern void EICheckPreloaded(void);
-extern void _PG_init(void);
+/* core/policy.c: the policy table */
+extern void EIRegisterPolicy(const EITreePolicy *policy);
+extern const EITreePolicy *EIGetPolicy(Relation rel);
+extern const EITreePolicy *EIGetPolicyChecked(Relation rel);
+extern const EITreePolicy *EIGetPolicyByKind(uint32 am_kind);
+extern uint32 EIRelAmKind(Relation rel);
+extern int	EIGetFillFactor(Relation rel);
+extern double EIGetSplitFactor(Relation rel);
+extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
+extern void *EIGetPolicyCache(Relation rel, Size size);
+extern const EIRecordKind *EIGetRecordKind(uint8 info);
 
 /* core/page.c: pages, buffers, metapage, tuples */
 extern void EIInitPage(Page page, uint16 flags, uint32 level);
@@ -489,9 +597,9 @@ struct EINormKeyInfo
  * differing bit of two keys, because the encodings are prefix-free and end
  * with the distinct heap TIDs (see src/README.md, "Variable-width keys").
  */
-#define EI_COMPACT_VARKEY_LEN	255
+#define EI_NORMKEY_VARKEY_LEN	255
 
-/* core/normkey.c and am/normalize.c: normalized keys */
+/* core/normkey.c: normalized keys */
 extern EINormKeyInfo *EIGetNormKeyInfo(Relation index);
 extern bool EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 						   ItemPointer tid, StringInfo out);
@@ -499,107 +607,6 @@ extern void EINormKeyPad(EINormKeyInfo *info);
 extern int	EINormKeyPrefixLength(EINormKeyInfo *info, int keylen);
 extern bool EINormKeyCollationOK(Oid collation);
 extern Oid	EIGetNormalizeProc(Oid opfamily, Oid opcintype);
-
-/*
- * Reading entries' keys from the heap (core/heapkey.c).  key holds the last
- * key read, normalized, with the entry's TID appended.
- */
-typedef enum EIHeapKeyResult
-{
-	EI_HEAPKEY_FOUND,			/* reader->key holds the key */
-	EI_HEAPKEY_DEAD,			/* the HOT chain is dead to everybody */
-	EI_HEAPKEY_UNREADABLE		/* a key column is toasted out of line */
-} EIHeapKeyResult;
-
-typedef struct EIHeapKeyReader
-{
-	Relation	heap;
-	Relation	index;
-	EINormKeyInfo *norm;
-	Buffer		buf;			/* pinned heap page of the last read */
-	StringInfoData key;
-	bool		want_tuple;		/* also form the entry's index tuple (set
-								 * before the first read) */
-	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
-	uint64		nreads;			/* keys read so far */
-	bool		last_valid;		/* key holds the key of last_tid */
-	ItemPointerData last_tid;
-	MemoryContext cxt;			/* where remembered keys live */
-	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
-	int			ncached;
-	int			maxcached;
-} EIHeapKeyReader;
-
-extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,
-											 EINormKeyInfo *norm);
-extern EIHeapKeyResult EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid);
-extern EIHeapKeyResult EIHeapKeyReadUnlocked(EIHeapKeyReader *reader,
-											 ItemPointer tid);
-extern void EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf,
-								   int lockmode, ItemPointer tid);
-extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
-extern void EIHeapKeyReaderForget(EIHeapKeyReader *reader);
-extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
-
-/* core/compact.c: compact leaf pages */
-extern void EICompactAttach(Page page, SeqTree *st);
-extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
-extern void EICompactDelete(Page page, int pos);
-extern int	EICompactCapacity(int keylen, Size hikeysz);
-extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
-extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
-							  Page dst);
-extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
-							const uint8 *key, SeqTreeLocation *loc,
-							EIHeapKeyResult *why);
-extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
-									const uint8 *key, int *minpos,
-									int *maxpos);
-extern int	EICompactNKeys(Page page);
-extern bool EICompactHasRoom(Page page);
-extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,
-							  ItemPointer tid);
-extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
-extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
-								Page leftpage, Page rightpage);
-
-/* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */
-extern EINormKeyInfo *EICompactInfo(Relation rel);
-extern bool EICompactKeyFits(Relation rel, IndexTuple itup);
-extern bool EICompactConvert(Relation rel, Buffer buf);
-/* EICompactInsert results */
-typedef enum EICompactInsertResult
-{
-	EI_COMPACT_INSERTED,		/* the entry is in; the leaf is released */
-	EI_COMPACT_FULL,			/* the leaf is full: split it (still locked) */
-	EI_COMPACT_RESTART			/* the leaf is released: descend again */
-} EICompactInsertResult;
-
-extern EICompactInsertResult EICompactInsert(Relation rel, Relation heapRel,
-											 Buffer buf, EIScanInsert key,
-											 IndexTuple itup);
-extern void EICompactSplit(Relation rel, Relation heapRel, Buffer buf,
-						   EIStack stack);
-extern bool EICompactExpand(Relation rel, Relation heapRel, Buffer buf);
-extern void EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions,
-								int npos);
-extern void EICompactLogImages(Relation rel, uint8 kind, Buffer *bufs,
-							   int nbufs, Buffer sibling);
-
-/* elastic/policy.c: the size bound and the shrink/expand policy */
-extern void EIElasticInitGUCs(void);
-extern int64 EIElasticBoundPages(Relation rel);
-extern bool EIElasticWantsCompact(Relation rel);
-extern void EIElasticSetState(Relation rel, uint32 state);
-extern void EIElasticVacuum(Relation rel);
-extern bool EIValidateSizeBound(const char *value, char **hint);
-extern bool EIParseSizeBound(const char *value, int64 *kb, double *percent,
-							 const char **hint);
-extern double EIElasticShrinkThreshold(void);
-extern const char *EIElasticDefaultBound(void);
-
-/* hypo/hypothetical.c: hypothetical indexes for EXPLAIN */
-extern void EIHypoInit(void);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
@@ -713,194 +720,11 @@ extern void eicostestimate(PlannerInfo *root, IndexPath *path, double loop_count
 						   double *indexPages);
 
 /* core/xlog.c: WAL resource manager */
+extern bool ei_rmgr_registered;
 extern void EIRmgrRegister(void);
+extern void EICheckPreloaded(void);
 
-/* inspect/stats.c */
-extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
-
-/* am/options.c and am/validate.c */
-extern void EIInitReloptions(void);
-extern bytea *eioptions(Datum reloptions, bool validate);
-extern bytea *osmoptions(Datum reloptions, bool validate);
-extern int	EIGetFillFactor(Relation rel);
-extern double EIGetSplitFactor(Relation rel);
-extern int	EIGetBatchSize(Relation rel);
-extern int	EIGetBufferSize(Relation rel);
-extern double EIGetFlushFraction(Relation rel);
-extern int	EIGetBloomBitsPerKey(Relation rel);
-extern int	EIGetSortThreshold(Relation rel);
-extern uint32 EIRelAmKind(Relation rel);
-extern bool eivalidate(Oid opclassoid);
-extern bool eiproperty(Oid index_oid, int attno, IndexAMProperty prop,
-					   const char *propname, bool *res, bool *isnull);
-extern char *eibuildphasename(int64 phasenum);
-
-/* am/elastic_btree.c */
-extern Datum elastic_btree_handler(PG_FUNCTION_ARGS);
-extern bool eiinsert(Relation rel, Datum *values, bool *isnull,
-					 ItemPointer ht_ctid, Relation heapRel,
-					 IndexUniqueCheck checkUnique, bool indexUnchanged,
-					 IndexInfo *indexInfo);
-extern bool eicanreturn(Relation index, int attno);
-
-/* am/osm_tree.c: settings of osm_tree (reloptions override them) */
-extern int	osm_fill_factor;
-extern double osm_split_factor;
-extern int	osm_batch_size;
-extern int	osm_buffer_size;
-extern double osm_flush_fraction;
-extern int	osm_bloom_bits_per_key;
-extern int	osm_sort_threshold;
-extern bool osm_top_inserts;
-extern bool osm_flush_worker;
-extern void OsmInitGUCs(void);
-extern bool osminsert(Relation rel, Datum *values, bool *isnull,
-					  ItemPointer ht_ctid, Relation heapRel,
-					  IndexUniqueCheck checkUnique, bool indexUnchanged,
-					  IndexInfo *indexInfo);
-
-/* ----------------------------------------------------------------
- * osm_tree's insert buffer (osm/buffer.c; src/README.md, "The osm_tree
- * insert buffer")
- *
- * A buffer page (EI_BUFFER) holds leaf tuples in arrival order from
- * OSM_BUFFER_FIRST on.  Item 1 is its summary: the zonemap, as the offsets
- * of the page's least and greatest entries, and a Bloom filter over the
- * normalized keys of its entries (without heap TID).  ei_next links the
- * chain from the metapage's buf_head (oldest) to buf_tail (newest).
- * ----------------------------------------------------------------
- */
-typedef struct OsmBufferSummary
-{
-	OffsetNumber minoff;		/* item with the least entry, or Invalid */
-	OffsetNumber maxoff;		/* item with the greatest entry, or Invalid */
-	uint16		nsorted;		/* the first nsorted entries are in the
-								 * tree's order (the sorted section) */
-	uint16		bloom_bytes;	/* 0: no filter on this page */
-	uint8		bloom_probes;	/* probes per key */
-	uint8		unused;
-	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];	/* bloom_bytes bytes */
-} OsmBufferSummary;
-
-/*
- * The section filter (osm/buffer.c): item 1 of the page the metapage's
- * buf_filter names.  Its Bloom filter holds the key of every entry of every
- * buffer page in the chain except the tail (and, until the next rebuild,
- * of pages a flush has unlinked since), so a lookup whose key it rules out
- * reads no buffer page but the tail.  nkeys counts the keys added since it
- * was last rebuilt.
- */
-typedef struct OsmSectionFilter
-{
-	uint32		nkeys;			/* keys added since the last rebuild */
-	uint16		bloom_bytes;	/* size of bloom[] */
-	uint8		bloom_probes;	/* probes per key */
-	uint8		unused;
-	uint8		bloom[FLEXIBLE_ARRAY_MEMBER];
-	/* then, MAXALIGNed, an OsmSectionZone (see below) */
-} OsmSectionFilter;
-
-/*
- * The section zonemap: after the section filter's bloom[], in the same
- * item, the least and greatest first-column values of every entry the
- * filter covers (the same pages), when that column is passed by value.  A
- * scan whose bounds on the first column exclude that range reads no buffer
- * page but the tail, as a lookup the filter rules out does.  The values are
- * in the column's own order, not the index's (DESC does not swap them).
- * Filter pages made before it existed end with bloom[] and have none
- * (OsmSectionFilterGetZone returns NULL).
- */
-typedef struct OsmSectionZone
-{
-	uint32		state;			/* OSM_ZONE_* */
-	uint32		nkeys;			/* the filter's nkeys when this was set: an
-								 * older build that adds keys leaves it
-								 * behind, and then it counts as unknown */
-	Datum		lo;				/* OSM_ZONE_RANGE: the least value */
-	Datum		hi;				/* and the greatest */
-} OsmSectionZone;
-
-#define OSM_ZONE_UNKNOWN	0	/* anything: a column passed by reference,
-								 * or a NULL among the covered entries */
-#define OSM_ZONE_RANGE		1	/* every covered value lies in [lo, hi] */
-#define OSM_ZONE_EMPTY		2	/* no covered entries */
-
-#define OSM_SECTION_FILTER		((OffsetNumber) 1)
-/* largest section filter: what one page holds with the zonemap, in whole
- * 8-byte words */
-#define OSM_SECTION_BLOOM_BYTES \
-	((BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) - \
-	  sizeof(ItemIdData) - offsetof(OsmSectionFilter, bloom) - \
-	  sizeof(OsmSectionZone)) & ~7)
-
-#define OsmPageGetSectionFilter(page) \
-	((OsmSectionFilter *) PageGetItem(page, PageGetItemId(page, OSM_SECTION_FILTER)))
-/* where a section filter's zonemap begins within its item */
-#define OSM_SECTION_ZONE_OFFSET(filter) \
-	MAXALIGN(offsetof(OsmSectionFilter, bloom) + (filter)->bloom_bytes)
-
-#define OSM_BUFFER_SUMMARY		((OffsetNumber) 1)
-#define OSM_BUFFER_FIRST		((OffsetNumber) 2)
-#define OSM_MAX_BLOOM_BYTES		1024	/* largest filter of one page */
-#define OSM_FLUSH_STEP_PAGES	16	/* most pages one flush step moves */
-#define OSM_FLUSH_LOCK_SUBID	1	/* sub-ID of the flush lock's object lock tag */
-
-/* Entries on a buffer page (every item but the summary). */
-#define OsmPageGetNEntries(page) \
-	((int) PageGetMaxOffsetNumber(page) - OSM_BUFFER_FIRST + 1)
-
-#define OsmPageGetSummary(page) \
-	((OsmBufferSummary *) PageGetItem(page, PageGetItemId(page, OSM_BUFFER_SUMMARY)))
-
-/* What a walk of an insert buffer's chain counted (OsmBufferCounts). */
-typedef struct OsmBufferCountsData
-{
-	int64		pages;			/* live buffer pages */
-	int64		entries;		/* entries on them */
-	int64		closed_pages;	/* pages that take no more entries */
-	int64		sorted_pages;	/* pages whose entries are all sorted */
-	int64		sorted_entries; /* entries in the pages' sorted sections */
-} OsmBufferCountsData;
-
-/* What a scan knows about the buffered entries it must merge in. */
-typedef struct OsmScanBuffer
-{
-	MemoryContext cxt;			/* everything below lives here */
-	int			nitems;			/* matching entries */
-	EISortEntry *entries;		/* them, ascending, ready to compare */
-	struct EIEntrySort *esort;	/* tree order, without abbreviation */
-	int			fwd;			/* next candidate going forward */
-	int			bwd;			/* next candidate going backward */
-	bool		started;		/* the tree scan was positioned */
-	bool		tree_pending;	/* the tree's current item is not returned */
-	ScanDirection pending_dir;	/* ... and lies beyond "last" this way */
-	bool		tree_end_fwd;	/* the tree ran out going forward */
-	bool		tree_end_bwd;	/* ... going backward */
-	bool		last_from_buffer;	/* the last item returned was buffered */
-	IndexTuple	last;			/* copy of the last item returned, or NULL */
-	EISortEntry last_entry;		/* the same, ready to compare */
-	struct OsmScanBuffer *mark; /* state at eimarkpos, or NULL */
-} OsmScanBuffer;
-
-/* osm/buffer.c */
-extern bool OsmBufferEnabled(Relation rel);
-extern void OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes);
-extern void OsmBufferPageSort(Page page, const OffsetNumber *order, int n);
-extern void OsmSectionFilterInit(Page page, uint16 bloom_bytes, uint8 probes,
-								 bool with_zone);
-extern void OsmSectionFilterAdd(Page page, const uint64 *hashes, int n,
-								const OsmSectionZone *zone);
-extern OsmSectionZone *OsmSectionFilterGetZone(Page page);
-extern const OsmSectionZone *OsmSectionFilterCurrentZone(Page page);
-extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
-							int nitems);
-extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,
-							bool wait);
-extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,
-							 int *nitems);
-extern uint64 OsmBufferEntryHash(Relation rel, EINormKeyInfo *norm,
-								 IndexTuple itup);
-extern void OsmBufferCounts(Relation rel, OsmBufferCountsData *counts);
+/* core/scan.c, core/sort.c: what policies that read entries share */
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
 							ScanDirection dir, bool *continuescan);
 extern bool EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col,
@@ -909,16 +733,9 @@ extern void EIEntrySortInitCompare(EIEntrySort *esort, Relation index,
 								   MemoryContext cxt);
 extern int	EIEntryCompare(EIEntrySort *esort, const EISortEntry *a,
 						   const EISortEntry *b);
-
-/* osm/flushworker.c */
-extern void OsmRequestBackgroundFlush(Relation rel);
-extern PGDLLEXPORT void OsmFlushWorkerMain(Datum main_arg);
-
-/* core/batch.c: entries collected per transaction and applied sorted */
-extern void EIBatchInit(void);
-extern void EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup);
-extern void EIBatchFlushIndex(Relation rel);
-extern void EIBatchFlushAll(void);
+extern void EIScanSaveItem(EIScanOpaque so, int itemIndex,
+						   OffsetNumber offnum, IndexTuple itup);
+extern char *eibuildphasename(int64 phasenum);
 
 /* build phases reported in pg_stat_progress_create_index */
 #define EI_BUILD_PHASE_SCAN		2	/* PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE is 1 */

@@ -38,14 +38,13 @@
 #define XLOG_EI_MARK_HALFDEAD	0x70	/* page deletion, step 1 */
 #define XLOG_EI_UNLINK_PAGE		0x80	/* page deletion, step 2 */
 #define XLOG_EI_REUSE_PAGE		0x90	/* a deleted page is about to be reused */
-#define XLOG_EI_COMPACT_INSERT	0xA0	/* add an entry to a compact leaf */
-#define XLOG_EI_COMPACT_DELETE	0xB0	/* remove entries from a compact leaf */
-#define XLOG_EI_COMPACT_IMAGE	0xC0	/* compact leaves made, split or
-										 * expanded: full page images */
 #define XLOG_EI_INSERT_MULTI	0xD0	/* add several tuples to one leaf */
-#define XLOG_EI_BUFFER_ADD		0xE0	/* osm_tree: entries to a buffer page */
-#define XLOG_EI_BUFFER_LINK		0xF0	/* osm_tree: buffer page linked,
-										 * closed or unlinked */
+
+/*
+ * 0xA0 to 0xC0 and 0xE0 to 0xF0 are the policies' records, each policy's
+ * in its own header; the core replays them through the EIRecordKind its
+ * EITreePolicy registers (core/xlog.c, EIGetRecordKind).
+ */
 
 /*
  * XLOG_EI_META
@@ -227,135 +226,14 @@ typedef struct xl_ei_reuse_page
 #define SizeOfEIReusePageV1	(offsetof(xl_ei_reuse_page, safexid) + sizeof(FullTransactionId))
 #define SizeOfEIReusePage	(offsetof(xl_ei_reuse_page, isCatalogRel) + sizeof(bool))
 
-/*
- * XLOG_EI_COMPACT_INSERT: an entry was added to the compact leaf in block 0
- * at position pos, with the arguments seqtree_insert_at needs.  A SeqTree
- * image depends only on its sequence of keys, so replaying the same call
- * gives the primary's page byte for byte.
- */
-typedef struct xl_ei_compact_insert
-{
-	int32		pos;
-	int32		lbit;
-	int32		rbit;
-	ItemPointerData tid;
-} xl_ei_compact_insert;
-
-#define SizeOfEICompactInsert	(offsetof(xl_ei_compact_insert, tid) + sizeof(ItemPointerData))
-
-/*
- * XLOG_EI_COMPACT_DELETE: entries left the compact leaf in block 0; their
- * positions (uint16, ascending) follow as block data.  Entries removed on
- * insert point to heap items already LP_DEAD, whose pruning record resolved
- * standby conflicts, so no horizon is carried.  EI_XLOG_COMPACT_VACUUM:
- * VACUUM removed them, and redo takes a cleanup lock, as for XLOG_EI_VACUUM.
- */
-typedef struct xl_ei_compact_delete
-{
-	uint16		ndeleted;
-	uint16		flags;
-} xl_ei_compact_delete;
-
-#define EI_XLOG_COMPACT_VACUUM	0x0001
-
-#define SizeOfEICompactDelete	(offsetof(xl_ei_compact_delete, flags) + sizeof(uint16))
-
-/*
- * XLOG_EI_COMPACT_IMAGE: blocks 0 .. nimages-1 are full images (a leaf
- * converted either way, or the two halves of a compact split).  With
- * EI_XLOG_IMAGE_SIBLING the next block is the right sibling of the last
- * image, whose left link now points to that image.
- */
-typedef struct xl_ei_compact_image
-{
-	uint8		kind;			/* EI_COMPACT_IMAGE_* */
-	uint8		nimages;
-	uint8		flags;
-} xl_ei_compact_image;
-
-#define EI_COMPACT_IMAGE_CONVERT	1	/* standard leaf made compact */
-#define EI_COMPACT_IMAGE_EXPAND		2	/* compact leaf made standard */
-#define EI_COMPACT_IMAGE_SPLIT		3	/* compact leaf split in two */
-
-#define EI_XLOG_IMAGE_SIBLING	0x01
-
-#define SizeOfEICompactImage	(offsetof(xl_ei_compact_image, flags) + sizeof(uint8))
-
-/*
- * XLOG_EI_BUFFER_ADD
- *
- * Entries appended to an osm_tree insert buffer page, after its last item.
- * Block 0: the buffer page; its data is the entries' Bloom filter hashes
- * (ntuples uint64s, only if the page has a filter) followed by the entries,
- * each MAXALIGNed.  The page's zonemap becomes (minoff, maxoff).
- */
-typedef struct xl_ei_buffer_add
-{
-	uint16		ntuples;
-	OffsetNumber minoff;
-	OffsetNumber maxoff;
-} xl_ei_buffer_add;
-
-#define SizeOfEIBufferAdd	(offsetof(xl_ei_buffer_add, maxoff) + sizeof(OffsetNumber))
-
-/*
- * XLOG_EI_BUFFER_LINK
- *
- * OSM_LINK_NEWPAGE: block 0, the metapage (an xl_ei_metadata); block 1, the
- * new tail page, initialized empty with a filter of bloom_bytes bytes;
- * block 2 (if there was a tail), the old tail, now closed and linked to
- * block 1; block 3 (if the index has a section filter or makes one now),
- * the section filter page, its data an xl_ei_section_filter followed by
- * the hashes (uint64) of the keys it takes: the old tail's entries, or
- * when it is made, those of every page from the head to the old tail;
- * then, with XLF_ZONE, the section zonemap as it is after the change (the
- * primary compares values; redo, which cannot, copies the result).  Redo
- * of a record without it (an older build's) makes the page as that build
- * did: a new filter without a zonemap, an existing one's left as it is,
- * which the added keys' count then marks out of date.
- * OSM_LINK_SEAL: block 0, the tail page, now closed.
- * OSM_LINK_SORT: block 0, a buffer page whose entries were put in the
- * tree's order: its data is the page's old offsets in their new order
- * (one OffsetNumber per entry).  Redo permutes the line pointers and needs
- * no key comparison.
- * OSM_LINK_UNLINK: block 0, the metapage; blocks 1..npages, the flushed
- * pages, now deleted (stamped with safexid), each keeping the right link
- * given as its data.
- * OSM_LINK_FILTER: block 0, the section filter page, rebuilt after a flush
- * (always a full-page image; redo restores it).
- */
-typedef struct xl_ei_buffer_link
-{
-	FullTransactionId safexid;	/* UNLINK */
-	uint16		npages;
-	uint16		bloom_bytes;	/* NEWPAGE */
-	uint8		bloom_probes;	/* NEWPAGE */
-	uint8		op;				/* OSM_LINK_* */
-} xl_ei_buffer_link;
-
-#define OSM_LINK_NEWPAGE	1
-#define OSM_LINK_SEAL		2
-#define OSM_LINK_UNLINK		3
-#define OSM_LINK_SORT		4
-#define OSM_LINK_FILTER		5
-
-/* NEWPAGE, block 3: a section filter made now (bytes > 0) or added to */
-typedef struct xl_ei_section_filter
-{
-	uint32		nhashes;		/* hashes that follow */
-	uint16		init_bytes;		/* > 0: the page is made with this filter */
-	uint8		init_probes;
-	uint8		flags;			/* XLF_ZONE */
-} xl_ei_section_filter;
-
-#define XLF_ZONE	0x01		/* an OsmSectionZone follows the hashes */
-
-#define SizeOfEIBufferLink	(offsetof(xl_ei_buffer_link, op) + sizeof(uint8))
-
 /* core/xlog.c */
 extern void ei_redo(XLogReaderState *record);
 extern void ei_desc(StringInfo buf, XLogReaderState *record);
 extern const char *ei_identify(uint8 info);
 extern void ei_mask(char *pagedata, BlockNumber blkno);
+extern char *EIRedoCopyData(const char *data, Size len);
+extern void EIRedoMetapage(XLogReaderState *record, uint8 block_id);
+extern void EIRedoSetLeftLink(XLogReaderState *record, uint8 block_id,
+							  BlockNumber leftblk);
 
 #endif							/* EITREE_XLOG_H */

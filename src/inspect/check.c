@@ -47,7 +47,9 @@
 #include <limits.h>
 
 #include "bloomfilter.h"
-#include "eitree.h"
+#include "eiam.h"
+#include "eielastic.h"
+#include "eiosm.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_check);
 
@@ -1372,7 +1374,7 @@ static void
 ei_check_buffer(EICheckState *state)
 {
 	Relation	rel = state->rel;
-	BlockNumber blkno = state->meta.buf_head;
+	BlockNumber blkno = OsmMetaOf(&state->meta)->buf_head;
 	BlockNumber last = 0;
 	uint32		npages = 0;
 	EIEntrySort esort;
@@ -1386,14 +1388,14 @@ ei_check_buffer(EICheckState *state)
 		if (info->ok)
 			norm = info;
 	}
-	if (state->meta.buf_filter != 0)
+	if (OsmMetaOf(&state->meta)->buf_filter != 0)
 		sfpage = ei_check_section_filter_page(state, norm, &sfilter);
 	if (blkno == 0)
 	{
-		if (state->meta.buf_tail != 0 || state->meta.buf_pages != 0)
+		if (OsmMetaOf(&state->meta)->buf_tail != 0 || OsmMetaOf(&state->meta)->buf_pages != 0)
 			ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 					   "insert buffer has no head but tail %u and %u pages",
-					   state->meta.buf_tail, state->meta.buf_pages);
+					   OsmMetaOf(&state->meta)->buf_tail, OsmMetaOf(&state->meta)->buf_pages);
 		if (sfpage != NULL)
 			pfree(sfpage);
 		return;
@@ -1493,7 +1495,7 @@ ei_check_buffer(EICheckState *state)
 									OsmBufferEntryHash(rel, norm, itup)))
 				ei_corrupt(state, blkno, off,
 						   "buffered entry is missing from the insert buffer's section filter (block %u)",
-						   state->meta.buf_filter);
+						   OsmMetaOf(&state->meta)->buf_filter);
 			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next))
 				ei_check_section_zone(state, OsmSectionFilterCurrentZone(sfpage),
 									  blkno, off, itup);
@@ -1511,10 +1513,10 @@ ei_check_buffer(EICheckState *state)
 		MemoryContextReset(state->keycxt);
 	}
 
-	if (last != state->meta.buf_tail || npages != state->meta.buf_pages)
+	if (last != OsmMetaOf(&state->meta)->buf_tail || npages != OsmMetaOf(&state->meta)->buf_pages)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "insert buffer ends at block %u after %u pages, the metapage says %u and %u",
-				   last, npages, state->meta.buf_tail, state->meta.buf_pages);
+				   last, npages, OsmMetaOf(&state->meta)->buf_tail, OsmMetaOf(&state->meta)->buf_pages);
 	if (sfpage != NULL)
 		pfree(sfpage);
 }
@@ -1544,7 +1546,7 @@ ei_check_section_zone(EICheckState *state, const OsmSectionZone *zone,
 	}
 	if (zone->state != OSM_ZONE_RANGE)
 	{
-		ei_corrupt(state, state->meta.buf_filter, OSM_SECTION_FILTER,
+		ei_corrupt(state, OsmMetaOf(&state->meta)->buf_filter, OSM_SECTION_FILTER,
 				   "section zonemap has state %u", zone->state);
 		return;
 	}
@@ -1566,7 +1568,7 @@ static Page
 ei_check_section_filter_page(EICheckState *state, EINormKeyInfo *norm,
 							 OsmSectionFilter **filter)
 {
-	BlockNumber blkno = state->meta.buf_filter;
+	BlockNumber blkno = OsmMetaOf(&state->meta)->buf_filter;
 	Page		page = ei_read_page(state, blkno);	/* checks the range */
 	EIPageOpaque opaque;
 	ItemId		itemid;

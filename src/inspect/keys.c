@@ -13,7 +13,9 @@
 #include "postgres.h"
 
 #include "access/relation.h"
-#include "eitree.h"
+#include "eiam.h"
+#include "eielastic.h"
+#include "eiosm.h"
 #include "fmgr.h"
 #include "parser/parse_coerce.h"
 #include "storage/itemptr.h"

@@ -8,10 +8,6 @@
  * an AccessShareLock on the index, so concurrent inserts go on; the numbers
  * are a consistent picture of each page, not of the whole tree at once.
  *
- * This file also holds EIOpenIndexChecked(), the single place that decides
- * whether a relation is an index served by the elastic_index core; check.c
- * uses it too.
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -31,7 +27,9 @@
 #include "storage/freespace.h"
 
 #include "eistats.h"
-#include "eitree.h"
+#include "eiam.h"
+#include "eielastic.h"
+#include "eiosm.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
@@ -61,54 +59,6 @@ typedef struct EIStatsCounts
 	int64		free_pages;		/* recorded in the free space map */
 	XLogRecPtr	recycle_fence;	/* the metapage's, for recyclable_pages */
 } EIStatsCounts;
-
-/*
- * Open an index with the given lock mode, erroring out unless the core of
- * elastic_index serves it (elastic_btree today, osm_tree later).
- */
-Relation
-EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
-{
-	Relation	rel;
-
-	rel = relation_open(indexoid, lockmode);
-
-	/*
-	 * Both access methods share eibuild, so comparing the build callback
-	 * recognizes every index the core serves without naming the AMs.
-	 */
-	if (rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_indam == NULL ||
-		rel->rd_indam->ambuild != eibuild)
-	{
-		char	   *relname = pstrdup(RelationGetRelationName(rel));
-
-		relation_close(rel, lockmode);
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an elastic_index index", relname)));
-	}
-
-	/*
-	 * Other sessions' temporary relations live in their local buffers, which
-	 * we cannot read.
-	 */
-	if (RELATION_IS_OTHER_TEMP(rel))
-	{
-		char	   *relname = pstrdup(RelationGetRelationName(rel));
-
-		relation_close(rel, lockmode);
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot access temporary index \"%s\" of another session",
-						relname)));
-	}
-
-	/* show and check the index with this transaction's batch applied */
-	EIBatchFlushIndex(rel);
-
-	return rel;
-}
 
 /*
  * Name of a relation for messages, or its OID when it has gone away.
@@ -348,7 +298,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	FreeAccessStrategy(strategy);
 	bound = EIElasticBoundPages(rel);
 	is_osm = EIRelIsOsm(rel);
-	bufsize = is_osm ? EIGetBufferSize(rel) : 0;
+	bufsize = is_osm ? OsmGetBufferSize(rel) : 0;
 	bulk_appended = EIStatsRead(rel, EI_STAT_BULK_APPENDED);
 	top_inserted = EIStatsRead(rel, EI_STAT_FASTPATH_INSERTS) +
 		EIStatsRead(rel, EI_STAT_DESCENTS);
@@ -399,8 +349,8 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	values[16] = Int64GetDatum(counts.recyclable_pages);
 	values[17] = Int64GetDatum(counts.free_pages);
 	values[18] = Int64GetDatum(counts.compact_leaf_pages);
-	values[19] = CStringGetTextDatum(meta.elastic_state == EI_STATE_SHRINKING ? "shrinking" :
-									 meta.elastic_state == EI_STATE_EXPANDING ? "expanding" :
+	values[19] = CStringGetTextDatum(EIElasticMetaState(&meta) == EI_STATE_SHRINKING ? "shrinking" :
+									 EIElasticMetaState(&meta) == EI_STATE_EXPANDING ? "expanding" :
 									 "normal");
 	if (bound > 0)
 		values[20] = Int64GetDatum(bound);
@@ -415,7 +365,7 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 	{
 		values[25] = Float8GetDatum(bufsize > 0 ?
 									(double) counts.buffer_pages / bufsize : 0.0);
-		values[26] = Int64GetDatum((int64) meta.buf_flushes);
+		values[26] = Int64GetDatum((int64) OsmMetaOf(&meta)->buf_flushes);
 	}
 	else
 		nulls[25] = nulls[26] = true;

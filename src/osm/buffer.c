@@ -29,8 +29,7 @@
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "eistats.h"
-#include "eitree.h"
-#include "eitree_xlog.h"
+#include "eiosm.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -83,7 +82,7 @@ static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 bool
 OsmBufferEnabled(Relation rel)
 {
-	return EIRelIsOsm(rel) && EIGetBufferSize(rel) > 0;
+	return EIRelIsOsm(rel) && OsmGetBufferSize(rel) > 0;
 }
 
 /*
@@ -93,24 +92,25 @@ OsmBufferEnabled(Relation rel)
 static OsmBufferCache *
 osm_buffer_cache(Relation rel)
 {
-	EIRelCache *cache;
+	OsmRelCache *cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
+	MemoryContext oldcxt;
+	OsmBufferCache *bc;
+	EINormKeyInfo *norm;
 
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
+	if (cache->buffer != NULL)
+		return cache->buffer;
 
-	if (cache->buffer == NULL)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
-		OsmBufferCache *bc = palloc0(sizeof(OsmBufferCache));
-		EINormKeyInfo *norm = EIGetNormKeyInfo(rel);
+	/* catalog lookups, which may rebuild rd_amcache: get the cache after */
+	oldcxt = MemoryContextSwitchTo(rel->rd_indexcxt);
+	bc = palloc0(sizeof(OsmBufferCache));
+	norm = EIGetNormKeyInfo(rel);
+	EIEntrySortInitCompare(&bc->esort, rel, rel->rd_indexcxt);
+	bc->norm = norm->ok ? norm : NULL;
+	MemoryContextSwitchTo(oldcxt);
 
-		EIEntrySortInitCompare(&bc->esort, rel, rel->rd_indexcxt);
-		bc->norm = norm->ok ? norm : NULL;
-		MemoryContextSwitchTo(oldcxt);
-		cache->buffer = bc;
-	}
-	return cache->buffer;
+	cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
+	cache->buffer = bc;
+	return bc;
 }
 
 /*
@@ -573,14 +573,14 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
 	EIMetaPage	meta;
 	BlockNumber tail;
 	uint32		npages;
-	int			bufsize = EIGetBufferSize(rel);
-	int			unit = Max(1, (int) (bufsize * EIGetFlushFraction(rel)));
+	int			bufsize = OsmGetBufferSize(rel);
+	int			unit = Max(1, (int) (bufsize * OsmGetFlushFraction(rel)));
 
 	/* meta, then tail: the order every locker of both follows */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	tail = meta->buf_tail;
-	npages = meta->buf_pages;
+	tail = OsmMetaOf(meta)->buf_tail;
+	npages = OsmMetaOf(meta)->buf_pages;
 	if (tail != 0)
 	{
 		Buffer		buf = ReadBuffer(rel, tail);
@@ -645,7 +645,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	uint8		probes = 0;
 	uint16		filter_bytes = 0;
 	uint8		filter_probes = 0;
-	int			bits = EIGetBloomBitsPerKey(rel);
+	int			bits = OsmGetBloomBitsPerKey(rel);
 	bool		want_filter = bits > 0 && osm_buffer_cache(rel)->norm != NULL;
 	uint64	   *hashes = NULL;
 	int			nhashes = 0;
@@ -675,15 +675,15 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	{
 		EIMetaPageData *cached = EIGetMetaCached(rel, false);
 
-		if (cached->buf_filter == 0)
+		if (OsmMetaOf(cached)->buf_filter == 0)
 			cached = EIGetMetaCached(rel, true);
-		if (cached->buf_filter == 0 && cached->buf_head == seen_tail)
+		if (OsmMetaOf(cached)->buf_filter == 0 && OsmMetaOf(cached)->buf_head == seen_tail)
 			filterbuf = EINewBuf(rel);
 	}
 
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	oldtail = meta->buf_tail;
+	oldtail = OsmMetaOf(meta)->buf_tail;
 	if (oldtail != seen_tail && oldtail != 0)
 	{
 		Buffer		buf = ReadBuffer(rel, oldtail);
@@ -719,7 +719,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	 * tail, then the filter page (a new filter page, which nobody else can
 	 * reach, is locked from its allocation on).
 	 */
-	if (meta->buf_filter != 0 && BufferIsValid(oldbuf))
+	if (OsmMetaOf(meta)->buf_filter != 0 && BufferIsValid(oldbuf))
 	{
 		osm_page_hashes(rel, BufferGetPage(oldbuf), &hashes, &nhashes,
 						&maxhashes);
@@ -728,10 +728,10 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 			RecordFreeIndexPage(rel, BufferGetBlockNumber(filterbuf));
 			UnlockReleaseBuffer(filterbuf);
 		}
-		filterbuf = osm_filter_buf(rel, meta->buf_filter, EI_WRITE);
+		filterbuf = osm_filter_buf(rel, OsmMetaOf(meta)->buf_filter, EI_WRITE);
 	}
-	else if (meta->buf_filter == 0 && BufferIsValid(filterbuf) &&
-			 BufferIsValid(oldbuf) && meta->buf_head == oldtail)
+	else if (OsmMetaOf(meta)->buf_filter == 0 && BufferIsValid(filterbuf) &&
+			 BufferIsValid(oldbuf) && OsmMetaOf(meta)->buf_head == oldtail)
 	{
 		uint32		nkeys;
 
@@ -739,7 +739,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 						&maxhashes);
 
 		/* sized for a full buffer; past that it only passes more keys */
-		nkeys = Max(1, EIGetBufferSize(rel)) * estimate;
+		nkeys = Max(1, OsmGetBufferSize(rel)) * estimate;
 		filter_bytes = bloom_filter_bytes(nkeys, bits, OSM_SECTION_BLOOM_BYTES);
 		filter_probes = bloom_filter_nprobes(Min((uint32) bits,
 												 Max(1, filter_bytes * 8 / nkeys)));
@@ -807,16 +807,16 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		{
 			OsmSectionFilterInit(BufferGetPage(filterbuf), filter_bytes,
 								 filter_probes, true);
-			meta->buf_filter = BufferGetBlockNumber(filterbuf);
+			OsmMetaOf(meta)->buf_filter = BufferGetBlockNumber(filterbuf);
 		}
 		OsmSectionFilterAdd(BufferGetPage(filterbuf), hashes, nhashes,
 							have_zone ? &zone : NULL);
 		MarkBufferDirty(filterbuf);
 	}
-	meta->buf_tail = newblk;
-	if (meta->buf_head == 0)
-		meta->buf_head = newblk;
-	meta->buf_pages++;
+	OsmMetaOf(meta)->buf_tail = newblk;
+	if (OsmMetaOf(meta)->buf_head == 0)
+		OsmMetaOf(meta)->buf_head = newblk;
+	OsmMetaOf(meta)->buf_pages++;
 	MarkBufferDirty(metabuf);
 
 	if (RelationNeedsWAL(rel))
@@ -1136,9 +1136,9 @@ osm_filter_rebuild(Relation rel)
 
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	filterblk = meta->buf_filter;
-	blkno = meta->buf_head;
-	tail = meta->buf_tail;
+	filterblk = OsmMetaOf(meta)->buf_filter;
+	blkno = OsmMetaOf(meta)->buf_head;
+	tail = OsmMetaOf(meta)->buf_tail;
 	EIRelBuf(rel, metabuf);
 	if (filterblk == 0)
 		return;
@@ -1152,7 +1152,7 @@ osm_filter_rebuild(Relation rel)
 	/* 2. the pages that stopped being the tail since, and the swap */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	osm_chain_hashes(rel, (tail != 0) ? tail : meta->buf_head, meta->buf_tail,
+	osm_chain_hashes(rel, (tail != 0) ? tail : OsmMetaOf(meta)->buf_head, OsmMetaOf(meta)->buf_tail,
 					 &hashes, &nhashes, &maxhashes, &zone);
 	filterbuf = osm_filter_buf(rel, filterblk, EI_WRITE);
 	page = BufferGetPage(filterbuf);
@@ -1222,7 +1222,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 
 	*took_tail = false;
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
-	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 	if (blkno == 0)
 		return -1;
@@ -1287,7 +1287,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 	/* 3. unlink the pages: metapage first, then the pages in chain order */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	if (meta->buf_head != blocks[0])
+	if (OsmMetaOf(meta)->buf_head != blocks[0])
 		elog(ERROR, "insert buffer of index \"%s\" changed its head during a flush",
 			 RelationGetRelationName(rel));
 	for (int i = 0; i < npages; i++)
@@ -1309,14 +1309,14 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 		MarkBufferDirty(bufs[i]);
 	}
 	if (BlockNumberIsValid(newhead))
-		meta->buf_head = newhead;
+		OsmMetaOf(meta)->buf_head = newhead;
 	else
 	{
-		meta->buf_head = 0;
-		meta->buf_tail = 0;
+		OsmMetaOf(meta)->buf_head = 0;
+		OsmMetaOf(meta)->buf_tail = 0;
 	}
-	meta->buf_pages -= Min(meta->buf_pages, (uint32) npages);
-	meta->buf_flushes++;
+	OsmMetaOf(meta)->buf_pages -= Min(OsmMetaOf(meta)->buf_pages, (uint32) npages);
+	OsmMetaOf(meta)->buf_flushes++;
 	MarkBufferDirty(metabuf);
 
 	if (RelationNeedsWAL(rel))
@@ -1854,7 +1854,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 
 	/* an empty buffer, the common case, costs one look at the metapage */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
-	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 	if (blkno == 0)
 		return false;
@@ -1871,11 +1871,11 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	 */
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
-	blkno = meta->buf_head;
-	if ((hashed || nzkeys > 0) && meta->buf_filter != 0 && blkno != 0 &&
-		blkno != meta->buf_tail)
+	blkno = OsmMetaOf(meta)->buf_head;
+	if ((hashed || nzkeys > 0) && OsmMetaOf(meta)->buf_filter != 0 && blkno != 0 &&
+		blkno != OsmMetaOf(meta)->buf_tail)
 	{
-		Buffer		filterbuf = osm_filter_buf(rel, meta->buf_filter, EI_READ);
+		Buffer		filterbuf = osm_filter_buf(rel, OsmMetaOf(meta)->buf_filter, EI_READ);
 		Page		filterpage = BufferGetPage(filterbuf);
 		OsmSectionFilter *filter = OsmPageGetSectionFilter(filterpage);
 
@@ -1885,8 +1885,8 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 			osm_section_zone_excludes(OsmSectionFilterCurrentZone(filterpage),
 									  zkeys, nzkeys))
 		{
-			nskipped += meta->buf_pages > 0 ? meta->buf_pages - 1 : 0;
-			blkno = meta->buf_tail;
+			nskipped += OsmMetaOf(meta)->buf_pages > 0 ? OsmMetaOf(meta)->buf_pages - 1 : 0;
+			blkno = OsmMetaOf(meta)->buf_tail;
 		}
 		EIRelBuf(rel, filterbuf);
 	}
@@ -1900,7 +1900,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	if (searchable)
 		osm_interp_init(rel, zkeys, nzkeys, &interp);
 	sort_threshold = (searchable && !RecoveryInProgress()) ?
-		EIGetSortThreshold(rel) : 0;
+		OsmGetSortThreshold(rel) : 0;
 
 	while (BlockNumberIsValid(blkno))
 	{
@@ -1997,7 +1997,7 @@ OsmBufferCounts(Relation rel, OsmBufferCountsData *counts)
 
 	memset(counts, 0, sizeof(OsmBufferCountsData));
 	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
-	blkno = EIPageGetMeta(BufferGetPage(metabuf))->buf_head;
+	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 
 	while (blkno != 0 && BlockNumberIsValid(blkno))
@@ -2093,20 +2093,20 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	rel = osm_open_index(indexoid, AccessShareLock);
 	OsmBufferCounts(rel, &counts);
 	meta = EIGetMetaCached(rel, true);
-	bufsize = EIGetBufferSize(rel);
+	bufsize = OsmGetBufferSize(rel);
 
 	values[0] = Int64GetDatum(counts.pages);
 	values[1] = Int64GetDatum(counts.entries);
 	values[2] = Int64GetDatum(counts.closed_pages);
 	values[3] = Int32GetDatum(bufsize);
 	values[4] = Float8GetDatum(bufsize > 0 ? (double) counts.pages / bufsize : 0.0);
-	values[5] = Int64GetDatum((int64) meta->buf_flushes);
+	values[5] = Int64GetDatum((int64) OsmMetaOf(meta)->buf_flushes);
 	values[6] = Int64GetDatum(counts.sorted_pages);
 	values[7] = Int64GetDatum(counts.sorted_entries);
 	values[8] = Int64GetDatum(counts.entries - counts.sorted_entries);
-	if (meta->buf_filter != 0)
+	if (OsmMetaOf(meta)->buf_filter != 0)
 	{
-		Buffer		buf = osm_filter_buf(rel, meta->buf_filter, EI_READ);
+		Buffer		buf = osm_filter_buf(rel, OsmMetaOf(meta)->buf_filter, EI_READ);
 		OsmSectionFilter *filter = OsmPageGetSectionFilter(BufferGetPage(buf));
 
 		values[9] = Int64GetDatum((int64) filter->nkeys);

@@ -6,7 +6,7 @@
  *
  * An insert that links a buffer page while a flush's worth of pages is
  * waiting asks for a worker, unless the index has one: the slot is claimed
- * in the index's entry of the shared activity table (inspect/activity.c),
+ * in the index's entry of the shared activity table (core/activity.c),
  * and the worker renews the claim while it lives.  The worker connects to
  * the index's database and moves pages into the tree, a flush's worth at a
  * time, each flush in its own transaction (taking the flush lock without
@@ -26,7 +26,7 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "eistats.h"
-#include "eitree.h"
+#include "eiosm.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -55,7 +55,7 @@ void
 OsmRequestBackgroundFlush(Relation rel)
 {
 	BackgroundWorker worker;
-	EIRelCache *cache;
+	OsmRelCache *cache;
 	TimestampTz now;
 	Oid			dboid = MyDatabaseId;
 
@@ -63,9 +63,7 @@ OsmRequestBackgroundFlush(Relation rel)
 		RELATION_IS_LOCAL(rel) || RecoveryInProgress())
 		return;
 
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
+	cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
 	now = GetCurrentTimestamp();
 	if (cache->flush_requested != 0 &&
 		!TimestampDifferenceExceeds(cache->flush_requested, now,
@@ -133,13 +131,13 @@ osm_worker_flush_once(Oid indexoid, bool done)
 	else
 	{
 		OsmBufferCountsData counts;
-		int			unit = Max(1, (int) (EIGetBufferSize(rel) *
-										 EIGetFlushFraction(rel)));
+		int			unit = Max(1, (int) (OsmGetBufferSize(rel) *
+										 OsmGetFlushFraction(rel)));
 
 		EIStatsFlushWorkerAlive(rel);
 		OsmBufferCounts(rel, &counts);
 		if (counts.closed_pages >= unit ||
-			(EIGetBufferSize(rel) == 0 && counts.pages > 0))
+			(OsmGetBufferSize(rel) == 0 && counts.pages > 0))
 		{
 			if (OsmBufferFlush(rel, heapRel, unit, false) >= 0)
 				result = 1;

@@ -19,17 +19,17 @@
  *
  * Keys are normalized keys of one fixed length (core/normkey.c): the
  * fixed width of the key columns' encodings, or, with a variable-width
- * column (text, bytea), EI_COMPACT_VARKEY_LEN bytes, each key padded with
+ * column (text, bytea), EI_NORMKEY_VARKEY_LEN bytes, each key padded with
  * zeros; an entry whose key is longer cannot be in a compact leaf.
  * Whenever the SeqTree needs a key it reads it from the heap
- * (core/heapkey.c) while the caller holds the leaf's lock.
+ * (elastic/heapkey.c) while the caller holds the leaf's lock.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/itup.h"
-#include "eitree.h"
+#include "eielastic.h"
 #include "seqtree.h"
 #include "storage/bufpage.h"
 

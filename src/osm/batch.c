@@ -51,7 +51,7 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "eistats.h"
-#include "eitree.h"
+#include "eiosm.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "tcop/utility.h"
@@ -247,7 +247,7 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		sizeof(IndexTuple) + sizeof(SubTransactionId);
 	MemoryContextSwitchTo(oldcxt);
 
-	if (batch->nitems >= EIGetBatchSize(rel) ||
+	if (batch->nitems >= OsmGetBatchSize(rel) ||
 		batch->bytes >= (Size) work_mem * 1024)
 		ei_batch_apply(rel, heapRel, batch);
 }
@@ -330,7 +330,7 @@ EIBatchFlushAll(void)
 			continue;
 		}
 		if (rel->rd_rel->relkind == RELKIND_INDEX &&
-			rel->rd_indam != NULL && rel->rd_indam->aminsert == osminsert)
+			EIRelIsOsm(rel))
 		{
 			if (!pushed && !ActiveSnapshotSet())
 			{
@@ -359,7 +359,7 @@ EIBatchFlushAll(void)
 static bool
 ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 {
-	int			bufsize = EIGetBufferSize(rel);
+	int			bufsize = OsmGetBufferSize(rel);
 	double		perpage;
 	double		unit;
 
@@ -369,7 +369,7 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 		return n == 1;
 	perpage = (double) (BLCKSZ - SizeOfPageHeaderData) /
 		(MAXALIGN(IndexTupleSize(sorted[0])) + sizeof(ItemIdData));
-	unit = Max(1.0, bufsize * EIGetFlushFraction(rel));
+	unit = Max(1.0, bufsize * OsmGetFlushFraction(rel));
 	return n / perpage < unit;
 }
 

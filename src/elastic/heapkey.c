@@ -45,7 +45,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_am.h"
 #include "eistats.h"
-#include "eitree.h"
+#include "eielastic.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 

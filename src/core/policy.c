@@ -1,0 +1,210 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy.c
+ *	  The table of policy callbacks through which the core reaches what an
+ *	  access method decides and adds (EITreePolicy, eitree.h).
+ *
+ * Each access method registers its table at _PG_init.  The core finds an
+ * index's table by the aminsert of the routine the AM's handler built,
+ * which the relcache keeps with the index (rd_indam): a pointer comparison
+ * over the few registered tables, with no catalog access, so it is safe
+ * under buffer locks and in every backend that loaded the library.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "eitree.h"
+
+/* at most this many access methods share the core */
+#define EI_MAX_POLICIES		4
+
+static const EITreePolicy *ei_policies[EI_MAX_POLICIES];
+static int	ei_npolicies = 0;
+
+/* the metapage keeps the policies' words where version 2 put them */
+StaticAssertDecl(offsetof(EIMetaPageData, policy) == 32 &&
+				 sizeof(EIMetaPageData) == 56,
+				 "EIMetaPageData's layout is the on-disk metapage's");
+
+/*
+ * Register an access method's policy table; called from _PG_init.
+ */
+void
+EIRegisterPolicy(const EITreePolicy *policy)
+{
+	for (int i = 0; i < ei_npolicies; i++)
+	{
+		if (ei_policies[i] == policy)
+			return;
+		if (ei_policies[i]->am_kind == policy->am_kind ||
+			ei_policies[i]->aminsert == policy->aminsert)
+			elog(ERROR, "policy \"%s\" clashes with policy \"%s\"",
+				 policy->name, ei_policies[i]->name);
+	}
+	if (ei_npolicies >= EI_MAX_POLICIES)
+		elog(ERROR, "too many elastic_index policies");
+	if (policy->aminsert == NULL)
+		elog(ERROR, "policy \"%s\" has no aminsert", policy->name);
+	ei_policies[ei_npolicies++] = policy;
+}
+
+/*
+ * The policy table of an index, or NULL when the core does not serve it.
+ */
+const EITreePolicy *
+EIGetPolicy(Relation rel)
+{
+	if (rel->rd_indam == NULL)
+		return NULL;
+	for (int i = 0; i < ei_npolicies; i++)
+		if (ei_policies[i]->aminsert == rel->rd_indam->aminsert)
+			return ei_policies[i];
+	return NULL;
+}
+
+/*
+ * The policy table of an index the core serves; can't-happen otherwise.
+ */
+const EITreePolicy *
+EIGetPolicyChecked(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicy(rel);
+
+	if (policy == NULL)
+		elog(ERROR, "index \"%s\" has no elastic_index policy",
+			 RelationGetRelationName(rel));
+	return policy;
+}
+
+/*
+ * The policy table registered for an EI_AM_* kind (a metapage's am_kind),
+ * or NULL.
+ */
+const EITreePolicy *
+EIGetPolicyByKind(uint32 am_kind)
+{
+	for (int i = 0; i < ei_npolicies; i++)
+		if (ei_policies[i]->am_kind == am_kind)
+			return ei_policies[i];
+	return NULL;
+}
+
+/*
+ * The EI_AM_* kind of an index, which its metapage records.
+ */
+uint32
+EIRelAmKind(Relation rel)
+{
+	return EIGetPolicyChecked(rel)->am_kind;
+}
+
+/*
+ * The leaf fill factor of an index: its policy's, or nbtree's default.
+ */
+int
+EIGetFillFactor(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+
+	return policy->fillfactor ? policy->fillfactor(rel) : EI_DEFAULT_FILLFACTOR;
+}
+
+/*
+ * The least share of a leaf its left half keeps when a dense sorted run
+ * splits it: the policy's, or an even split.
+ */
+double
+EIGetSplitFactor(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+
+	return policy->split_factor ? policy->split_factor(rel) : 0.5;
+}
+
+/*
+ * The policy's per-backend cache of an index: size zeroed bytes in
+ * rd_indexcxt the first time, kept in rd_amcache (so gone, and made again,
+ * after a relcache rebuild).  Never hold the pointer across anything that
+ * may accept invalidation messages.
+ */
+void *
+EIGetPolicyCache(Relation rel, Size size)
+{
+	EIRelCache *cache;
+
+	if (rel->rd_amcache == NULL)
+		(void) EIGetMetaCached(rel, false);
+	cache = (EIRelCache *) rel->rd_amcache;
+	if (cache->policy_cache == NULL)
+		cache->policy_cache = MemoryContextAllocZero(rel->rd_indexcxt, size);
+	return cache->policy_cache;
+}
+
+/*
+ * Open an index with the given lock mode, erroring out unless the core
+ * serves it; the policy then applies what this backend holds back, so
+ * that the caller sees the whole index.
+ */
+Relation
+EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
+{
+	Relation	rel;
+	const EITreePolicy *policy;
+
+	rel = relation_open(indexoid, lockmode);
+
+	policy = (rel->rd_rel->relkind == RELKIND_INDEX) ? EIGetPolicy(rel) : NULL;
+	if (policy == NULL)
+	{
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an elastic_index index", relname)));
+	}
+
+	/*
+	 * Other sessions' temporary relations live in their local buffers, which
+	 * we cannot read.
+	 */
+	if (RELATION_IS_OTHER_TEMP(rel))
+	{
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary index \"%s\" of another session",
+						relname)));
+	}
+
+	if (policy->apply_pending)
+		policy->apply_pending(rel);
+
+	return rel;
+}
+
+/*
+ * The record kind a registered policy added to the resource manager for
+ * an info code, or NULL.
+ */
+const EIRecordKind *
+EIGetRecordKind(uint8 info)
+{
+	for (int i = 0; i < ei_npolicies; i++)
+	{
+		const EIRecordKind *kind = ei_policies[i]->records;
+
+		for (; kind != NULL && kind->redo != NULL; kind++)
+			if (kind->info == info)
+				return kind;
+	}
+	return NULL;
+}

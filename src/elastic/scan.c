@@ -1,0 +1,399 @@
+/*-------------------------------------------------------------------------
+ *
+ * scan.c
+ *	  Reading compact leaves in an index scan (EILeafKindOps.read): the
+ *	  entries between the scan's bounds, found by SeqTree searches that read
+ *	  keys from the heap.
+ *
+ * The core's scan (core/scan.c) reads standard leaves itself and hands a
+ * compact leaf, pinned and share-locked, to EICompactScanRead, which fills
+ * so->currPos as the core's reader does, with every row to be rechecked.
+ * See src/README.md, "Compact leaves in the tree".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "eielastic.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+/*
+ * What a scan needs on compact leaves (src/README.md, "Compact leaves in the
+ * tree"): the table to read keys from, and the scan's bounds on the first
+ * key column as normalized keys, computed once per rescan.  lower is
+ * padded so that it sorts before (or, for a strict bound, after) every
+ * entry with the bound's value, upper likewise after (or before).
+ */
+typedef struct EIScanCompact
+{
+	Relation	heap;
+	EIHeapKeyReader *reader;
+	bool		bounds_ready;
+	bool		has_lower;
+	bool		has_upper;
+	StringInfoData lower;
+	StringInfoData upper;
+} EIScanCompact;
+
+static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
+static void ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs,
+							  EINormKeyInfo *norm);
+
+/*
+ * Return the scan's compact-leaf state, creating it (and opening the table,
+ * which the executor has locked already) on the first compact leaf.
+ */
+static EIScanCompact *
+ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+
+	if (so->leaf_state == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+		EIScanCompact *cs = palloc0(sizeof(EIScanCompact));
+
+		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
+		initStringInfo(&cs->lower);
+		initStringInfo(&cs->upper);
+		so->leaf_state = cs;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	((EIScanCompact *) so->leaf_state)->reader->want_tuple =
+		(so->currTuples != NULL);
+	return (EIScanCompact *) so->leaf_state;
+}
+
+
+/*
+ * Turn the scan's keys on the first column into normalized lower and upper
+ * bounds (in index order: the keys' strategies already are).  A bound is
+ * the column's normalized prefix padded with 0x00 or 0xFF to the key
+ * length; no entry equals a padded key, because no heap TID has offset 0
+ * or 0xFFFF (a variable-width prefix ends in its terminator, so the next
+ * byte of an entry is a column marker or a heap TID byte, followed by more
+ * non-padding bytes).  Keys that cannot be converted give no bound.
+ */
+static void
+ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	int			prefixlen;
+	StringInfoData tmp;
+	char	   *bound = palloc(norm->keylen);
+
+	cs->has_lower = cs->has_upper = false;
+	resetStringInfo(&cs->lower);
+	resetStringInfo(&cs->upper);
+	initStringInfo(&tmp);
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+		bool		lower_pad_ff = false;
+		bool		upper_pad_ff = false;
+		bool		is_lower = false;
+		bool		is_upper = false;
+
+		if (key->sk_attno != 1 ||
+			(key->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_SEARCHNULL |
+							  SK_SEARCHNOTNULL)))
+			continue;
+		switch (key->sk_strategy)
+		{
+			case BTEqualStrategyNumber:
+				is_lower = is_upper = true;
+				upper_pad_ff = true;
+				break;
+			case BTGreaterEqualStrategyNumber:
+				is_lower = true;
+				break;
+			case BTGreaterStrategyNumber:
+				is_lower = true;
+				lower_pad_ff = true;
+				break;
+			case BTLessEqualStrategyNumber:
+				is_upper = true;
+				upper_pad_ff = true;
+				break;
+			case BTLessStrategyNumber:
+				is_upper = true;
+				break;
+			default:
+				continue;
+		}
+		if (!EIScanKeyValueAsColumn(rel, key, 0, &values[0]))
+			continue;
+		isnull[0] = false;
+		for (int c = 1; c < norm->nkeyatts; c++)
+		{
+			values[c] = (Datum) 0;
+			isnull[c] = true;
+		}
+		resetStringInfo(&tmp);
+		(void) EINormalizeKey(norm, values, isnull, NULL, &tmp);
+
+		/*
+		 * The first column's part.  A variable-width value longer than the
+		 * padded keys is cut: every stored key is shorter and first differs
+		 * from the value inside itself (the encoding is prefix-free), so the
+		 * cut value orders like the whole one against all of them.
+		 */
+		prefixlen = norm->widths[0] >= 0 ? 1 + norm->widths[0] :
+			EINormKeyPrefixLength(norm, tmp.len);
+		Assert(tmp.len >= prefixlen);
+		prefixlen = Min(prefixlen, norm->keylen);
+
+		if (is_lower)
+		{
+			memcpy(bound, tmp.data, prefixlen);
+			memset(bound + prefixlen, lower_pad_ff ? 0xFF : 0x00,
+				   norm->keylen - prefixlen);
+			if (!cs->has_lower || memcmp(bound, cs->lower.data, norm->keylen) > 0)
+			{
+				resetStringInfo(&cs->lower);
+				appendBinaryStringInfo(&cs->lower, bound, norm->keylen);
+				cs->has_lower = true;
+			}
+		}
+		if (is_upper)
+		{
+			memcpy(bound, tmp.data, prefixlen);
+			memset(bound + prefixlen, upper_pad_ff ? 0xFF : 0x00,
+				   norm->keylen - prefixlen);
+			if (!cs->has_upper || memcmp(bound, cs->upper.data, norm->keylen) < 0)
+			{
+				resetStringInfo(&cs->upper);
+				appendBinaryStringInfo(&cs->upper, bound, norm->keylen);
+				cs->has_upper = true;
+			}
+		}
+	}
+	pfree(tmp.data);
+	pfree(bound);
+	cs->bounds_ready = true;
+}
+
+/*
+ * Collect the entries of the pinned and share-locked compact leaf
+ * so->currPos.buf that may match, in index order; return whether there
+ * were any.
+ *
+ * A compact leaf has no keys to test, so every returned row is rechecked by
+ * the executor.  Two SeqTree searches, usually one heap read each, narrow the
+ * leaf to the entries between the scan's bounds on the first column; a
+ * search that meets a dead or toasted entry reads another entry of its
+ * subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
+ * ends the scan in that direction, as a failing required key does on a
+ * standard leaf.  Index-only scans read each entry's key from the heap.
+ */
+bool
+EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	Buffer		buf = so->currPos.buf;
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	bool		forward = ScanDirectionIsForward(dir);
+	EIScanCompact *cs;
+	int			n;
+	int			lo;
+	int			hi;
+	int			count = 0;
+	int		   *pending = NULL;
+	int			npending = 0;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+	cs = ei_compact_state(scan, norm);
+	if (!cs->bounds_ready)
+		ei_compact_bounds(scan, cs, norm);
+
+	so->currPos.recheck = true;
+
+	/* keys remembered for another leaf's entries are not safe here */
+	EIHeapKeyReaderForget(cs->reader);
+	n = EICompactNKeys(page);
+	lo = 0;
+	hi = n - 1;
+
+	/*
+	 * Where only unreadable entries could tell, the largest entry <= a
+	 * bound is one of minpos..maxpos: take the end that keeps them all,
+	 * since their rows are rechecked like every other.
+	 */
+	if (n > 0 && cs->has_lower)
+	{
+		int			minpos;
+		int			maxpos;
+
+		lo = EICompactSearchReadOnly(page, cs->reader,
+									 (uint8 *) cs->lower.data,
+									 &minpos, &maxpos) ? minpos : minpos + 1;
+		if (!forward && minpos >= 0)
+			so->currPos.moreLeft = false;
+	}
+	if (n > 0 && cs->has_upper)
+	{
+		int			minpos;
+		int			maxpos;
+
+		(void) EICompactSearchReadOnly(page, cs->reader,
+									   (uint8 *) cs->upper.data,
+									   &minpos, &maxpos);
+		hi = maxpos;
+		if (forward && maxpos < n - 1)
+			so->currPos.moreRight = false;
+	}
+
+	/* every entry to the right is >= the high key (see ei_read_page) */
+	if (forward && so->currPos.moreRight && !EI_RIGHTMOST(opaque))
+	{
+		bool		continuescan;
+
+		(void) EIScanCheckKeys(scan, EIReadTuple(page, EI_HIKEY), dir,
+							 &continuescan);
+		if (!continuescan)
+			so->currPos.moreRight = false;
+	}
+
+	/*
+	 * Index-only scans read each entry's key.  Keys toasted out of line are
+	 * read after the others, with the leaf unlocked but still pinned: the
+	 * items are those the locked leaf held, and the pin keeps their TIDs
+	 * from being reused meanwhile (see elastic/heapkey.c).
+	 */
+	for (int pos = lo; pos <= hi; pos++)
+	{
+		EIScanPosItem *item = &so->currPos.items[count];
+
+		EICompactGetTid(page, pos, &item->heapTid);
+		item->indexOffset = InvalidOffsetNumber;
+		if (so->currTuples != NULL)
+		{
+			EIHeapKeyResult result = EIHeapKeyRead(cs->reader, &item->heapTid);
+
+			if (result == EI_HEAPKEY_DEAD)
+				continue;
+			if (result == EI_HEAPKEY_UNREADABLE)
+			{
+				if (pending == NULL)
+					pending = palloc(sizeof(int) * (hi - lo + 1));
+				pending[npending++] = count++;
+				continue;
+			}
+			EIScanSaveItem(so, count, InvalidOffsetNumber, cs->reader->itup);
+			pfree(cs->reader->itup);
+		}
+		count++;
+	}
+	if (npending > 0)
+	{
+		int			kept = 0;
+
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		for (int i = 0; i < npending; i++)
+		{
+			EIScanPosItem *item = &so->currPos.items[pending[i]];
+
+			if (EIHeapKeyReadUnlocked(cs->reader, &item->heapTid) ==
+				EI_HEAPKEY_FOUND)
+			{
+				EIScanSaveItem(so, pending[i], InvalidOffsetNumber,
+							 cs->reader->itup);
+				pfree(cs->reader->itup);
+			}
+			else
+				ItemPointerSetInvalid(&item->heapTid);
+		}
+		LockBuffer(buf, EI_READ);
+
+		/* drop the items found dead meanwhile */
+		for (int i = 0; i < count; i++)
+			if (ItemPointerIsValid(&so->currPos.items[i].heapTid))
+				so->currPos.items[kept++] = so->currPos.items[i];
+		count = kept;
+		pfree(pending);
+	}
+
+	EIHeapKeyReaderReleasePin(cs->reader);
+
+	if (forward)
+	{
+		so->currPos.firstItem = 0;
+		so->currPos.lastItem = count - 1;
+		so->currPos.itemIndex = 0;
+	}
+	else
+	{
+		/* backward scans keep the items at the end of the array */
+		memmove(&so->currPos.items[EI_MAX_ITEMS_PER_PAGE - count],
+				&so->currPos.items[0], count * sizeof(EIScanPosItem));
+		so->currPos.firstItem = EI_MAX_ITEMS_PER_PAGE - count;
+		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
+		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
+	}
+	return count > 0;
+}
+
+/*
+ * Forget the bounds computed for the previous keys (EILeafKindOps.rescan).
+ */
+void
+EICompactScanRescan(IndexScanDesc scan)
+{
+	EIScanCompact *cs = (EIScanCompact *) ((EIScanOpaque) scan->opaque)->leaf_state;
+
+	if (cs != NULL)
+		cs->bounds_ready = false;
+}
+
+/*
+ * Release what reading compact leaves took: the heap key reader and the
+ * table (EILeafKindOps.endscan).
+ */
+void
+EICompactScanEnd(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanCompact *cs = (EIScanCompact *) so->leaf_state;
+
+	if (cs == NULL)
+		return;
+	if (cs->reader != NULL)
+		EIHeapKeyReaderEnd(cs->reader);
+	table_close(cs->heap, AccessShareLock);
+	pfree(cs->lower.data);
+	pfree(cs->upper.data);
+	pfree(cs);
+	so->leaf_state = NULL;
+}
+
+/*
+ * Bytes an index-only scan's tuple copies of one compact leaf may need
+ * (EILeafKindOps.tuple_space): as many tuples as a compact leaf has
+ * entries; 0 if the index cannot have compact leaves.
+ */
+Size
+EICompactScanTupleSpace(Relation rel)
+{
+	EINormKeyInfo *norm = EICompactInfo(rel);
+
+	if (norm == NULL)
+		return 0;
+	return EI_MAX_ITEMS_PER_PAGE *
+		MAXALIGN(sizeof(IndexTupleData) + sizeof(IndexAttributeBitMapData) +
+				 norm->keylen + 8 * norm->nkeyatts);
+}

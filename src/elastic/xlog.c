@@ -1,0 +1,153 @@
+/*-------------------------------------------------------------------------
+ *
+ * xlog.c
+ *	  Redo and description of the elastic policy's WAL records: entries
+ *	  added to and removed from compact leaves, and compact leaves made,
+ *	  split or expanded (full page images).
+ *
+ * The core's resource manager dispatches these records here through the
+ * EIRecordKind table the policy registers (eielastic.h).  Redo changes
+ * pages through the same functions the primary used (EICompactInsertAt,
+ * EICompactDeleteMany), so a standby's pages are byte-identical.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlogutils.h"
+#include "eielastic.h"
+
+/*
+ * Replay XLOG_EI_COMPACT_INSERT: the same seqtree_insert_at as the primary.
+ */
+static void
+ei_redo_compact_insert(XLogReaderState *record)
+{
+	xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) XLogRecGetData(record);
+	Buffer		buf;
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+
+		if (!EICompactInsertAt(page, xlrec->pos, xlrec->lbit, xlrec->rbit,
+							   &xlrec->tid))
+			elog(PANIC, "elastic_index redo: compact leaf has no room for the logged entry");
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_COMPACT_DELETE, under a cleanup lock when VACUUM logged it
+ * (so that no standby scan still holds TIDs read from the page).
+ */
+static void
+ei_redo_compact_delete(XLogReaderState *record)
+{
+	xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) XLogRecGetData(record);
+	bool		cleanup = (xlrec->flags & EI_XLOG_COMPACT_VACUUM) != 0;
+	Buffer		buf;
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup, &buf) ==
+		BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		uint16	   *positions;
+
+		if (len != xlrec->ndeleted * sizeof(uint16))
+			elog(PANIC, "elastic_index redo: compact delete record has %zu bytes of positions for %u entries",
+				 len, xlrec->ndeleted);
+		positions = (uint16 *) EIRedoCopyData(data, len);
+		EICompactDeleteMany(page, positions, xlrec->ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_COMPACT_IMAGE: restore every image, holding them all
+ * locked until the last is in place, then fix the right sibling's link.
+ */
+static void
+ei_redo_compact_image(XLogReaderState *record)
+{
+	xl_ei_compact_image *xlrec = (xl_ei_compact_image *) XLogRecGetData(record);
+	Buffer		bufs[2];
+	BlockNumber lastblk = InvalidBlockNumber;
+	int			i;
+
+	if (xlrec->nimages < 1 || xlrec->nimages > lengthof(bufs))
+		elog(PANIC, "elastic_index redo: compact image record with %u images",
+			 xlrec->nimages);
+	for (i = 0; i < xlrec->nimages; i++)
+	{
+		if (XLogReadBufferForRedo(record, i, &bufs[i]) != BLK_RESTORED)
+			elog(PANIC, "elastic_index redo: compact leaf was not logged as an image");
+		XLogRecGetBlockTag(record, i, NULL, NULL, &lastblk);
+	}
+	for (i = 0; i < xlrec->nimages; i++)
+		UnlockReleaseBuffer(bufs[i]);
+
+	if (xlrec->flags & EI_XLOG_IMAGE_SIBLING)
+		EIRedoSetLeftLink(record, xlrec->nimages, lastblk);
+}
+
+/*
+ * Describe one of these records.
+ */
+static void
+ei_desc_compact(StringInfo buf, XLogReaderState *record)
+{
+	char	   *rec = XLogRecGetData(record);
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+
+	switch (info)
+	{
+		case XLOG_EI_COMPACT_INSERT:
+			{
+				xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) rec;
+
+				appendStringInfo(buf, "pos: %d, lbit: %d, rbit: %d, tid: (%u,%u)",
+								 xlrec->pos, xlrec->lbit, xlrec->rbit,
+								 ItemPointerGetBlockNumberNoCheck(&xlrec->tid),
+								 ItemPointerGetOffsetNumberNoCheck(&xlrec->tid));
+				break;
+			}
+		case XLOG_EI_COMPACT_DELETE:
+			{
+				xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) rec;
+
+				appendStringInfo(buf, "ndeleted: %u%s", xlrec->ndeleted,
+								 (xlrec->flags & EI_XLOG_COMPACT_VACUUM) ?
+								 ", vacuum" : "");
+				break;
+			}
+		case XLOG_EI_COMPACT_IMAGE:
+			{
+				xl_ei_compact_image *xlrec = (xl_ei_compact_image *) rec;
+				static const char *const kinds[] = {"?", "convert", "expand", "split"};
+
+				appendStringInfo(buf, "%s, nimages: %u%s",
+								 xlrec->kind < lengthof(kinds) ? kinds[xlrec->kind] : "?",
+								 xlrec->nimages,
+								 (xlrec->flags & EI_XLOG_IMAGE_SIBLING) ?
+								 ", sibling" : "");
+				break;
+			}
+	}
+}
+
+/* The records, as the policy table hands them to the resource manager. */
+const EIRecordKind EIElasticRecords[] = {
+	{XLOG_EI_COMPACT_INSERT, "COMPACT_INSERT", ei_redo_compact_insert, ei_desc_compact},
+	{XLOG_EI_COMPACT_DELETE, "COMPACT_DELETE", ei_redo_compact_delete, ei_desc_compact},
+	{XLOG_EI_COMPACT_IMAGE, "COMPACT_IMAGE", ei_redo_compact_image, ei_desc_compact},
+	{0, NULL, NULL, NULL}
+};

@@ -1,0 +1,241 @@
+/*-------------------------------------------------------------------------
+ *
+ * eielastic.h
+ *	  The elastic policy (src/elastic/): compact leaves, reading keys from
+ *	  the heap, and the size bound that decides when leaves change form.
+ *
+ * Everything here is built on the core (eitree.h) and called by the
+ * elastic_btree access method (am/) and the inspection functions; the core
+ * reaches it only through the EITreePolicy table am/elastic_btree.c
+ * registers.  See src/README.md, "Compact leaves" and "Elasticity".
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EIELASTIC_H
+#define EIELASTIC_H
+
+#include "eitree.h"
+#include "eitree_xlog.h"
+#include "seqtree.h"
+
+/* The elastic policy's WAL records (in the range eitree_xlog.h leaves) */
+#define XLOG_EI_COMPACT_INSERT	0xA0	/* add an entry to a compact leaf */
+#define XLOG_EI_COMPACT_DELETE	0xB0	/* remove entries from a compact leaf */
+#define XLOG_EI_COMPACT_IMAGE	0xC0	/* compact leaves made, split or
+										 * expanded: full page images */
+
+/*
+ * XLOG_EI_COMPACT_INSERT: an entry was added to the compact leaf in block 0
+ * at position pos, with the arguments seqtree_insert_at needs.  A SeqTree
+ * image depends only on its sequence of keys, so replaying the same call
+ * gives the primary's page byte for byte.
+ */
+typedef struct xl_ei_compact_insert
+{
+	int32		pos;
+	int32		lbit;
+	int32		rbit;
+	ItemPointerData tid;
+} xl_ei_compact_insert;
+
+#define SizeOfEICompactInsert	(offsetof(xl_ei_compact_insert, tid) + sizeof(ItemPointerData))
+
+/*
+ * XLOG_EI_COMPACT_DELETE: entries left the compact leaf in block 0; their
+ * positions (uint16, ascending) follow as block data.  Entries removed on
+ * insert point to heap items already LP_DEAD, whose pruning record resolved
+ * standby conflicts, so no horizon is carried.  EI_XLOG_COMPACT_VACUUM:
+ * VACUUM removed them, and redo takes a cleanup lock, as for XLOG_EI_VACUUM.
+ */
+typedef struct xl_ei_compact_delete
+{
+	uint16		ndeleted;
+	uint16		flags;
+} xl_ei_compact_delete;
+
+#define EI_XLOG_COMPACT_VACUUM	0x0001
+
+#define SizeOfEICompactDelete	(offsetof(xl_ei_compact_delete, flags) + sizeof(uint16))
+
+/*
+ * XLOG_EI_COMPACT_IMAGE: blocks 0 .. nimages-1 are full images (a leaf
+ * converted either way, or the two halves of a compact split).  With
+ * EI_XLOG_IMAGE_SIBLING the next block is the right sibling of the last
+ * image, whose left link now points to that image.
+ */
+typedef struct xl_ei_compact_image
+{
+	uint8		kind;			/* EI_COMPACT_IMAGE_* */
+	uint8		nimages;
+	uint8		flags;
+} xl_ei_compact_image;
+
+#define EI_COMPACT_IMAGE_CONVERT	1	/* standard leaf made compact */
+#define EI_COMPACT_IMAGE_EXPAND		2	/* compact leaf made standard */
+#define EI_COMPACT_IMAGE_SPLIT		3	/* compact leaf split in two */
+
+#define EI_XLOG_IMAGE_SIBLING	0x01
+
+#define SizeOfEICompactImage	(offsetof(xl_ei_compact_image, flags) + sizeof(uint8))
+
+/* A compact leaf is the elastic policy's own leaf kind. */
+#define EI_COMPACT			EI_POLICY_LEAF
+
+/*
+ * The elastic policy's part of the metapage (EIMetaGetPolicy): the state
+ * of the size policy.  Its place is the first word, where metapages of
+ * every version have kept it.
+ */
+typedef struct EIElasticMeta
+{
+	uint32		state;			/* EI_STATE_*: what the size policy is doing */
+} EIElasticMeta;
+
+/*
+ * States of the size policy (src/README.md, "Elasticity").  NORMAL: no
+ * conversions; full leaves split.  SHRINKING: the index is near its size
+ * bound, so a full standard leaf is converted to a compact leaf instead of
+ * being split.  EXPANDING: the index fell below the expand threshold, so
+ * VACUUM converts compact leaves back.  Only elastic_btree_shrink, the
+ * insert path and VACUUM change it, each by a META record.
+ */
+#define EI_STATE_NORMAL		0
+#define EI_STATE_SHRINKING	1
+#define EI_STATE_EXPANDING	2
+
+/* The state of an elastic_btree index, read from a metapage copy. */
+#define EIElasticMetaState(meta)	(EIMetaGetPolicy(meta, EIElasticMeta)->state)
+
+/* What a backend keeps for an elastic_btree index (EIGetPolicyCache). */
+typedef struct EIElasticCache
+{
+	bool		compact_checked;	/* compact_norm is known */
+	EINormKeyInfo *compact_norm;	/* NULL: no compact leaves possible */
+} EIElasticCache;
+
+/* elastic_btree's reloptions (elastic/options.c) */
+typedef struct EIElasticOptions
+{
+	int32		varlena_header_;	/* varlena header (do not touch) */
+	int			fillfactor;		/* leaf page fill factor */
+	int			size_bound_offset;	/* size_bound string, or 0 */
+} EIElasticOptions;
+
+/* elastic/options.c */
+extern void EIElasticInitReloptions(void);
+extern bytea *eioptions(Datum reloptions, bool validate);
+extern int	EIElasticGetFillFactor(Relation rel);
+extern const char *EIElasticGetSizeBound(Relation rel);
+
+/*
+ * Reading entries' keys from the heap (elastic/heapkey.c).  key holds the last
+ * key read, normalized, with the entry's TID appended.
+ */
+typedef enum EIHeapKeyResult
+{
+	EI_HEAPKEY_FOUND,			/* reader->key holds the key */
+	EI_HEAPKEY_DEAD,			/* the HOT chain is dead to everybody */
+	EI_HEAPKEY_UNREADABLE		/* a key column is toasted out of line */
+} EIHeapKeyResult;
+
+typedef struct EIHeapKeyReader
+{
+	Relation	heap;
+	Relation	index;
+	EINormKeyInfo *norm;
+	Buffer		buf;			/* pinned heap page of the last read */
+	StringInfoData key;
+	bool		want_tuple;		/* also form the entry's index tuple (set
+								 * before the first read) */
+	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
+	uint64		nreads;			/* keys read so far */
+	bool		last_valid;		/* key holds the key of last_tid */
+	ItemPointerData last_tid;
+	MemoryContext cxt;			/* where remembered keys live */
+	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
+	int			ncached;
+	int			maxcached;
+} EIHeapKeyReader;
+
+extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,
+											 EINormKeyInfo *norm);
+extern EIHeapKeyResult EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid);
+extern EIHeapKeyResult EIHeapKeyReadUnlocked(EIHeapKeyReader *reader,
+											 ItemPointer tid);
+extern void EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf,
+								   int lockmode, ItemPointer tid);
+extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
+extern void EIHeapKeyReaderForget(EIHeapKeyReader *reader);
+extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
+
+/* elastic/compact.c: compact leaf pages */
+extern void EICompactAttach(Page page, SeqTree *st);
+extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
+extern void EICompactDelete(Page page, int pos);
+extern int	EICompactCapacity(int keylen, Size hikeysz);
+extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
+extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
+							  Page dst);
+extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
+							const uint8 *key, SeqTreeLocation *loc,
+							EIHeapKeyResult *why);
+extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
+									const uint8 *key, int *minpos,
+									int *maxpos);
+extern int	EICompactNKeys(Page page);
+extern bool EICompactHasRoom(Page page);
+extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,
+							  ItemPointer tid);
+extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
+extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
+								Page leftpage, Page rightpage);
+
+/* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */
+extern EINormKeyInfo *EICompactInfo(Relation rel);
+extern bool EICompactKeyFits(Relation rel, IndexTuple itup);
+extern bool EICompactConvert(Relation rel, Buffer buf);
+extern EILeafInsertResult EICompactInsert(EIInsertState istate);
+extern void EICompactSplit(EIInsertState istate);
+extern void EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf,
+							   EIStack stack);
+extern bool EICompactExpand(Relation rel, Relation heapRel, Buffer buf);
+extern void EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions,
+								int npos);
+extern void EICompactLogImages(Relation rel, uint8 kind, Buffer *bufs,
+							   int nbufs, Buffer sibling);
+
+/* elastic/scan.c: reading compact leaves in a scan */
+extern bool EICompactScanRead(IndexScanDesc scan, ScanDirection dir);
+extern void EICompactScanRescan(IndexScanDesc scan);
+extern void EICompactScanEnd(IndexScanDesc scan);
+extern Size EICompactScanTupleSpace(Relation rel);
+
+/* elastic/vacuum.c and elastic/xlog.c */
+extern void EICompactVacuumLeaf(Relation rel, Buffer buf,
+								IndexBulkDeleteCallback callback,
+								void *callback_state,
+								IndexBulkDeleteResult *stats);
+extern const EIRecordKind EIElasticRecords[];
+
+/* elastic/policy.c: the size bound and the shrink/expand policy */
+extern const EILeafKindOps EICompactLeafOps;
+extern void EIElasticInit(void);
+extern void EIElasticInitGUCs(void);
+extern bool EIRelIsElastic(Relation rel);
+extern void EIElasticBuildBegin(Relation index);
+extern void EIElasticInsertPrepare(Relation rel);
+extern bool EIElasticLeafFull(EIInsertState istate);
+extern void EIElasticInsertDone(EIInsertState istate);
+extern bool EIElasticMarkLeafReads(Relation rel);
+extern int64 EIElasticBoundPages(Relation rel);
+extern bool EIElasticWantsCompact(Relation rel);
+extern void EIElasticSetState(Relation rel, uint32 state);
+extern void EIElasticVacuum(Relation rel);
+extern uint32 EIElasticGetState(Relation rel);
+extern bool EIValidateSizeBound(const char *value, char **hint);
+extern bool EIParseSizeBound(const char *value, int64 *kb, double *percent,
+							 const char **hint);
+extern double EIElasticShrinkThreshold(void);
+extern const char *EIElasticDefaultBound(void);
+
+#endif							/* EIELASTIC_H */

@@ -1,0 +1,289 @@
+/*-------------------------------------------------------------------------
+ *
+ * options.c
+ *	  osm_tree's settings: the osm_tree.* GUCs and the reloptions that
+ *	  override them per index.
+ *
+ * Every reloption defaults to -1, "use the osm_tree.* setting", so that
+ * SET and ALTER SYSTEM reach every index that does not override them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/reloptions.h"
+#include "eiosm.h"
+#include "utils/guc.h"
+
+static relopt_kind osm_relopt_kind;
+static relopt_parse_elt osm_relopt_tab[7];
+
+/* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
+int			osm_fill_factor = 96;
+
+/* osm_tree.split_factor: least share the left page keeps in a batch's split
+ * among dense early keys (elsewhere the split looks ahead at the batch) */
+double		osm_split_factor = 0.7;
+
+/* osm_tree.batch_size: entries a transaction collects before applying them */
+int			osm_batch_size = 100000;
+
+/* osm_tree.buffer_size: pages of the insert buffer (0: no buffer) */
+int			osm_buffer_size = 32;
+
+/* osm_tree.flush_fraction: share of buffer_size one flush moves */
+double		osm_flush_fraction = 0.5;
+
+/* osm_tree.bloom_bits_per_key: Bloom filter bits per buffered entry */
+int			osm_bloom_bits_per_key = 10;
+
+/* osm_tree.sort_threshold: unsorted entries at which a query sorts a page */
+int			osm_sort_threshold = 64;
+
+/* osm_tree.top_inserts: entries for the rightmost leaf bypass the buffer */
+bool		osm_top_inserts = true;
+
+/* osm_tree.flush_worker: flush in a background worker, not in inserts */
+bool		osm_flush_worker = true;
+
+/*
+ * Define the osm_tree.* settings; called from _PG_init.
+ */
+void
+OsmInitGUCs(void)
+{
+	DefineCustomIntVariable("osm_tree.fill_factor",
+							"Percentage of leaf page space filled by CREATE INDEX, bulk appends at the right edge and rightmost splits of osm_tree indexes.",
+							"The fillfactor storage parameter of an index overrides it.",
+							&osm_fill_factor,
+							96, EI_MIN_FILLFACTOR, 100,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("osm_tree.split_factor",
+							 "Least share of a leaf the left page keeps when an entry of a sorted batch splits an osm_tree leaf among many keys that arrived early.",
+							 "The split_factor storage parameter of an index overrides it.",
+							 &osm_split_factor,
+							 0.7, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.batch_size",
+							"Entries a transaction collects per osm_tree index before applying them sorted, leaf by leaf; 1 inserts each entry at once.",
+							"The batch_size storage parameter of an index overrides it.",
+							&osm_batch_size,
+							100000, 1, OSM_MAX_BATCH_SIZE,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.buffer_size",
+							"Size of the insert buffer of osm_tree indexes; 0 disables it.",
+							"New entries go to buffer pages in arrival order and are flushed into the tree in sorted steps.  The buffer_size storage parameter of an index overrides it.",
+							&osm_buffer_size,
+							32, 0, OSM_MAX_BUFFER_SIZE,
+							PGC_USERSET, GUC_UNIT_BLOCKS,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("osm_tree.flush_fraction",
+							 "Share of osm_tree.buffer_size that one flush moves from the insert buffer into the tree.",
+							 "A background flush starts once that many pages are waiting.  The flush_fraction storage parameter of an index overrides it.",
+							 &osm_flush_fraction,
+							 0.5, OSM_MIN_FLUSH_FRACTION, 1.0,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.bloom_bits_per_key",
+							"Bits per entry of the Bloom filter of each osm_tree insert buffer page; 0 for no filters.",
+							"Applies to buffer pages made from then on.  The bloom_bits_per_key storage parameter of an index overrides it.",
+							&osm_bloom_bits_per_key,
+							10, 0, OSM_MAX_BLOOM_BITS,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.sort_threshold",
+							"Unsorted entries on an osm_tree insert buffer page at which a query that reads the page sorts it first; 0 disables query-driven sorting.",
+							"A sorted page is searched, not scanned.  Pages no query reads are never sorted before their flush.  The sort_threshold storage parameter of an index overrides it.",
+							&osm_sort_threshold,
+							64, 0, OSM_MAX_SORT_THRESHOLD,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("osm_tree.top_inserts",
+							 "Insert entries that belong in the rightmost leaf of an osm_tree index straight into it instead of into the insert buffer.",
+							 "Keys that arrive in order then reach the tree through the predicted-leaf fast path, and the buffer holds only the out-of-order ones.",
+							 &osm_top_inserts,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("osm_tree.flush_worker",
+							 "Flush osm_tree insert buffers in a background worker once a flush's worth of pages is waiting.",
+							 "When off, or when no worker slot is free, buffers are flushed by VACUUM, by osm_tree_flush(), and by the insert that finds the buffer full.",
+							 &osm_flush_worker,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("osm_tree");
+}
+
+/*
+ * Register osm_tree's reloptions; called from _PG_init.
+ */
+void
+OsmInitReloptions(void)
+{
+	osm_relopt_kind = add_reloption_kind();
+	add_int_reloption(osm_relopt_kind, "fillfactor",
+					  "Percentage of leaf page space filled by CREATE INDEX, bulk appends at the right edge and rightmost splits (osm_tree.fill_factor if unset)",
+					  -1, EI_MIN_FILLFACTOR, 100, ShareUpdateExclusiveLock);
+	osm_relopt_tab[0].optname = "fillfactor";
+	osm_relopt_tab[0].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[0].offset = offsetof(OsmOptions, fillfactor);
+
+	add_real_reloption(osm_relopt_kind, "split_factor",
+					   "Least share of a leaf the left page keeps when an entry of a sorted batch splits it among many keys that arrived early (osm_tree.split_factor if unset)",
+					   -1, OSM_MIN_SPLIT_FACTOR, OSM_MAX_SPLIT_FACTOR,
+					   ShareUpdateExclusiveLock);
+	osm_relopt_tab[1].optname = "split_factor";
+	osm_relopt_tab[1].opttype = RELOPT_TYPE_REAL;
+	osm_relopt_tab[1].offset = offsetof(OsmOptions, split_factor);
+
+	add_int_reloption(osm_relopt_kind, "batch_size",
+					  "Entries a transaction collects before it applies them to the index sorted, leaf by leaf; 1 inserts every entry at once (osm_tree.batch_size if unset)",
+					  -1, 1, OSM_MAX_BATCH_SIZE, ShareUpdateExclusiveLock);
+	osm_relopt_tab[2].optname = "batch_size";
+	osm_relopt_tab[2].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[2].offset = offsetof(OsmOptions, batch_size);
+
+	add_int_reloption(osm_relopt_kind, "buffer_size",
+					  "Pages of the insert buffer; 0 disables it (osm_tree.buffer_size if unset)",
+					  -1, 0, OSM_MAX_BUFFER_SIZE, ShareUpdateExclusiveLock);
+	osm_relopt_tab[3].optname = "buffer_size";
+	osm_relopt_tab[3].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[3].offset = offsetof(OsmOptions, buffer_size);
+
+	add_real_reloption(osm_relopt_kind, "flush_fraction",
+					   "Share of buffer_size one flush moves from the insert buffer into the tree (osm_tree.flush_fraction if unset)",
+					   -1, OSM_MIN_FLUSH_FRACTION, 1.0, ShareUpdateExclusiveLock);
+	osm_relopt_tab[4].optname = "flush_fraction";
+	osm_relopt_tab[4].opttype = RELOPT_TYPE_REAL;
+	osm_relopt_tab[4].offset = offsetof(OsmOptions, flush_fraction);
+
+	add_int_reloption(osm_relopt_kind, "bloom_bits_per_key",
+					  "Bits per entry of the Bloom filter of each insert buffer page; 0 for none (osm_tree.bloom_bits_per_key if unset)",
+					  -1, 0, OSM_MAX_BLOOM_BITS, ShareUpdateExclusiveLock);
+	osm_relopt_tab[5].optname = "bloom_bits_per_key";
+	osm_relopt_tab[5].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[5].offset = offsetof(OsmOptions, bloom_bits_per_key);
+
+	add_int_reloption(osm_relopt_kind, "sort_threshold",
+					  "Unsorted entries on an insert buffer page at which a query that reads it sorts it; 0 disables query-driven sorting (osm_tree.sort_threshold if unset)",
+					  -1, 0, OSM_MAX_SORT_THRESHOLD, ShareUpdateExclusiveLock);
+	osm_relopt_tab[6].optname = "sort_threshold";
+	osm_relopt_tab[6].opttype = RELOPT_TYPE_INT;
+	osm_relopt_tab[6].offset = offsetof(OsmOptions, sort_threshold);
+}
+
+/*
+ * Parse and validate an osm_tree index's reloptions (amoptions).
+ */
+bytea *
+osmoptions(Datum reloptions, bool validate)
+{
+	return (bytea *) build_reloptions(reloptions, validate, osm_relopt_kind,
+									  sizeof(OsmOptions), osm_relopt_tab,
+									  lengthof(osm_relopt_tab));
+}
+
+/*
+ * The leaf fill factor of an osm_tree index.
+ */
+int
+OsmGetFillFactor(Relation rel)
+{
+	OsmOptions *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->fillfactor > 0) ?
+		opts->fillfactor : osm_fill_factor;
+}
+
+/*
+ * The split factor of an osm_tree index.
+ */
+double
+OsmGetSplitFactor(Relation rel)
+{
+	OsmOptions *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->split_factor > 0) ?
+		opts->split_factor : osm_split_factor;
+}
+
+
+/*
+ * Entries a transaction collects for the index before applying them sorted;
+ * 1 (elastic_btree always) means every entry goes in at once.
+ */
+int
+OsmGetBatchSize(Relation rel)
+{
+	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->batch_size > 0) ?
+		opts->batch_size : osm_batch_size;
+}
+
+
+/*
+ * Pages of an osm_tree's insert buffer (0: no buffer; elastic_btree never
+ * has one).
+ */
+int
+OsmGetBufferSize(Relation rel)
+{
+	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->buffer_size >= 0) ?
+		opts->buffer_size : osm_buffer_size;
+}
+
+
+/*
+ * Share of buffer_size that one flush of an osm_tree's buffer moves.
+ */
+double
+OsmGetFlushFraction(Relation rel)
+{
+	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->flush_fraction > 0) ?
+		opts->flush_fraction : osm_flush_fraction;
+}
+
+
+/*
+ * Bits per entry of the Bloom filters of an osm_tree's buffer pages.
+ */
+int
+OsmGetBloomBitsPerKey(Relation rel)
+{
+	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->bloom_bits_per_key >= 0) ?
+		opts->bloom_bits_per_key : osm_bloom_bits_per_key;
+}
+
+
+/*
+ * Unsorted entries on an osm_tree buffer page at which a reading query
+ * sorts the page; 0 means never.
+ */
+int
+OsmGetSortThreshold(Relation rel)
+{
+	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+
+	return (opts != NULL && opts->sort_threshold >= 0) ?
+		opts->sort_threshold : osm_sort_threshold;
+}
