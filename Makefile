@@ -35,12 +35,14 @@ OBJS = \
 	src/elastic/options.o \
 	src/elastic/policy.o \
 	src/elastic/scan.o \
+	src/elastic/verify.o \
 	src/elastic/xlog.o \
 	src/osm/batch.o \
 	src/osm/buffer.o \
 	src/osm/flushworker.o \
 	src/osm/options.o \
 	src/osm/policy.o \
+	src/osm/verify.o \
 	src/osm/xlog.o \
 	src/am/elastic_btree.o \
 	src/am/osm_tree.o \

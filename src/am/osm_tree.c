@@ -49,6 +49,7 @@ static const EITreePolicy osm_tree_policy = {
 	.bulkdelete_begin = OsmVacuumFlush,
 	.cleanup_begin = OsmVacuumFlush,
 	.cleanup_end = NULL,
+	.verify_extra = OsmVerifyBuffer,
 	.records = OsmRecords,
 };
 

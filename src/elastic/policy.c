@@ -741,4 +741,5 @@ const EILeafKindOps EICompactLeafOps = {
 	.rescan = EICompactScanRescan,
 	.endscan = EICompactScanEnd,
 	.vacuum = EICompactVacuumLeaf,
+	.verify = EICompactVerifyLeaf,
 };

@@ -210,6 +210,10 @@ extern void EICompactScanRescan(IndexScanDesc scan);
 extern void EICompactScanEnd(IndexScanDesc scan);
 extern Size EICompactScanTupleSpace(Relation rel);
 
+/* elastic/verify.c: elastic_index_check on compact leaves */
+extern Page EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno,
+								Page page, bool full, bool collect);
+
 /* elastic/vacuum.c and elastic/xlog.c */
 extern void EICompactVacuumLeaf(Relation rel, Buffer buf,
 								IndexBulkDeleteCallback callback,

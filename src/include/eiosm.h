@@ -316,6 +316,9 @@ extern void OsmInit(void);
 extern bool EIRelIsOsm(Relation rel);
 extern void OsmVacuumFlush(Relation rel);
 
+/* osm/verify.c: elastic_index_check on the insert buffer */
+extern void OsmVerifyBuffer(EIVerifyContext *cxt);
+
 /* osm/xlog.c: the insert buffer's WAL records */
 extern const EIRecordKind OsmRecords[];
 

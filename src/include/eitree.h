@@ -2,12 +2,14 @@
  *
  * eitree.h
  *	  The shared B+-tree core of elastic_index: page layout, metapage,
- *	  insertion scan keys, scan state, and every function the access
- *	  methods (elastic_btree, later osm_tree) call.
+ *	  insertion scan keys, scan and insert state, the policy table
+ *	  (EITreePolicy) and every function of the core.
  *
  * The tree is a Lehman & Yao B+-tree over ordinary 8 KB buffer pages, laid
- * out much like PostgreSQL's nbtree.  See src/README.md for the page
- * formats, the locking protocol and the WAL records.
+ * out much like PostgreSQL's nbtree.  It knows no policy: what an access
+ * method decides and adds reaches it through its EITreePolicy.  See
+ * src/README.md for the layers, the policy table, the page formats, the
+ * locking protocol and the WAL records.
  *
  *-------------------------------------------------------------------------
  */
@@ -55,7 +57,10 @@
 								 * fields */
 #define EI_PAGE_ID			0xFF9E	/* last 2 bytes of every page's special */
 
-/* Which access method a tree serves (stored in the metapage). */
+/*
+ * Which access method a tree serves (stored in the metapage): every
+ * EITreePolicy names its kind, and no two share one.
+ */
 #define EI_AM_ELASTIC_BTREE	1
 #define EI_AM_OSM_TREE		2
 
@@ -431,6 +436,42 @@ typedef EIInsertStateData *EIInsertState;
  * ----------------------------------------------------------------
  */
 
+/*
+ * What the verifier (elastic_index_check) hands a policy's checks
+ * (EILeafKindOps.verify, EITreePolicy.verify_extra): the index and its
+ * table, the metapage as the check began, and the verifier's services.
+ */
+typedef struct EIVerifyContext EIVerifyContext;
+struct EIVerifyContext
+{
+	Relation	rel;
+	Relation	heapRel;
+	const EIMetaPageData *meta;	/* the metapage as the check began */
+	BlockNumber nblocks;		/* the index's size then */
+	bool	   *visited;		/* blocks a walk reached: mark yours, and
+								 * report a page reached twice */
+	bool		collect;		/* heapallindexed: hand every live entry
+								 * to collect_entry */
+	MemoryContext page_cxt;		/* reset after every page */
+	/* report damage at a block (and offset, when valid); raises an ERROR */
+	void		(*corrupt) (EIVerifyContext *cxt, BlockNumber blkno,
+							OffsetNumber offnum, const char *message);
+	/* remember a live entry for heapallindexed */
+	void		(*collect_entry) (EIVerifyContext *cxt, BlockNumber blkno,
+								  OffsetNumber offnum, IndexTuple itup,
+								  bool outside_tree);
+	/* a private copy of a page, its header and line pointers checked */
+	Page		(*read_page) (EIVerifyContext *cxt, BlockNumber blkno);
+	void	   *private_data;	/* the verifier's */
+};
+
+/* Report damage through an EIVerifyContext; never returns. */
+#define EIVerifyCorrupt(cxt, blkno, offnum, ...) \
+	do { \
+		(cxt)->corrupt((cxt), (blkno), (offnum), psprintf(__VA_ARGS__)); \
+		pg_unreachable(); \
+	} while (0)
+
 /* What a policy leaf's insert did (EILeafKindOps.insert). */
 typedef enum EILeafInsertResult
 {
@@ -446,6 +487,12 @@ typedef enum EILeafInsertResult
  */
 typedef struct EILeafKindOps
 {
+	/* elastic_index_check: check a private copy of one such leaf (fully,
+	 * or only for the summary; with collect, hand its live entries to the
+	 * verifier) and return a standard leaf with the same special space and
+	 * high key holding its first and last live entries */
+	Page		(*verify) (EIVerifyContext *cxt, BlockNumber blkno, Page page,
+						   bool full, bool collect);
 	/* bytes an index-only scan's tuple copies of one such leaf may need,
 	 * 0 if this index cannot have such leaves [0] */
 	Size		(*tuple_space) (Relation rel);
@@ -521,6 +568,10 @@ typedef struct EITreePolicy
 	void		(*bulkdelete_begin) (Relation rel);
 	void		(*cleanup_begin) (Relation rel);
 	void		(*cleanup_end) (Relation rel);
+
+	/* elastic_index_check: check the pages the policy keeps outside the
+	 * tree [nothing] */
+	void		(*verify_extra) (EIVerifyContext *cxt);
 
 	/* the policy's WAL records, ended by an entry whose redo is NULL */
 	const EIRecordKind *records;

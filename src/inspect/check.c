@@ -14,12 +14,15 @@
  * It verifies, stopping at the first problem:
  *	1. the metapage;
  *	2. every level, walked left to right from its leftmost page: sibling
- *	   links, levels, flags, high keys, key order within and across pages;
+ *	   links, levels, flags, high keys, key order within and across pages
+ *	   (a leaf of the policy's own kind, a compact leaf, is checked by the
+ *	   policy, EILeafKindOps.verify, and read as a summary of its first and
+ *	   last entries);
  *	3. every downlink against its child: level, key bounds, and that the
  *	   children of consecutive downlinks are consecutive siblings (allowing
  *	   right halves of incomplete splits in between);
- *	4. osm_tree's insert buffer: the chain from the metapage, each page's
- *	   zonemap and Bloom filter against its entries;
+ *	4. the pages a policy keeps outside the tree (EITreePolicy.verify_extra:
+ *	   osm_tree's insert buffer, osm/verify.c);
  *	5. with heapallindexed, that each entry's heap TID is unique (an entry
  *	   both buffered and in the tree, as an interrupted flush leaves it, is
  *	   one entry) and that every heap tuple visible to a fresh MVCC
@@ -46,10 +49,7 @@
 #include "utils/snapmgr.h"
 #include <limits.h>
 
-#include "bloomfilter.h"
-#include "eiam.h"
-#include "eielastic.h"
-#include "eiosm.h"
+#include "eitree.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_check);
 
@@ -82,9 +82,9 @@ typedef struct EICheckState
 	BufferAccessStrategy strategy;
 	MemoryContext keycxt;		/* scan keys; reset after every page */
 	bool	   *visited;		/* blocks already reached by a level walk */
-	bool	   *compact_checked;	/* compact leaves fully verified */
-	EINormKeyInfo *norm;		/* the index's compact-leaf keys, or NULL */
+	bool	   *policy_leaf_checked;	/* policy leaves fully verified */
 	EIMetaPageData meta;		/* copy of the metapage contents */
+	EIVerifyContext vcxt;		/* what the policy's verify callbacks get */
 
 	/* heapallindexed: leaf entries sorted by heap TID, and tuple copies */
 	EICheckEntry *entries;
@@ -94,18 +94,23 @@ typedef struct EICheckState
 	Size		tuples_used;
 	Size		tuples_size;
 	MemoryContext tuplecxt;		/* per heap tuple; reset by the callback */
-	bool		collecting_buffer;	/* ei_collect_entry: buffered entries */
 } EICheckState;
 
 pg_noreturn static void ei_corrupt(EICheckState *state, BlockNumber blkno,
 								   OffsetNumber offnum, const char *fmt,...)
 			pg_attribute_printf(4, 5);
-static EIHeapKeyResult ei_check_read_key(EIHeapKeyReader *reader,
-										 ItemPointer tid);
-static Page ei_check_compact_leaf(EICheckState *state, BlockNumber blkno,
-								  Page page, bool collect);
 static void ei_collect_entry(EICheckState *state, BlockNumber blkno,
-							 OffsetNumber offnum, IndexTuple itup);
+							 OffsetNumber offnum, IndexTuple itup,
+							 bool outside_tree);
+static Page ei_read_page(EICheckState *state, BlockNumber blkno);
+static Page ei_policy_leaf(EICheckState *state, BlockNumber blkno, Page page,
+						   bool collect);
+static void ei_verify_corrupt(EIVerifyContext *cxt, BlockNumber blkno,
+							  OffsetNumber offnum, const char *message);
+static void ei_verify_collect(EIVerifyContext *cxt, BlockNumber blkno,
+							  OffsetNumber offnum, IndexTuple itup,
+							  bool outside_tree);
+static Page ei_verify_read_page(EIVerifyContext *cxt, BlockNumber blkno);
 
 /*
  * Report corruption of the index at a block (and offset, when valid).
@@ -275,11 +280,11 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 		ei_corrupt(state, blkno, InvalidOffsetNumber,
 				   "tree page is flagged as a metapage");
 
-	/* a compact leaf is checked against the heap and read as a summary */
-	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_COMPACT) &&
+	/* a leaf of the policy's kind is checked by it and read as a summary */
+	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_POLICY_LEAF) &&
 		!EI_IGNORE(opaque))
 	{
-		Page		summary = ei_check_compact_leaf(state, blkno, page, false);
+		Page		summary = ei_policy_leaf(state, blkno, page, false);
 
 		pfree(page);
 		return summary;
@@ -301,19 +306,13 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 					   "line pointer (offset %u, length %u) lies outside the tuple space [%u, %u)",
 					   itemoff, itemlen, (unsigned) phdr->pd_upper,
 					   (unsigned) phdr->pd_special);
-		/* a buffer page's item 1 is its summary (zonemap, Bloom filter) */
-		if ((opaque->ei_flags & EI_BUFFER) && !(opaque->ei_flags & EI_DELETED) &&
-			off == OSM_BUFFER_SUMMARY)
-		{
-			if (itemlen < offsetof(OsmBufferSummary, bloom))
-				ei_corrupt(state, blkno, off,
-						   "insert buffer page summary of %u bytes is too short",
-						   itemlen);
-			continue;
-		}
-		/* the section filter page's one item is the filter */
-		if ((opaque->ei_flags & EI_BUFFER_FILTER) &&
-			!(opaque->ei_flags & EI_DELETED) && off == OSM_SECTION_FILTER)
+		/*
+		 * A policy's page outside the tree may keep its own data in item 1
+		 * (osm_tree: a buffer page's summary, the section filter), which
+		 * the policy's verify_extra checks; the other items are tuples.
+		 */
+		if ((opaque->ei_flags & EI_POLICY_FLAGS) &&
+			!(opaque->ei_flags & EI_DELETED) && off == FirstOffsetNumber)
 			continue;
 		if (itemlen < sizeof(IndexTupleData) ||
 			IndexTupleSize((IndexTuple) PageGetItem(page, itemid)) != itemlen)
@@ -685,8 +684,8 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber off;
 
-	/* a compact leaf's summary holds two entries: read them all again */
-	if (opaque->ei_flags & EI_COMPACT)
+	/* a policy leaf's summary holds two entries: read them all again */
+	if (opaque->ei_flags & EI_POLICY_LEAF)
 	{
 		Buffer		buf = ReadBufferExtended(state->rel, MAIN_FORKNUM, blkno,
 											 RBM_NORMAL, state->strategy);
@@ -695,13 +694,13 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		memcpy(raw, BufferGetPage(buf), BLCKSZ);
 		UnlockReleaseBuffer(buf);
-		pfree(ei_check_compact_leaf(state, blkno, raw, true));
+		pfree(ei_policy_leaf(state, blkno, raw, true));
 		pfree(raw);
 		return;
 	}
 
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
-		ei_collect_entry(state, blkno, off, ei_item(page, off));
+		ei_collect_entry(state, blkno, off, ei_item(page, off), false);
 }
 
 /*
@@ -709,7 +708,7 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
  */
 static void
 ei_collect_entry(EICheckState *state, BlockNumber blkno, OffsetNumber off,
-				 IndexTuple itup)
+				 IndexTuple itup, bool outside_tree)
 {
 	{
 		Size		sz = IndexTupleSize(itup);
@@ -734,218 +733,62 @@ ei_collect_entry(EICheckState *state, BlockNumber blkno, OffsetNumber off,
 		entry->offnum = off;
 		entry->matched = false;
 		entry->blkno = blkno;
-		entry->buffered = state->collecting_buffer;
+		entry->buffered = outside_tree;
 		entry->tupoff = state->tuples_used;
 		state->tuples_used += sz;
 	}
 }
 
 /*
- * Read the key of a compact leaf entry for the checker, which works on a
- * copy of the leaf and holds no buffer lock (its ShareLocks keep VACUUM
- * away), so a key toasted out of line may be fetched.
+ * Have the policy check a leaf of its own kind (a private copy), fully the
+ * first time; returns the standard-leaf summary the level checks read.
  */
-static EIHeapKeyResult
-ei_check_read_key(EIHeapKeyReader *reader, ItemPointer tid)
+static Page
+ei_policy_leaf(EICheckState *state, BlockNumber blkno, Page page,
+			   bool collect)
 {
-	EIHeapKeyResult result = EIHeapKeyRead(reader, tid);
+	const EILeafKindOps *leafops = EIGetPolicyChecked(state->rel)->leaf;
+	bool		full = !collect && !state->policy_leaf_checked[blkno];
+	Page		summary;
 
-	if (result == EI_HEAPKEY_UNREADABLE)
-		result = EIHeapKeyReadUnlocked(reader, tid);
-	return result;
+	if (leafops == NULL || leafops->verify == NULL)
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "leaf is of a kind the index's access method does not have");
+	summary = leafops->verify(&state->vcxt, blkno, page, full, collect);
+	if (full)
+		state->policy_leaf_checked[blkno] = true;
+	return summary;
 }
 
 /*
- * Verify a compact leaf (a private copy of it) against the heap, and return
- * a summary page for the other checks: a standard leaf with the same
- * flags, links and high key whose items are the first and the last live
- * entry, formed from the heap.  Checked once per leaf: the page layout
- * (high key, SeqTree image, TID array between pd_upper and the high key)
- * and, for every pair of neighbouring live entries, that their normalized
- * keys ascend and that the smallest bit of bits[] between them is the first
- * bit in which they differ, which is what SeqTree searches rely on; then a
- * search for every live entry must find exactly its position.  Entries
- * whose heap items are LP_DEAD have no key to check and are skipped.  The
- * check holds ShareLock on table and index, so no VACUUM can make a TID
- * mean another tuple while we read.  With collect, the live entries are
- * remembered for heapallindexed instead.
+ * EIVerifyContext.corrupt: report the policy's finding as ours.
+ */
+static void
+ei_verify_corrupt(EIVerifyContext *cxt, BlockNumber blkno,
+				  OffsetNumber offnum, const char *message)
+{
+	ei_corrupt((EICheckState *) cxt->private_data, blkno, offnum, "%s",
+			   message);
+}
+
+/*
+ * EIVerifyContext.collect_entry: remember a live entry the policy found.
+ */
+static void
+ei_verify_collect(EIVerifyContext *cxt, BlockNumber blkno,
+				  OffsetNumber offnum, IndexTuple itup, bool outside_tree)
+{
+	ei_collect_entry((EICheckState *) cxt->private_data, blkno, offnum, itup,
+					 outside_tree);
+}
+
+/*
+ * EIVerifyContext.read_page: a checked private copy of a page.
  */
 static Page
-ei_check_compact_leaf(EICheckState *state, BlockNumber blkno, Page page,
-					  bool collect)
+ei_verify_read_page(EIVerifyContext *cxt, BlockNumber blkno)
 {
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-	PageHeader	phdr = (PageHeader) page;
-	Size		tidend = phdr->pd_special;
-	Page		summary;
-	EIHeapKeyReader *reader;
-	SeqTree		st;
-	Size		imageoff;
-	char	   *prevkey = NULL;
-	int			prevpos = -1;
-	IndexTuple	first = NULL;
-	IndexTuple	last = NULL;
-	bool		full = !collect && !state->compact_checked[blkno];
-
-	if (state->norm == NULL)
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "leaf is compact, but the index cannot have compact leaves");
-
-	imageoff = SizeOfPageHeaderData;
-	if (!EI_RIGHTMOST(opaque))
-	{
-		ItemId		hiid = PageGetItemId(page, EI_HIKEY);
-
-		imageoff += sizeof(ItemIdData);
-		if (!ItemIdIsNormal(hiid) || ItemIdGetOffset(hiid) < phdr->pd_upper ||
-			ItemIdGetOffset(hiid) + ItemIdGetLength(hiid) > phdr->pd_special ||
-			IndexTupleSize((IndexTuple) PageGetItem(page, hiid)) != ItemIdGetLength(hiid))
-			ei_corrupt(state, blkno, EI_HIKEY,
-					   "high key line pointer of compact leaf is invalid");
-		tidend = ItemIdGetOffset(hiid);
-	}
-	if (phdr->pd_lower < imageoff ||
-		!seqtree_attach(&st, (char *) page + imageoff, phdr->pd_upper - imageoff))
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "compact leaf has an invalid SeqTree image");
-	if (st.keylen != state->norm->keylen ||
-		imageoff + seqtree_used(&st) != phdr->pd_lower ||
-		phdr->pd_upper + (Size) st.nkeys * sizeof(ItemPointerData) != tidend)
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "compact leaf layout is inconsistent (%d keys of %d bytes, lower %u, upper %u, TIDs end at %zu)",
-				   st.nkeys, st.keylen, (unsigned) phdr->pd_lower,
-				   (unsigned) phdr->pd_upper, tidend);
-
-	reader = EIHeapKeyReaderBegin(state->heaprel, state->rel, state->norm);
-	reader->want_tuple = true;
-	for (int pos = 0; pos < st.nkeys; pos++)
-	{
-		ItemPointerData tid;
-		EIHeapKeyResult result;
-
-		/* the summary needs only the first and the last live entry */
-		if (!full && !collect && first != NULL)
-		{
-			int			back;
-
-			for (back = st.nkeys - 1; back > pos; back--)
-			{
-				EICompactGetTid(page, back, &tid);
-				if (ei_check_read_key(reader, &tid) == EI_HEAPKEY_FOUND)
-				{
-					last = reader->itup;
-					break;
-				}
-			}
-			break;
-		}
-
-		EICompactGetTid(page, pos, &tid);
-		if (!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(&tid)) ||
-			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&tid)))
-			ei_corrupt(state, blkno, pos + 1,
-					   "compact leaf entry has invalid heap TID (%u,%u)",
-					   ItemPointerGetBlockNumberNoCheck(&tid),
-					   ItemPointerGetOffsetNumberNoCheck(&tid));
-		result = ei_check_read_key(reader, &tid);
-		if (result == EI_HEAPKEY_DEAD)
-			continue;
-		if (result != EI_HEAPKEY_FOUND)
-			ei_corrupt(state, blkno, pos + 1,
-					   "key of compact leaf entry (%u,%u) cannot be read from the heap",
-					   ItemPointerGetBlockNumber(&tid),
-					   ItemPointerGetOffsetNumber(&tid));
-
-		if (collect)
-			ei_collect_entry(state, blkno, pos + 1, reader->itup);
-		if (full && prevkey != NULL)
-		{
-			int			minbit = INT_MAX;
-
-			for (int i = prevpos; i < pos; i++)
-				minbit = Min(minbit, seqtree_get_bit(&st, i));
-			if (memcmp(prevkey, reader->key.data, st.keylen) >= 0)
-				ei_corrupt(state, blkno, pos + 1,
-						   "compact leaf entries at positions %d and %d are out of order",
-						   prevpos, pos);
-			if (minbit != seqtree_diff_bit((uint8 *) prevkey,
-										   (uint8 *) reader->key.data,
-										   st.keylen))
-				ei_corrupt(state, blkno, pos + 1,
-						   "SeqTree bits between positions %d and %d give bit %d, but the keys first differ in bit %d",
-						   prevpos, pos, minbit,
-						   seqtree_diff_bit((uint8 *) prevkey,
-											(uint8 *) reader->key.data,
-											st.keylen));
-		}
-		if (full)
-		{
-			if (prevkey == NULL)
-				prevkey = palloc(st.keylen);
-			memcpy(prevkey, reader->key.data, st.keylen);
-		}
-		prevpos = pos;
-		if (first == NULL)
-			first = reader->itup;
-		else
-		{
-			if (last != NULL && last != first)
-				pfree(last);
-			last = reader->itup;
-		}
-	}
-
-	/* a search for every live entry finds exactly that entry */
-	if (full)
-	{
-		for (int pos = 0; pos < st.nkeys; pos++)
-		{
-			ItemPointerData tid;
-			SeqTreeLocation loc;
-			EIHeapKeyResult why;
-			char	   *key;
-
-			EICompactGetTid(page, pos, &tid);
-			if (EIHeapKeyRead(reader, &tid) != EI_HEAPKEY_FOUND)
-				continue;
-			key = palloc(st.keylen);
-			memcpy(key, reader->key.data, st.keylen);
-			if (reader->itup != NULL)
-				pfree(reader->itup);
-			if (EICompactSearch(page, reader, (uint8 *) key, &loc, &why) < 0 &&
-				(loc.pos != pos || !loc.exact))
-				ei_corrupt(state, blkno, pos + 1,
-						   "a SeqTree search for the entry at position %d finds position %d%s",
-						   pos, loc.pos, loc.exact ? "" : " (no exact match)");
-			pfree(key);
-		}
-		state->compact_checked[blkno] = true;
-	}
-	EIHeapKeyReaderEnd(reader);
-
-	/* the summary: same header and high key, first and last live entry */
-	summary = PageGetTempPage(page);
-	EIInitPage(summary, opaque->ei_flags, opaque->ei_level);
-	*EIPageGetOpaque(summary) = *opaque;
-	if (!EI_RIGHTMOST(opaque))
-	{
-		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
-
-		if (PageAddItem(summary, (Item) hikey, IndexTupleSize(hikey),
-						EI_HIKEY, false, false) == InvalidOffsetNumber)
-			elog(ERROR, "could not add high key to compact leaf summary");
-	}
-	if (first != NULL &&
-		PageAddItem(summary, (Item) first, IndexTupleSize(first),
-					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
-		elog(ERROR, "could not add entry to compact leaf summary");
-	if (last != NULL && last != first &&
-		PageAddItem(summary, (Item) last, IndexTupleSize(last),
-					InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
-		elog(ERROR, "could not add entry to compact leaf summary");
-	if (prevkey != NULL)
-		pfree(prevkey);
-	return summary;
+	return ei_read_page((EICheckState *) cxt->private_data, blkno);
 }
 
 /*
@@ -1097,7 +940,7 @@ ei_check_meta(EICheckState *state)
 	Page		page;
 	EIPageOpaque opaque;
 	EIMetaPage	meta;
-	char	   *amname;
+	const char *amname;
 	uint32		expected_kind;
 
 	if (state->nblocks == 0)
@@ -1132,16 +975,12 @@ ei_check_meta(EICheckState *state)
 				   "metapage version is %u, expected %u",
 				   meta->version, EI_VERSION);
 
-	amname = get_am_name(state->rel->rd_rel->relam);
-	if (amname != NULL && strcmp(amname, "osm_tree") == 0)
-		expected_kind = EI_AM_OSM_TREE;
-	else
-		expected_kind = EI_AM_ELASTIC_BTREE;
+	amname = EIGetPolicyChecked(state->rel)->name;
+	expected_kind = EIRelAmKind(state->rel);
 	if (meta->am_kind != expected_kind)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "metapage access method kind is %u, expected %u for %s",
-				   meta->am_kind, expected_kind,
-				   amname ? amname : "this access method");
+				   meta->am_kind, expected_kind, amname);
 
 	if (!BlockNumberIsValid(meta->root) || meta->root == EI_METAPAGE ||
 		meta->root >= state->nblocks)
@@ -1354,256 +1193,6 @@ ei_check_heapallindexed(EICheckState *state)
 		 RelationGetRelationName(state->rel), unmatched, state->nentries);
 }
 
-static Page ei_check_section_filter_page(EICheckState *state,
-										 EINormKeyInfo *norm,
-										 OsmSectionFilter **filter);
-static void ei_check_section_zone(EICheckState *state,
-								  const OsmSectionZone *zone,
-								  BlockNumber blkno, OffsetNumber off,
-								  IndexTuple itup);
-
-/*
- * Check osm_tree's insert buffer: every page of the chain from the
- * metapage's head is a live buffer page, the chain ends at the recorded
- * tail with the recorded page count, only the tail may take entries, and
- * each page's zonemap names its least and greatest entries and its Bloom
- * filter holds every entry's key.  With heapallindexed, the entries are
- * remembered too.
- */
-static void
-ei_check_buffer(EICheckState *state)
-{
-	Relation	rel = state->rel;
-	BlockNumber blkno = OsmMetaOf(&state->meta)->buf_head;
-	BlockNumber last = 0;
-	uint32		npages = 0;
-	EIEntrySort esort;
-	EINormKeyInfo *norm = NULL;
-	Page		sfpage = NULL;
-	OsmSectionFilter *sfilter = NULL;
-
-	{
-		EINormKeyInfo *info = EIGetNormKeyInfo(rel);
-
-		if (info->ok)
-			norm = info;
-	}
-	if (OsmMetaOf(&state->meta)->buf_filter != 0)
-		sfpage = ei_check_section_filter_page(state, norm, &sfilter);
-	if (blkno == 0)
-	{
-		if (OsmMetaOf(&state->meta)->buf_tail != 0 || OsmMetaOf(&state->meta)->buf_pages != 0)
-			ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-					   "insert buffer has no head but tail %u and %u pages",
-					   OsmMetaOf(&state->meta)->buf_tail, OsmMetaOf(&state->meta)->buf_pages);
-		if (sfpage != NULL)
-			pfree(sfpage);
-		return;
-	}
-	EIEntrySortInitCompare(&esort, rel, CurrentMemoryContext);
-
-	while (BlockNumberIsValid(blkno))
-	{
-		Page		page;
-		EIPageOpaque opaque;
-		OsmBufferSummary *summary;
-		OffsetNumber maxoff;
-		EISortEntry least;
-		EISortEntry greatest;
-
-		if (blkno == EI_METAPAGE || blkno >= state->nblocks)
-			ei_corrupt(state, last, InvalidOffsetNumber,
-					   "insert buffer links to block %u, out of range", blkno);
-		if (state->visited[blkno])
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer page is reached twice");
-		state->visited[blkno] = true;
-		if (++npages > state->nblocks)
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer chain loops");
-
-		page = ei_read_page(state, blkno);
-		opaque = EIPageGetOpaque(page);
-		if ((opaque->ei_flags & (EI_BUFFER | EI_DELETED | EI_LEAF | EI_META)) !=
-			EI_BUFFER)
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "page in the insert buffer chain has flags 0x%04X",
-					   opaque->ei_flags);
-		if (BlockNumberIsValid(opaque->ei_next) &&
-			!(opaque->ei_flags & EI_BUFFER_CLOSED))
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer page that is not the last takes entries");
-
-		maxoff = PageGetMaxOffsetNumber(page);
-		if (maxoff < OSM_BUFFER_SUMMARY)
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer page has no summary");
-		summary = OsmPageGetSummary(page);
-		if ((summary->minoff == InvalidOffsetNumber) != (maxoff < OSM_BUFFER_FIRST) ||
-			(summary->minoff != InvalidOffsetNumber &&
-			 (summary->minoff < OSM_BUFFER_FIRST || summary->minoff > maxoff ||
-			  summary->maxoff < OSM_BUFFER_FIRST || summary->maxoff > maxoff)))
-			ei_corrupt(state, blkno, OSM_BUFFER_SUMMARY,
-					   "zonemap offsets %u and %u do not fit %u entries",
-					   summary->minoff, summary->maxoff,
-					   maxoff >= OSM_BUFFER_FIRST ? maxoff - OSM_BUFFER_FIRST + 1 : 0);
-		if (summary->bloom_bytes > 0 &&
-			(norm == NULL || summary->bloom_probes == 0 ||
-			 ItemIdGetLength(PageGetItemId(page, OSM_BUFFER_SUMMARY)) <
-			 offsetof(OsmBufferSummary, bloom) + summary->bloom_bytes))
-			ei_corrupt(state, blkno, OSM_BUFFER_SUMMARY,
-					   "Bloom filter of %u bytes, %u probes does not fit the page",
-					   summary->bloom_bytes, summary->bloom_probes);
-
-		if (summary->minoff != InvalidOffsetNumber)
-		{
-			EIEntrySortSet(&esort, &least, ei_item(page, summary->minoff));
-			EIEntrySortSet(&esort, &greatest, ei_item(page, summary->maxoff));
-		}
-		if (summary->nsorted > maxoff - OSM_BUFFER_FIRST + 1)
-			ei_corrupt(state, blkno, InvalidOffsetNumber,
-					   "insert buffer page has a sorted section longer than its entries");
-		for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
-		{
-			IndexTuple	itup = ei_item(page, off);
-			EISortEntry ent;
-
-			EIEntrySortSet(&esort, &ent, itup);
-			if (off > OSM_BUFFER_FIRST && off < OSM_BUFFER_FIRST + summary->nsorted)
-			{
-				EISortEntry prev;
-
-				EIEntrySortSet(&esort, &prev, ei_item(page, off - 1));
-				if (EIEntryCompare(&esort, &prev, &ent) > 0)
-					ei_corrupt(state, blkno, off,
-							   "entry in the sorted section of an insert buffer page is out of order");
-			}
-			if (EIEntryCompare(&esort, &ent, &least) < 0 ||
-				EIEntryCompare(&esort, &ent, &greatest) > 0)
-				ei_corrupt(state, blkno, off,
-						   "buffered entry lies outside its page's zonemap");
-			if (summary->bloom_bytes > 0 &&
-				!bloom_filter_maybe(summary->bloom, summary->bloom_bytes,
-									summary->bloom_probes,
-									OsmBufferEntryHash(rel, norm, itup)))
-				ei_corrupt(state, blkno, off,
-						   "buffered entry is missing from its page's Bloom filter");
-			/* every page but the tail is in the section filter */
-			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next) &&
-				!bloom_filter_maybe(sfilter->bloom, sfilter->bloom_bytes,
-									sfilter->bloom_probes,
-									OsmBufferEntryHash(rel, norm, itup)))
-				ei_corrupt(state, blkno, off,
-						   "buffered entry is missing from the insert buffer's section filter (block %u)",
-						   OsmMetaOf(&state->meta)->buf_filter);
-			if (sfilter != NULL && BlockNumberIsValid(opaque->ei_next))
-				ei_check_section_zone(state, OsmSectionFilterCurrentZone(sfpage),
-									  blkno, off, itup);
-			if (state->heapallindexed)
-			{
-				state->collecting_buffer = true;
-				ei_collect_entry(state, blkno, off, itup);
-				state->collecting_buffer = false;
-			}
-		}
-
-		last = blkno;
-		blkno = opaque->ei_next;
-		pfree(page);
-		MemoryContextReset(state->keycxt);
-	}
-
-	if (last != OsmMetaOf(&state->meta)->buf_tail || npages != OsmMetaOf(&state->meta)->buf_pages)
-		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-				   "insert buffer ends at block %u after %u pages, the metapage says %u and %u",
-				   last, npages, OsmMetaOf(&state->meta)->buf_tail, OsmMetaOf(&state->meta)->buf_pages);
-	if (sfpage != NULL)
-		pfree(sfpage);
-}
-
-/*
- * Check that the section zonemap (if the filter page has one) covers a
- * buffered entry of a page other than the tail: its first-column value
- * lies in [lo, hi], or the zonemap is unknown.
- */
-static void
-ei_check_section_zone(EICheckState *state, const OsmSectionZone *zone,
-					  BlockNumber blkno, OffsetNumber off, IndexTuple itup)
-{
-	Relation	rel = state->rel;
-	FmgrInfo   *cmp;
-	Oid			collation = rel->rd_indcollation[0];
-	Datum		value;
-	bool		isnull;
-
-	if (zone == NULL || zone->state == OSM_ZONE_UNKNOWN)
-		return;
-	if (zone->state == OSM_ZONE_EMPTY)
-	{
-		ei_corrupt(state, blkno, off,
-				   "buffered entry is not covered by the insert buffer's empty section zonemap");
-		return;
-	}
-	if (zone->state != OSM_ZONE_RANGE)
-	{
-		ei_corrupt(state, OsmMetaOf(&state->meta)->buf_filter, OSM_SECTION_FILTER,
-				   "section zonemap has state %u", zone->state);
-		return;
-	}
-	value = index_getattr(itup, 1, RelationGetDescr(rel), &isnull);
-	cmp = index_getprocinfo(rel, 1, EI_CMP_PROC);
-	if (isnull ||
-		DatumGetInt32(FunctionCall2Coll(cmp, collation, value, zone->lo)) < 0 ||
-		DatumGetInt32(FunctionCall2Coll(cmp, collation, value, zone->hi)) > 0)
-		ei_corrupt(state, blkno, off,
-				   "buffered entry lies outside the insert buffer's section zonemap");
-}
-
-/*
- * Read and check the insert buffer's section filter page (the metapage's
- * buf_filter): a live page of that kind whose filter fits it, in an index
- * with normalized keys.  Returns a copy of the page; *filter points into it.
- */
-static Page
-ei_check_section_filter_page(EICheckState *state, EINormKeyInfo *norm,
-							 OsmSectionFilter **filter)
-{
-	BlockNumber blkno = OsmMetaOf(&state->meta)->buf_filter;
-	Page		page = ei_read_page(state, blkno);	/* checks the range */
-	EIPageOpaque opaque;
-	ItemId		itemid;
-
-	if (state->visited[blkno])
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "insert buffer's section filter page is reached twice");
-	state->visited[blkno] = true;
-	opaque = EIPageGetOpaque(page);
-	if ((opaque->ei_flags & (EI_BUFFER_FILTER | EI_BUFFER | EI_DELETED |
-							 EI_LEAF | EI_META)) != EI_BUFFER_FILTER)
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "insert buffer's section filter page has flags 0x%04X",
-				   opaque->ei_flags);
-	if (norm == NULL)
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "index without normalized keys has an insert buffer section filter");
-	if (PageGetMaxOffsetNumber(page) != OSM_SECTION_FILTER)
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "insert buffer's section filter page has %u items, not 1",
-				   (unsigned) PageGetMaxOffsetNumber(page));
-	itemid = PageGetItemId(page, OSM_SECTION_FILTER);
-	*filter = OsmPageGetSectionFilter(page);
-	if (ItemIdGetLength(itemid) < offsetof(OsmSectionFilter, bloom) ||
-		(*filter)->bloom_bytes == 0 || (*filter)->bloom_bytes % 8 != 0 ||
-		(*filter)->bloom_probes == 0 ||
-		ItemIdGetLength(itemid) < offsetof(OsmSectionFilter, bloom) +
-		(*filter)->bloom_bytes)
-		ei_corrupt(state, blkno, OSM_SECTION_FILTER,
-				   "section filter of %u bytes, %u probes does not fit its item of %u bytes",
-				   (*filter)->bloom_bytes, (*filter)->bloom_probes,
-				   (unsigned) ItemIdGetLength(itemid));
-	return page;
-}
-
 /*
  * elastic_index_check(index regclass, heapallindexed bool) returns void
  *
@@ -1672,9 +1261,8 @@ elastic_index_check(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	state.visited = palloc_extended(Max(state.nblocks, 1) * sizeof(bool),
 									MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	state.compact_checked = palloc_extended(Max(state.nblocks, 1) * sizeof(bool),
-											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-	state.norm = EICompactInfo(rel);
+	state.policy_leaf_checked = palloc_extended(Max(state.nblocks, 1) * sizeof(bool),
+												MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	if (heapallindexed)
 	{
 		state.maxentries = 1024;
@@ -1686,6 +1274,19 @@ elastic_index_check(PG_FUNCTION_ARGS)
 
 	/* 1. the metapage */
 	ei_check_meta(&state);
+
+	/* what the policy's checks get */
+	state.vcxt.rel = rel;
+	state.vcxt.heapRel = heaprel;
+	state.vcxt.meta = &state.meta;
+	state.vcxt.nblocks = state.nblocks;
+	state.vcxt.visited = state.visited;
+	state.vcxt.collect = heapallindexed;
+	state.vcxt.page_cxt = state.keycxt;
+	state.vcxt.corrupt = ei_verify_corrupt;
+	state.vcxt.collect_entry = ei_verify_collect;
+	state.vcxt.read_page = ei_verify_read_page;
+	state.vcxt.private_data = &state;
 
 	/* 2. and 3. every level from the root down, with its downlinks */
 	leftmost = state.meta.root;
@@ -1703,8 +1304,9 @@ elastic_index_check(PG_FUNCTION_ARGS)
 		level--;
 	}
 
-	/* 4. osm_tree's insert buffer */
-	ei_check_buffer(&state);
+	/* 4. the pages the policy keeps outside the tree (osm_tree's buffer) */
+	if (EIGetPolicyChecked(rel)->verify_extra)
+		EIGetPolicyChecked(rel)->verify_extra(&state.vcxt);
 
 	/* 5. the table against the leaves and the buffer */
 	if (heapallindexed)
