@@ -68,6 +68,7 @@ static EIPoleResult ei_pole_check(Relation rel, EIScanInsert key, Size itemsz,
 static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz,
 							   bool patient);
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
+static void ei_forget_pole(Relation rel);
 
 /* bytes a leaf's high key made from itup takes, line pointer included */
 #define EI_LEAF_HIKEY_SIZE(itup) \
@@ -123,11 +124,13 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	/*
 	 * Read now what the policy needs, not later under the leaf's lock; then
 	 * note the table's flag (after the policy's catalog reads, which can
-	 * reset rd_amcache, where the note lives).
+	 * reset rd_amcache, where the note lives), and have the metapage copy
+	 * ready, so that no leaf lock waits for the metapage.
 	 */
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel);
 	EINoteHeapRel(rel, heapRel);
+	(void) EIGetMetaCached(rel, false);
 }
 
 /*
@@ -170,12 +173,12 @@ ei_insert(EIInsertState istate, bool from_batch)
 	{
 		Page		page;
 		OffsetNumber offnum;
+		bool		via_pole;
 
 		istate->buf = ei_fastpath_leaf(rel, istate->key, istate->itemsz,
 									   from_batch);
-		EIStatsCount(rel, BufferIsValid(istate->buf) ?
-					 EI_STAT_FASTPATH_INSERTS : EI_STAT_DESCENTS, 1);
-		if (!BufferIsValid(istate->buf))
+		via_pole = BufferIsValid(istate->buf);
+		if (!via_pole)
 			istate->stack = EISearch(rel, istate->key, &istate->buf, EI_WRITE);
 		page = BufferGetPage(istate->buf);
 
@@ -191,6 +194,9 @@ ei_insert(EIInsertState istate, bool from_batch)
 
 			if (PageGetFreeSpace(page) < istate->itemsz)
 			{
+				/* a full leaf ends a patient pole too, as any miss does */
+				if (from_batch)
+					ei_forget_pole(rel);
 				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					policy->leaf_full != NULL &&
@@ -198,6 +204,10 @@ ei_insert(EIInsertState istate, bool from_batch)
 					istate->leaf_changed = true;
 			}
 		}
+
+		/* an entry found there already was not inserted, nor counted */
+		EIStatsCount(rel, via_pole ? EI_STAT_FASTPATH_INSERTS :
+					 EI_STAT_DESCENTS, 1);
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
@@ -714,27 +724,30 @@ ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz, bool patient)
 	EIPoleResult pole;
 	EIRelCache *cache;
 
-	/* the cache where ei_remember_leaf notes the last leaf, read now */
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-
 	pole = ei_pole_check(rel, key, itemsz, &buf);
-	cache = (EIRelCache *) rel->rd_amcache;
+	cache = EIGetRelCache(rel);	/* no page read: a leaf may be locked */
 	if (pole == EI_POLE_TAKES)
 	{
-		if (cache != NULL)
-			cache->pole_misses = 0;
+		cache->pole_misses = 0;
 		return buf;
 	}
-	if (!patient || pole == EI_POLE_GONE || cache == NULL ||
+	if (!patient || pole == EI_POLE_GONE ||
 		++cache->pole_misses >= EI_POLE_MISSES)
-	{
-		/* no pole, or scattered keys: stop trying it */
-		RelationSetTargetBlock(rel, InvalidBlockNumber);
-		if (cache != NULL)
-			cache->pole_misses = 0;
-	}
+		ei_forget_pole(rel);	/* no pole, or scattered keys */
 	return InvalidBuffer;
+}
+
+/*
+ * Stop trying the pole: the next insert descends.
+ */
+static void
+ei_forget_pole(Relation rel)
+{
+	EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
+
+	RelationSetTargetBlock(rel, InvalidBlockNumber);
+	if (cache != NULL)
+		cache->pole_misses = 0;
 }
 
 /*
@@ -1834,8 +1847,7 @@ ei_new_root(Relation rel, Buffer lbuf, Buffer rbuf)
 	EIStatsCount(rel, EI_STAT_ROOT_SPLITS, 1);
 
 	/* our cached metapage is stale now */
-	if (rel->rd_amcache != NULL)
-		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EISetMetaCached(rel, meta);
 
 	EIRelBuf(rel, metabuf);
 	EIRelBuf(rel, rootbuf);

@@ -204,7 +204,9 @@ EINewBuf(Relation rel)
 EIMetaPageData *
 EIGetMetaCached(Relation rel, bool refresh)
 {
-	if (rel->rd_amcache == NULL || refresh)
+	EIRelCache *cache = EIGetRelCache(rel);
+
+	if (!cache->meta_valid || refresh)
 	{
 		Buffer		buf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
 		Page		page = BufferGetPage(buf);
@@ -222,16 +224,45 @@ EIGetMetaCached(Relation rel, bool refresh)
 							RelationGetRelationName(rel), meta->version, EI_VERSION),
 					 errhint("REINDEX the index to rebuild it in the current format.")));
 
-		if (rel->rd_amcache == NULL)
-		{
-			rel->rd_amcache = MemoryContextAllocZero(rel->rd_indexcxt,
-													 sizeof(EIRelCache));
-			((EIRelCache *) rel->rd_amcache)->lastleaf = InvalidBlockNumber;
-		}
-		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+		/* reading the page accepted no invalidation: cache is still ours */
+		memcpy(&cache->meta, meta, sizeof(EIMetaPageData));
+		cache->meta_valid = true;
 		EIRelBuf(rel, buf);
 	}
-	return (EIMetaPageData *) rel->rd_amcache;
+	return &cache->meta;
+}
+
+/*
+ * The backend's cache of an index (rd_amcache), made empty if there is
+ * none: no page is read, so it may be called under any buffer lock.
+ */
+EIRelCache *
+EIGetRelCache(Relation rel)
+{
+	if (rel->rd_amcache == NULL)
+	{
+		EIRelCache *cache = MemoryContextAllocZero(rel->rd_indexcxt,
+												   sizeof(EIRelCache));
+
+		cache->lastleaf = InvalidBlockNumber;
+		rel->rd_amcache = cache;
+	}
+	return (EIRelCache *) rel->rd_amcache;
+}
+
+/*
+ * Note the metapage contents just written, if the backend has a cache.
+ */
+void
+EISetMetaCached(Relation rel, const EIMetaPageData *meta)
+{
+	EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
+
+	if (cache != NULL)
+	{
+		memcpy(&cache->meta, meta, sizeof(EIMetaPageData));
+		cache->meta_valid = true;
+	}
 }
 
 /*
@@ -336,15 +367,18 @@ void
 EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup)
 {
 	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
+	const char *amname;
 
 	if (itemsz <= EI_MAX_ITEM_SIZE)
 		return;
 
+	amname = EIGetPolicyChecked(rel)->name;
+
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("index row size %zu exceeds %s maximum %zu for index \"%s\"",
-					itemsz, EIGetPolicyChecked(rel)->name,
-					(Size) EI_MAX_ITEM_SIZE, RelationGetRelationName(rel)),
+					itemsz, amname, (Size) EI_MAX_ITEM_SIZE,
+					RelationGetRelationName(rel)),
 			 heapRel ? errdetail("Index row references tuple (%u,%u) in relation \"%s\".",
 								 ItemPointerGetBlockNumber(&itup->t_tid),
 								 ItemPointerGetOffsetNumber(&itup->t_tid),

@@ -195,8 +195,7 @@ EIAdvanceRecycleFence(Relation rel)
 		END_CRIT_SECTION();
 
 		result = fence;
-		if (rel->rd_amcache != NULL)
-			memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+		EISetMetaCached(rel, meta);
 	}
 	EIRelBuf(rel, metabuf);
 
@@ -629,8 +628,7 @@ EINoteHeapRel(Relation rel, Relation heapRel)
 		if (RelationIsValid(heap))
 			RelationClose(heap);
 	}
-	(void) EIGetMetaCached(rel, false);
-	((EIRelCache *) rel->rd_amcache)->heap_is_catalog = catalog;
+	EIGetRelCache(rel)->heap_is_catalog = catalog;
 }
 
 /*

@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xlogrecord.h"
 #include "catalog/pg_class.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -51,6 +52,20 @@ EIRegisterPolicy(const EITreePolicy *policy)
 		elog(ERROR, "too many elastic_index policies");
 	if (policy->aminsert == NULL)
 		elog(ERROR, "policy \"%s\" has no aminsert", policy->name);
+
+	/* a record kind's code must be free: not the core's, not another's */
+	for (const EIRecordKind *kind = policy->records;
+		 kind != NULL && kind->redo != NULL; kind++)
+	{
+		if ((kind->info & XLR_INFO_MASK) != 0 || EIIsCoreRecord(kind->info) ||
+			EIGetRecordKind(kind->info) != NULL)
+			elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X, which is not free",
+				 policy->name, kind->info);
+		for (const EIRecordKind *other = policy->records; other < kind; other++)
+			if (other->info == kind->info)
+				elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X twice",
+					 policy->name, kind->info);
+	}
 	ei_policies[ei_npolicies++] = policy;
 }
 
@@ -80,19 +95,6 @@ EIGetPolicyChecked(Relation rel)
 		elog(ERROR, "index \"%s\" has no elastic_index policy",
 			 RelationGetRelationName(rel));
 	return policy;
-}
-
-/*
- * The policy table registered for an EI_AM_* kind (a metapage's am_kind),
- * or NULL.
- */
-const EITreePolicy *
-EIGetPolicyByKind(uint32 am_kind)
-{
-	for (int i = 0; i < ei_npolicies; i++)
-		if (ei_policies[i]->am_kind == am_kind)
-			return ei_policies[i];
-	return NULL;
 }
 
 /*
@@ -128,21 +130,29 @@ EIGetSplitFactor(Relation rel)
 }
 
 /*
- * The policy's per-backend cache of an index: size zeroed bytes in
- * rd_indexcxt the first time, kept in rd_amcache (so gone, and made again,
- * after a relcache rebuild).  Never hold the pointer across anything that
- * may accept invalidation messages.
+ * The per-backend cache of an index's policy: size zeroed bytes of
+ * rd_indexcxt the first time, noted in rd_amcache, so made again after a
+ * relcache rebuild.  am_kind is the asking policy's, which must be the
+ * index's: two policies' caches never share the slot.  Reads no page, so
+ * it may be called under any buffer lock.  Do not keep the pointer across
+ * anything that may accept invalidation messages: the next call may give
+ * another one.
  */
 void *
-EIGetPolicyCache(Relation rel, Size size)
+EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
 {
 	EIRelCache *cache;
 
-	if (rel->rd_amcache == NULL)
-		(void) EIGetMetaCached(rel, false);
-	cache = (EIRelCache *) rel->rd_amcache;
+	if (EIRelAmKind(rel) != am_kind)
+		elog(ERROR, "index \"%s\" is not served by the policy of access method kind %u",
+			 RelationGetRelationName(rel), am_kind);
+	cache = EIGetRelCache(rel);
 	if (cache->policy_cache == NULL)
+	{
 		cache->policy_cache = MemoryContextAllocZero(rel->rd_indexcxt, size);
+		cache->policy_cache_kind = am_kind;
+	}
+	Assert(cache->policy_cache_kind == am_kind);
 	return cache->policy_cache;
 }
 

@@ -860,6 +860,7 @@ static bool
 ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	const EITreePolicy *policy = EIGetPolicyChecked(scan->indexRelation);
 	Buffer		buf = so->currPos.buf;
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -887,16 +888,14 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	so->currPos.recheck = false;
 
 	/*
-	 * Remember that the leaf is read: a compact leaf for VACUUM's expansion
-	 * (hot leaves first), a standard one, while the index is shrinking, so
-	 * that shrinking makes the cold leaves compact first.  Only a hint, set
-	 * under our share lock without WAL like the LP_DEAD hints, and only once
-	 * per VACUUM cycle, so reads seldom dirty the page.
+	 * Remember that the leaf is read, if the policy wants to know (the
+	 * elastic policy converts hot leaves last).  Only a hint, set under our
+	 * share lock without WAL like the LP_DEAD hints, and only once per
+	 * VACUUM cycle, so reads seldom dirty the page.
 	 */
-	if (!(opaque->ei_flags & EI_ACCESSED) &&
-		((opaque->ei_flags & EI_POLICY_LEAF) ||
-		 (EIGetPolicyChecked(scan->indexRelation)->mark_leaf_reads != NULL &&
-		  EIGetPolicyChecked(scan->indexRelation)->mark_leaf_reads(scan->indexRelation))))
+	if (!(opaque->ei_flags & EI_ACCESSED) && policy->mark_leaf_reads != NULL &&
+		policy->mark_leaf_reads(scan->indexRelation,
+								(opaque->ei_flags & EI_POLICY_LEAF) != 0))
 	{
 		opaque->ei_flags |= EI_ACCESSED;
 		MarkBufferDirtyHint(buf, true);
@@ -904,7 +903,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 	if (opaque->ei_flags & EI_POLICY_LEAF)
 	{
-		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
+		const EILeafKindOps *leafops = policy->leaf;
 
 		if (leafops == NULL)
 			ereport(ERROR,
@@ -1976,12 +1975,13 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 {
 	IndexScanDesc scan;
 	EIScanOpaque so;
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
 	Assert(norderbys == 0);
 
 	/* our own entries the policy holds back go in first (apply_pending) */
-	if (EIGetPolicyChecked(rel)->apply_pending)
-		EIGetPolicyChecked(rel)->apply_pending(rel);
+	if (policy->apply_pending)
+		policy->apply_pending(rel);
 
 	scan = RelationGetIndexScan(rel, nkeys, norderbys);
 
@@ -2097,14 +2097,14 @@ int64
 eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	const EITreePolicy *policy = EIGetPolicyChecked(scan->indexRelation);
 	int64		ntids = 0;
 	IndexTuple *items;
 	int			nitems;
 
 	/* the policy's entries first; one also in the tree is added twice */
-	if (EIGetPolicyChecked(scan->indexRelation)->scan_collect != NULL &&
-		so->qual_ok &&
-		EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &nitems))
+	if (policy->scan_collect != NULL && so->qual_ok &&
+		policy->scan_collect(scan, &items, &nitems))
 	{
 		for (int i = 0; i < nitems; i++)
 		{

@@ -58,6 +58,8 @@ IndexBulkDeleteResult *
 eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			 IndexBulkDeleteCallback callback, void *callback_state)
 {
+	const EITreePolicy *policy;
+
 	/* the deletions are WAL-logged with our resource manager */
 	if (RelationNeedsWAL(info->index))
 		EICheckPreloaded();
@@ -69,8 +71,9 @@ eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * The policy's preparation: entries it keeps outside the tree go into
 	 * it, so that the walk below sees every entry that existed before it.
 	 */
-	if (EIGetPolicyChecked(info->index)->bulkdelete_begin)
-		EIGetPolicyChecked(info->index)->bulkdelete_begin(info->index);
+	policy = EIGetPolicyChecked(info->index);
+	if (policy->bulkdelete_begin)
+		policy->bulkdelete_begin(info->index);
 
 	ei_vacuum_scan(info, stats, callback, callback_state);
 	return stats;
@@ -85,12 +88,15 @@ eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 IndexBulkDeleteResult *
 eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
+	const EITreePolicy *policy;
+
 	if (info->analyze_only)
 		return stats;
 
 	/* the policy's work at cleanup, before and after the core's */
-	if (EIGetPolicyChecked(info->index)->cleanup_begin)
-		EIGetPolicyChecked(info->index)->cleanup_begin(info->index);
+	policy = EIGetPolicyChecked(info->index);
+	if (policy->cleanup_begin)
+		policy->cleanup_begin(info->index);
 
 	if (stats == NULL)
 	{
@@ -103,8 +109,8 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	ei_vacuum_recycle(info, stats);
 
-	if (EIGetPolicyChecked(info->index)->cleanup_end)
-		EIGetPolicyChecked(info->index)->cleanup_end(info->index);
+	if (policy->cleanup_end)
+		policy->cleanup_end(info->index);
 	stats->num_pages = RelationGetNumberOfBlocks(info->index);
 
 	return stats;

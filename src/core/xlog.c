@@ -713,3 +713,28 @@ EICheckPreloaded(void)
 						 "(or ALTER SYSTEM SET shared_preload_libraries = 'elastic_index') "
 						 "and restart the server.")));
 }
+
+/*
+ * Is this info code one of the core's record kinds (which no policy may
+ * claim)?
+ */
+bool
+EIIsCoreRecord(uint8 info)
+{
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_EI_INSERT_LEAF:
+		case XLOG_EI_INSERT_INNER:
+		case XLOG_EI_SPLIT:
+		case XLOG_EI_NEWROOT:
+		case XLOG_EI_VACUUM:
+		case XLOG_EI_META:
+		case XLOG_EI_DELETE:
+		case XLOG_EI_MARK_HALFDEAD:
+		case XLOG_EI_UNLINK_PAGE:
+		case XLOG_EI_REUSE_PAGE:
+		case XLOG_EI_INSERT_MULTI:
+			return true;
+	}
+	return false;
+}

@@ -58,11 +58,15 @@ ei_table_is_heap(Oid relid)
 EINormKeyInfo *
 EICompactInfo(Relation rel)
 {
-	EIElasticCache *cache = EIGetPolicyCache(rel, sizeof(EIElasticCache));
+	EIElasticCache *cache;
 	MemoryContext oldcxt;
 	EINormKeyInfo *norm;
 	bool		possible;
 
+	/* only elastic_btree indexes have compact leaves, and this cache */
+	if (!EIRelIsElastic(rel))
+		return NULL;
+	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
 	if (cache->compact_checked)
 		return cache->compact_norm;
 
@@ -71,14 +75,13 @@ EICompactInfo(Relation rel)
 	norm = EIGetNormKeyInfo(rel);
 	EINormKeyPad(norm);
 	MemoryContextSwitchTo(oldcxt);
-	possible = (EIRelIsElastic(rel) &&
-				norm->ok && norm->keylen > 0 &&
+	possible = (norm->ok && norm->keylen > 0 &&
 				norm->keylen <= SEQTREE_MAX_KEYLEN &&
 				IndexRelationGetNumberOfAttributes(rel) ==
 				IndexRelationGetNumberOfKeyAttributes(rel) &&
 				ei_table_is_heap(rel->rd_index->indrelid));
 
-	cache = EIGetPolicyCache(rel, sizeof(EIElasticCache));
+	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
 	cache->compact_norm = possible ? norm : NULL;
 	cache->compact_checked = true;
 	return cache->compact_norm;

@@ -236,7 +236,7 @@ EIElasticWantsCompact(Relation rel)
 
 	if (EICompactInfo(rel) == NULL)
 		return false;
-	if (EIElasticMetaState((EIMetaPageData *) rel->rd_amcache) == EI_STATE_SHRINKING)
+	if (EIElasticGetState(rel) == EI_STATE_SHRINKING)
 		return true;
 	bound = EIElasticBoundPages(rel);
 	return bound > 0 &&
@@ -271,8 +271,7 @@ EIElasticSetState(Relation rel, uint32 state)
 
 		END_CRIT_SECTION();
 	}
-	if (rel->rd_amcache != NULL)
-		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EISetMetaCached(rel, meta);
 	EIRelBuf(rel, metabuf);
 }
 
@@ -497,13 +496,14 @@ ei_expanded_pages(Relation rel, int64 *ncompact)
 void
 EIElasticVacuum(Relation rel)
 {
-	EIMetaPageData *meta = EIGetMetaCached(rel, true);
+	uint32		state = EIElasticMetaState(EIGetMetaCached(rel, true));
 	int64		bound;
 	int64		remaining;
 	int64		ncompact;
 	Relation	heap;
 
-	if (EIElasticMetaState(meta) == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
+	/* the state is copied: the lookups below may rebuild rd_amcache */
+	if (state == EI_STATE_NORMAL || EICompactInfo(rel) == NULL)
 		return;
 	bound = EIElasticBoundPages(rel);
 	if (bound <= 0)
@@ -515,7 +515,7 @@ EIElasticVacuum(Relation rel)
 		 * half full compact now, so that the hot ones need not be when
 		 * they fill.  Conversion reads no heap tuple.
 		 */
-		if (EIElasticMetaState(meta) == EI_STATE_SHRINKING)
+		if (state == EI_STATE_SHRINKING)
 			(void) ei_convert_pass(rel, NULL, true, true, true, -1, -1,
 								   &remaining);
 		ei_age_access_hints(rel);
@@ -722,14 +722,20 @@ EIElasticInsertDone(EIInsertState istate)
 }
 
 /*
- * Should scans mark the standard leaves they read (EI_ACCESSED)?  While
+ * Should a scan mark the leaf it read (EI_ACCESSED)?  A compact leaf
+ * always, for VACUUM's expansion (hot leaves first); a standard one while
  * shrinking, so that the cold leaves become compact first.
  */
 bool
-EIElasticMarkLeafReads(Relation rel)
+EIElasticMarkLeafReads(Relation rel, bool policy_leaf)
 {
-	return rel->rd_amcache != NULL &&
-		EIElasticMetaState((EIMetaPageData *) rel->rd_amcache) == EI_STATE_SHRINKING;
+	EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
+
+	if (policy_leaf)
+		return true;
+	/* no page read: the leaf is locked; an index not yet cached is not */
+	return cache != NULL && cache->meta_valid &&
+		EIElasticMetaState(&cache->meta) == EI_STATE_SHRINKING;
 }
 
 /* Compact leaves, as the core sees them through the policy table. */

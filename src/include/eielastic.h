@@ -91,6 +91,9 @@ typedef struct EIElasticMeta
 	uint32		state;			/* EI_STATE_*: what the size policy is doing */
 } EIElasticMeta;
 
+StaticAssertDecl(sizeof(EIElasticMeta) <= EI_META_POLICY_WORDS * sizeof(uint32),
+				 "EIElasticMeta must fit the metapage's policy words");
+
 /*
  * States of the size policy (src/README.md, "Elasticity").  NORMAL: no
  * conversions; full leaves split.  SHRINKING: the index is near its size
@@ -230,7 +233,7 @@ extern void EIElasticBuildBegin(Relation index);
 extern void EIElasticInsertPrepare(Relation rel);
 extern bool EIElasticLeafFull(EIInsertState istate);
 extern void EIElasticInsertDone(EIInsertState istate);
-extern bool EIElasticMarkLeafReads(Relation rel);
+extern bool EIElasticMarkLeafReads(Relation rel, bool policy_leaf);
 extern int64 EIElasticBoundPages(Relation rel);
 extern bool EIElasticWantsCompact(Relation rel);
 extern void EIElasticSetState(Relation rel, uint32 state);

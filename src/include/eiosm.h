@@ -124,6 +124,9 @@ typedef struct OsmMeta
 	uint32		buf_flushes;	/* flush steps completed (for stats) */
 } OsmMeta;
 
+StaticAssertDecl(sizeof(OsmMeta) <= EI_META_POLICY_WORDS * sizeof(uint32),
+				 "OsmMeta must fit the metapage's policy words");
+
 /* osm_tree's fields of a metapage copy */
 #define OsmMetaOf(meta)		EIMetaGetPolicy(meta, OsmMeta)
 

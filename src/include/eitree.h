@@ -220,19 +220,24 @@ typedef EIMetaPageData *EIMetaPage;
 
 /*
  * What a backend keeps in an index's rd_amcache: a copy of the metapage
- * (EIGetMetaCached returns a pointer to it, the first member), the leaf its
- * last descending insert went to, which the insert fast path uses to tell
- * an ascending run from scattered inserts (core/insert.c), and the
- * policy's own cache (policy_cache, allocated in rd_indexcxt by the
- * policy, gone with rd_amcache when the relcache entry is rebuilt).
+ * (EIGetMetaCached returns a pointer to it, the first member, reading the
+ * metapage if meta_valid is false), the leaf its last descending insert
+ * went to, which the insert fast path uses to tell an ascending run from
+ * scattered inserts (core/insert.c), and the policy's own cache
+ * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
+ * cache, a separate chunk of rd_indexcxt, stays behind, unreferenced, as
+ * does what it points to, until the index's relcache entry goes: a stale
+ * pointer to it reads old but valid memory.
  */
 typedef struct EIRelCache
 {
 	EIMetaPageData meta;
+	bool		meta_valid;		/* meta holds the metapage (else zeros) */
 	BlockNumber lastleaf;
 	int			pole_misses;	/* EIInsertTop: entries in a row outside
 								 * the pole */
 	void	   *policy_cache;	/* the policy's, or NULL */
+	uint32		policy_cache_kind;	/* EI_AM_* of the policy that made it */
 	struct EIActivityEntry *activity;	/* the index's shared activity
 										 * entry (core/activity.c), */
 	uint64		activity_generation;	/* as of this entry generation */
@@ -556,8 +561,9 @@ typedef struct EITreePolicy
 	/* the policy's own leaf kind [none] */
 	const EILeafKindOps *leaf;
 
-	/* scans: mark standard leaves read with EI_ACCESSED? [false] */
-	bool		(*mark_leaf_reads) (Relation rel);
+	/* scans: mark a leaf read (a policy leaf or a standard one) with the
+	 * EI_ACCESSED hint?  Called under the leaf's share lock [false] */
+	bool		(*mark_leaf_reads) (Relation rel, bool policy_leaf);
 	/* entries outside the tree that match the scan's keys, which the scan
 	 * merges with the tree's in index order; false: none [false] */
 	bool		(*scan_collect) (IndexScanDesc scan, IndexTuple **items,
@@ -591,12 +597,11 @@ typedef struct EITreePolicy
 extern void EIRegisterPolicy(const EITreePolicy *policy);
 extern const EITreePolicy *EIGetPolicy(Relation rel);
 extern const EITreePolicy *EIGetPolicyChecked(Relation rel);
-extern const EITreePolicy *EIGetPolicyByKind(uint32 am_kind);
 extern uint32 EIRelAmKind(Relation rel);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
-extern void *EIGetPolicyCache(Relation rel, Size size);
+extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
 
 /* core/page.c: pages, buffers, metapage, tuples */
@@ -609,6 +614,8 @@ extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int a
 extern void EIRelBuf(Relation rel, Buffer buf);
 extern Buffer EINewBuf(Relation rel);
 extern EIMetaPageData *EIGetMetaCached(Relation rel, bool refresh);
+extern EIRelCache *EIGetRelCache(Relation rel);
+extern void EISetMetaCached(Relation rel, const EIMetaPageData *meta);
 extern Buffer EIGetRoot(Relation rel, int access, bool create);
 extern int	EIGetRootHeight(Relation rel);
 extern IndexTuple EIFormPivot(IndexTuple itup);
@@ -774,6 +781,7 @@ extern void eicostestimate(PlannerInfo *root, IndexPath *path, double loop_count
 extern bool ei_rmgr_registered;
 extern void EIRmgrRegister(void);
 extern void EICheckPreloaded(void);
+extern bool EIIsCoreRecord(uint8 info);
 
 /* core/scan.c, core/sort.c: what policies that read entries share */
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,

@@ -92,7 +92,7 @@ OsmBufferEnabled(Relation rel)
 static OsmBufferCache *
 osm_buffer_cache(Relation rel)
 {
-	OsmRelCache *cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
+	OsmRelCache *cache = EIGetPolicyCache(rel, EI_AM_OSM_TREE, sizeof(OsmRelCache));
 	MemoryContext oldcxt;
 	OsmBufferCache *bc;
 	EINormKeyInfo *norm;
@@ -108,7 +108,7 @@ osm_buffer_cache(Relation rel)
 	bc->norm = norm->ok ? norm : NULL;
 	MemoryContextSwitchTo(oldcxt);
 
-	cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
+	cache = EIGetPolicyCache(rel, EI_AM_OSM_TREE, sizeof(OsmRelCache));
 	cache->buffer = bc;
 	return bc;
 }
@@ -860,8 +860,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 		UnlockReleaseBuffer(filterbuf);
 	if (BufferIsValid(oldbuf))
 		UnlockReleaseBuffer(oldbuf);
-	if (rel->rd_amcache != NULL)
-		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EISetMetaCached(rel, meta);
 	EIRelBuf(rel, metabuf);
 	if (hashes != NULL)
 		pfree(hashes);
@@ -1352,8 +1351,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 	 */
 	for (int i = 0; i < npages; i++)
 		RecordFreeIndexPage(rel, blocks[i]);
-	if (rel->rd_amcache != NULL)
-		memcpy(rel->rd_amcache, meta, sizeof(EIMetaPageData));
+	EISetMetaCached(rel, meta);
 	EIRelBuf(rel, metabuf);
 
 	MemoryContextSwitchTo(oldcxt);

@@ -63,7 +63,7 @@ OsmRequestBackgroundFlush(Relation rel)
 		RELATION_IS_LOCAL(rel) || RecoveryInProgress())
 		return;
 
-	cache = EIGetPolicyCache(rel, sizeof(OsmRelCache));
+	cache = EIGetPolicyCache(rel, EI_AM_OSM_TREE, sizeof(OsmRelCache));
 	now = GetCurrentTimestamp();
 	if (cache->flush_requested != 0 &&
 		!TimestampDifferenceExceeds(cache->flush_requested, now,

@@ -197,12 +197,26 @@ osmoptions(Datum reloptions, bool validate)
 }
 
 /*
+ * The parsed reloptions of an osm_tree index, or NULL if it has none.
+ * Another access method's rd_options has another layout: asking for it is
+ * a bug in the caller.
+ */
+static OsmOptions *
+osm_options(Relation rel)
+{
+	if (!EIRelIsOsm(rel))
+		elog(ERROR, "index \"%s\" is not an osm_tree index",
+			 RelationGetRelationName(rel));
+	return (OsmOptions *) rel->rd_options;
+}
+
+/*
  * The leaf fill factor of an osm_tree index.
  */
 int
 OsmGetFillFactor(Relation rel)
 {
-	OsmOptions *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->fillfactor > 0) ?
 		opts->fillfactor : osm_fill_factor;
@@ -214,40 +228,36 @@ OsmGetFillFactor(Relation rel)
 double
 OsmGetSplitFactor(Relation rel)
 {
-	OsmOptions *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->split_factor > 0) ?
 		opts->split_factor : osm_split_factor;
 }
 
-
 /*
  * Entries a transaction collects for the index before applying them sorted;
- * 1 (elastic_btree always) means every entry goes in at once.
+ * 1 means every entry goes in at once.
  */
 int
 OsmGetBatchSize(Relation rel)
 {
-	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->batch_size > 0) ?
 		opts->batch_size : osm_batch_size;
 }
 
-
 /*
- * Pages of an osm_tree's insert buffer (0: no buffer; elastic_btree never
- * has one).
+ * Pages of an osm_tree's insert buffer (0: no buffer).
  */
 int
 OsmGetBufferSize(Relation rel)
 {
-	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->buffer_size >= 0) ?
 		opts->buffer_size : osm_buffer_size;
 }
-
 
 /*
  * Share of buffer_size that one flush of an osm_tree's buffer moves.
@@ -255,12 +265,11 @@ OsmGetBufferSize(Relation rel)
 double
 OsmGetFlushFraction(Relation rel)
 {
-	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->flush_fraction > 0) ?
 		opts->flush_fraction : osm_flush_fraction;
 }
-
 
 /*
  * Bits per entry of the Bloom filters of an osm_tree's buffer pages.
@@ -268,12 +277,11 @@ OsmGetFlushFraction(Relation rel)
 int
 OsmGetBloomBitsPerKey(Relation rel)
 {
-	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->bloom_bits_per_key >= 0) ?
 		opts->bloom_bits_per_key : osm_bloom_bits_per_key;
 }
-
 
 /*
  * Unsorted entries on an osm_tree buffer page at which a reading query
@@ -282,7 +290,7 @@ OsmGetBloomBitsPerKey(Relation rel)
 int
 OsmGetSortThreshold(Relation rel)
 {
-	OsmOptions  *opts = (OsmOptions *) rel->rd_options;
+	OsmOptions *opts = osm_options(rel);
 
 	return (opts != NULL && opts->sort_threshold >= 0) ?
 		opts->sort_threshold : osm_sort_threshold;
