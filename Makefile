@@ -101,6 +101,16 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Objects compiled against another server's headers are never reused:
+# .build-server names the server the objects were built for, every object
+# depends on it, and it is rewritten (so newer than every object) whenever
+# make runs with a PG_CONFIG of another server.
+EI_BUILD_SERVER := $(shell $(PG_CONFIG) --version) $(includedir_server)
+ifneq ($(EI_BUILD_SERVER),$(shell cat .build-server 2>/dev/null))
+$(shell echo '$(EI_BUILD_SERVER)' > .build-server)
+endif
+$(OBJS) $(OBJS:.o=.bc): .build-server
+
 # Pure C unit tests: each test/unit/NAME.c is a stand-alone program (with
 # its own main) that may include headers from src/include, src/lib and the
 # server's include directory, and is linked with every src/lib/*.c (the

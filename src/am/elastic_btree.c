@@ -38,7 +38,7 @@ static const EITreePolicy elastic_btree_policy = {
 	.bulkdelete_begin = NULL,
 	.cleanup_begin = NULL,
 	.cleanup_end = EIElasticVacuum,
-	.verify_extra = NULL,
+	.verify_extra = EIElasticVerifyMeta,
 	.records = EIElasticRecords,
 };
 

@@ -216,6 +216,7 @@ extern Size EICompactScanTupleSpace(Relation rel);
 /* elastic/verify.c: elastic_index_check on compact leaves */
 extern Page EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno,
 								Page page, bool full, bool collect);
+extern void EIElasticVerifyMeta(EIVerifyContext *cxt);
 
 /* elastic/vacuum.c and elastic/xlog.c */
 extern void EICompactVacuumLeaf(Relation rel, Buffer buf,

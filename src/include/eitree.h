@@ -234,8 +234,8 @@ typedef struct EIRelCache
 	EIMetaPageData meta;
 	bool		meta_valid;		/* meta holds the metapage (else zeros) */
 	BlockNumber lastleaf;
-	int			pole_misses;	/* EIInsertTop: entries in a row outside
-								 * the pole */
+	int			pole_misses;	/* a patient pole's entries in a row that
+								 * went elsewhere (ei_fastpath_leaf) */
 	void	   *policy_cache;	/* the policy's, or NULL */
 	uint32		policy_cache_kind;	/* EI_AM_* of the policy that made it */
 	struct EIActivityEntry *activity;	/* the index's shared activity

@@ -102,7 +102,9 @@ pg_noreturn static void ei_corrupt(EICheckState *state, BlockNumber blkno,
 static void ei_collect_entry(EICheckState *state, BlockNumber blkno,
 							 OffsetNumber offnum, IndexTuple itup,
 							 bool outside_tree);
-static Page ei_read_page(EICheckState *state, BlockNumber blkno);
+static Page ei_read_page(EICheckState *state, BlockNumber blkno,
+						 bool outside_tree);
+static Page ei_read_tree_page(EICheckState *state, BlockNumber blkno);
 static Page ei_policy_leaf(EICheckState *state, BlockNumber blkno, Page page,
 						   bool collect);
 static void ei_verify_corrupt(EIVerifyContext *cxt, BlockNumber blkno,
@@ -227,12 +229,14 @@ ei_first_keyed_item(Page page)
 }
 
 /*
- * Read a tree page (not the metapage) into a palloc'd copy, verifying the
- * page header, the special space and every line pointer, so that later
- * checks can read its tuples safely.
+ * Read a page (not the metapage) into a palloc'd copy, verifying the page
+ * header, the special space and every line pointer, so that later checks
+ * can read its tuples safely.  A tree page must not carry the flags of a
+ * page a policy keeps outside the tree (outside_tree: such a page, whose
+ * item 1 the policy checks itself).
  */
 static Page
-ei_read_page(EICheckState *state, BlockNumber blkno)
+ei_read_page(EICheckState *state, BlockNumber blkno, bool outside_tree)
 {
 	Buffer		buf;
 	Page		page;
@@ -279,6 +283,10 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 	if (EI_IS_META(opaque))
 		ei_corrupt(state, blkno, InvalidOffsetNumber,
 				   "tree page is flagged as a metapage");
+	if (!outside_tree && (opaque->ei_flags & EI_POLICY_FLAGS))
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "tree page has the flags 0x%04X of a page outside the tree",
+				   opaque->ei_flags & EI_POLICY_FLAGS);
 
 	/* a leaf of the policy's kind is checked by it and read as a summary */
 	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_POLICY_LEAF) &&
@@ -311,7 +319,7 @@ ei_read_page(EICheckState *state, BlockNumber blkno)
 		 * (osm_tree: a buffer page's summary, the section filter), which
 		 * the policy's verify_extra checks; the other items are tuples.
 		 */
-		if ((opaque->ei_flags & EI_POLICY_FLAGS) &&
+		if (outside_tree && (opaque->ei_flags & EI_POLICY_FLAGS) &&
 			!(opaque->ei_flags & EI_DELETED) && off == FirstOffsetNumber)
 			continue;
 		if (itemlen < sizeof(IndexTupleData) ||
@@ -509,6 +517,10 @@ ei_check_child_header(EICheckState *state, BlockNumber parentblk,
 		ei_corrupt(state, parentblk, parentoff,
 				   "downlink points to deleted or half-dead block %u",
 				   childblk);
+	if (EI_IS_LEAF(copaque) != (parentlevel == 1))
+		ei_corrupt(state, parentblk, parentoff,
+				   "downlink points to block %u whose leaf flag does not match its level %u",
+				   childblk, copaque->ei_level);
 }
 
 /*
@@ -539,7 +551,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 
 		CHECK_FOR_INTERRUPTS();
 
-		child = ei_read_page(state, childblk);
+		child = ei_read_tree_page(state, childblk);
 		ei_check_child_header(state, blkno, off, opaque->ei_level,
 							  childblk, child);
 		copaque = EIPageGetOpaque(child);
@@ -555,7 +567,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 
 			while (BlockNumberIsValid(leftblk))
 			{
-				Page		left = ei_read_page(state, leftblk);
+				Page		left = ei_read_tree_page(state, leftblk);
 				bool		halfdead = ei_is_halfdead(left);
 				BlockNumber nextleft = EIPageGetOpaque(left)->ei_prev;
 
@@ -574,7 +586,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 
 			while (expected != childblk && BlockNumberIsValid(expected))
 			{
-				Page		skip = ei_read_page(state, expected);
+				Page		skip = ei_read_tree_page(state, expected);
 				bool		halfdead = ei_is_halfdead(skip) &&
 					EIPageGetOpaque(skip)->ei_prev == prevlink;
 				BlockNumber nextblk = EIPageGetOpaque(skip)->ei_next;
@@ -623,7 +635,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 			if (nextblk == InvalidBlockNumber)
 				ei_corrupt(state, curblk, InvalidOffsetNumber,
 						   "rightmost page is flagged incomplete split");
-			next = ei_read_page(state, nextblk);
+			next = ei_read_tree_page(state, nextblk);
 			ei_check_child_header(state, blkno, off, opaque->ei_level,
 								  nextblk, next);
 			if (EIPageGetOpaque(next)->ei_prev != curblk)
@@ -783,12 +795,22 @@ ei_verify_collect(EIVerifyContext *cxt, BlockNumber blkno,
 }
 
 /*
- * EIVerifyContext.read_page: a checked private copy of a page.
+ * EIVerifyContext.read_page: a checked private copy of a page the policy
+ * keeps outside the tree.
  */
 static Page
 ei_verify_read_page(EIVerifyContext *cxt, BlockNumber blkno)
 {
-	return ei_read_page((EICheckState *) cxt->private_data, blkno);
+	return ei_read_page((EICheckState *) cxt->private_data, blkno, true);
+}
+
+/*
+ * A checked private copy of a page of the tree (a level's, or a child's).
+ */
+static Page
+ei_read_tree_page(EICheckState *state, BlockNumber blkno)
+{
+	return ei_read_page(state, blkno, false);
 }
 
 /*
@@ -800,7 +822,7 @@ ei_leftmost_with_half_dead(EICheckState *state, BlockNumber blkno)
 {
 	for (;;)
 	{
-		Page		page = ei_read_page(state, blkno);
+		Page		page = ei_read_tree_page(state, blkno);
 		BlockNumber leftblk = EIPageGetOpaque(page)->ei_prev;
 		Page		left;
 		bool		halfdead;
@@ -808,7 +830,7 @@ ei_leftmost_with_half_dead(EICheckState *state, BlockNumber blkno)
 		pfree(page);
 		if (!BlockNumberIsValid(leftblk) || leftblk >= state->nblocks)
 			return blkno;
-		left = ei_read_page(state, leftblk);
+		left = ei_read_tree_page(state, leftblk);
 		halfdead = ei_is_halfdead(left) && EIPageGetOpaque(left)->ei_next == blkno;
 		pfree(left);
 		if (!halfdead)
@@ -848,7 +870,7 @@ ei_check_level(EICheckState *state, BlockNumber leftmost, uint32 level)
 					   "block is reached twice walking the levels (last from block %u on level %u)",
 					   prevblk, level);
 
-		page = ei_read_page(state, blkno);
+		page = ei_read_tree_page(state, blkno);
 		state->visited[blkno] = true;
 		opaque = EIPageGetOpaque(page);
 

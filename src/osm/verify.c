@@ -41,6 +41,10 @@ OsmVerifyBuffer(EIVerifyContext *cxt)
 	Page		sfpage = NULL;
 	OsmSectionFilter *sfilter = NULL;
 
+	if (OsmMetaOf(cxt->meta)->unused != 0)
+		EIVerifyCorrupt(cxt, EI_METAPAGE, InvalidOffsetNumber,
+						"metapage policy word 0 is %u, expected 0 in an osm_tree index",
+						OsmMetaOf(cxt->meta)->unused);
 	{
 		EINormKeyInfo *info = EIGetNormKeyInfo(rel);
 
