@@ -800,8 +800,8 @@ static bool
 ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	EIPageOpaque opaque;
+	OffsetNumber maxoff;
 	OffsetNumber off;
 	BlockNumber *deadblocks;
 	int			ndeadblocks = 0;
@@ -812,9 +812,14 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	bool		isCatalogRel;
 	int			i;
 
+	opaque = EIPageGetOpaque(page);
 	if (heapRel == NULL || !EI_IS_LEAF(opaque) ||
 		!(opaque->ei_flags & EI_HAS_GARBAGE))
 		return false;
+
+	/* its items are read and removed below: check them first */
+	EICheckPageItems(rel, buf);
+	maxoff = PageGetMaxOffsetNumber(page);
 
 	/* the heap blocks holding entries already known to be dead */
 	deadblocks = palloc(sizeof(BlockNumber) * MaxIndexTuplesPerPage);
@@ -1690,6 +1695,7 @@ EIInsertParent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 
 		fakestack.blkno = BufferGetBlockNumber(ebuf);
 		fakestack.offset = InvalidOffsetNumber;
+		fakestack.level = lopaque->ei_level + 1;
 		fakestack.parent = NULL;
 		stack = &fakestack;
 		EIRelBuf(rel, ebuf);
@@ -1721,12 +1727,28 @@ EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child)
 {
 	BlockNumber blkno = stack->blkno;
 	OffsetNumber start = stack->offset;
+	uint32		level = InvalidBlockNumber;	/* the first page's */
+	uint64		hops = 0;
 
 	for (;;)
 	{
 		Buffer		buf = EIGetBuf(rel, blkno, EI_WRITE);
 		Page		page = BufferGetPage(buf);
 		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		/*
+		 * The child's lock is held, so this walk cannot be cancelled: a
+		 * right link that leaves the level or loops must end it.
+		 */
+		if (level == InvalidBlockNumber)
+			level = opaque->ei_level;
+		if (opaque->ei_level != level || level == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u on the way to the parent of block %u is at level %u",
+							RelationGetRelationName(rel), blkno, child,
+							opaque->ei_level)));
+		EICheckHops(rel, ++hops, blkno);
 
 		if (EI_INCOMPLETE(opaque))
 		{

@@ -84,6 +84,109 @@ EICheckPage(Relation rel, Buffer buf)
 				 errmsg("index \"%s\" contains corrupted page at block %u",
 						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
 				 errhint("Please REINDEX it.")));
+
+	/*
+	 * The free space bounds, which PageAddItem and PageIndexMultiDelete
+	 * trust (and answer with PANIC inside a critical section): check them
+	 * here, before any change.
+	 */
+	{
+		PageHeader	phdr = (PageHeader) page;
+
+		if (phdr->pd_lower < SizeOfPageHeaderData ||
+			phdr->pd_lower > phdr->pd_upper ||
+			phdr->pd_upper > phdr->pd_special ||
+			phdr->pd_special != BLCKSZ - MAXALIGN(sizeof(EIPageOpaqueData)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" contains corrupted page at block %u",
+							RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+					 errdetail("The page header's bounds are lower %u, upper %u, special %u.",
+							   (unsigned) phdr->pd_lower, (unsigned) phdr->pd_upper,
+							   (unsigned) phdr->pd_special),
+					 errhint("Please REINDEX it.")));
+	}
+}
+
+/*
+ * Verify every item of a locked page of the tree before a critical section
+ * removes some of them: each line pointer holds an index tuple of its own
+ * length, inside the page's tuple space, without overlap, and a leaf's
+ * entries carry a valid heap TID.  A leaf in a policy's format is left to
+ * the policy.  Damage is an ERRCODE_INDEX_CORRUPTED error naming the
+ * index, block and offset, not the PANIC PageIndexMultiDelete would raise
+ * inside the critical section.  It reads the whole page, so it runs before
+ * changes (VACUUM, removing dead entries, page deletion), not on every
+ * read.
+ */
+void
+EICheckPageItems(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	phdr = (PageHeader) page;
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber firstdata = EI_FIRST_DATA(opaque);
+	bool		leaf = EI_IS_LEAF(opaque);
+
+	Size		total = 0;
+
+	/*
+	 * A policy's leaf or page is the policy's to check; a deleted page keeps
+	 * only its stamp (EIPageSetDeleted), which is not an index tuple.
+	 */
+	if (opaque->ei_flags & (EI_POLICY_LEAF | EI_POLICY_FLAGS | EI_DELETED))
+		return;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(page, off);
+		unsigned	itemoff = ItemIdGetOffset(itemid);
+		unsigned	itemlen = ItemIdGetLength(itemid);
+		const char *what = NULL;
+
+		if (!ItemIdHasStorage(itemid) || ItemIdIsRedirected(itemid))
+			what = "an unused or redirected line pointer";
+		else if (itemoff < phdr->pd_upper ||
+				 itemoff + itemlen > phdr->pd_special ||
+				 itemoff != MAXALIGN(itemoff) ||
+				 itemlen < sizeof(IndexTupleData))
+			what = "a line pointer outside the page's tuple space";
+		else if (IndexTupleSize((IndexTuple) PageGetItem(page, itemid)) != itemlen)
+			what = "an item whose size does not match its line pointer";
+		else if (leaf && off >= firstdata)
+		{
+			ItemPointer tid = &((IndexTuple) PageGetItem(page, itemid))->t_tid;
+
+			/* any table AM's TID: offsets are not bounded by the heap's */
+			if (!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(tid)) ||
+				!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid)))
+				what = "an entry with an invalid heap TID";
+		}
+		if (what == NULL)
+			total += MAXALIGN(itemlen);
+		if (what != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" contains corrupted page at block %u",
+							RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+					 errdetail("Offset %u is %s.", off, what),
+					 errhint("Please REINDEX it.")));
+	}
+
+	/*
+	 * Items that overlap pass one by one; PageIndexMultiDelete then finds
+	 * more tuple bytes than the tuple space holds, inside the critical
+	 * section.  On a sound page the two are equal.
+	 */
+	if (total > phdr->pd_special - phdr->pd_upper)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errdetail("Its items take %zu bytes of a tuple space of %u.",
+						   total, (unsigned) (phdr->pd_special - phdr->pd_upper)),
+				 errhint("Please REINDEX it.")));
 }
 
 /*
@@ -112,6 +215,12 @@ EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
 	Assert(BlockNumberIsValid(blkno));
 	if (BufferIsValid(obuf))
 		LockBuffer(obuf, BUFFER_LOCK_UNLOCK);
+
+	/*
+	 * Between two pages no lock is held: every walk over pages can be
+	 * cancelled here (a held buffer lock holds off interrupts).
+	 */
+	CHECK_FOR_INTERRUPTS();
 	buf = ReleaseAndReadBuffer(obuf, rel, blkno);
 	LockBuffer(buf, access);
 	EICheckPage(rel, buf);

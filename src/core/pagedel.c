@@ -230,6 +230,8 @@ ei_find_parent(Relation rel, EIScanInsert key, uint32 level,
 	EIStackData stack;
 	Buffer		buf;
 	Buffer		pbuf;
+	BlockNumber parent = InvalidBlockNumber;
+	uint32		parentlevel = 0;
 
 	buf = EIGetRoot(rel, EI_READ, false);
 	for (;;)
@@ -238,6 +240,9 @@ ei_find_parent(Relation rel, EIScanInsert key, uint32 level,
 		EIPageOpaque opaque;
 		OffsetNumber off;
 
+		/* one level down per step, as in EISearch: damage cannot loop */
+		if (BlockNumberIsValid(parent))
+			EICheckChildLevel(rel, parent, parentlevel, buf);
 		buf = EIMoveRight(rel, key, buf, false, NULL, EI_READ);
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
@@ -252,10 +257,13 @@ ei_find_parent(Relation rel, EIScanInsert key, uint32 level,
 		{
 			stack.blkno = BufferGetBlockNumber(buf);
 			stack.offset = off;
+			stack.level = level;
 			stack.parent = NULL;
 			EIRelBuf(rel, buf);
 			break;
 		}
+		parent = BufferGetBlockNumber(buf);
+		parentlevel = opaque->ei_level;
 		buf = EIRelAndGetBuf(rel, buf,
 							 EITupleGetDownlink(EIReadTuple(page, off)), EI_READ);
 	}
@@ -377,6 +385,9 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 		EIRelBuf(rel, leafbuf);
 		return false;
 	}
+
+	/* the parent loses an item: its line pointers must be sound first */
+	EICheckPageItems(rel, pbuf);
 
 	START_CRIT_SECTION();
 

@@ -871,9 +871,13 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 	Assert(BufferIsValid(buf));
 
-	if (!EI_IS_LEAF(opaque))
-		elog(ERROR, "block %u of index \"%s\" is not a leaf page",
-			 BufferGetBlockNumber(buf), RelationGetRelationName(scan->indexRelation));
+	if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: block %u, read as a leaf, is at level %u%s",
+						RelationGetRelationName(scan->indexRelation),
+						BufferGetBlockNumber(buf), opaque->ei_level,
+						EI_IS_LEAF(opaque) ? "" : " without the leaf flag")));
 
 	/* let the next participant move on before we work on this page */
 	if (scan->parallel_scan != NULL)

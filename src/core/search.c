@@ -190,11 +190,23 @@ EIMoveRight(Relation rel, EIScanInsert key, Buffer buf, bool forupdate,
 			EIStack stack, int access)
 {
 	int32		cmpval = key->nextkey ? 0 : 1;
+	uint32		level = EIPageGetOpaque(BufferGetPage(buf))->ei_level;
+	uint64		hops = 0;
 
 	for (;;)
 	{
 		Page		page = BufferGetPage(buf);
 		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		/* a right link that leaves the level, or loops, is damage */
+		if (opaque->ei_level != level)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: right link to block %u leaves level %u for level %u",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf), level,
+							opaque->ei_level)));
+		EICheckHops(rel, ++hops, BufferGetBlockNumber(buf));
 
 		if (forupdate && EI_INCOMPLETE(opaque))
 		{
@@ -240,6 +252,7 @@ EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access)
 	Buffer		buf;
 	int			page_access = EI_READ;
 	bool		forupdate = (access == EI_WRITE);
+	BlockNumber parent = InvalidBlockNumber;
 
 	buf = EIGetRoot(rel, EI_READ, false);
 
@@ -251,6 +264,13 @@ EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access)
 		EIStack		entry;
 		BlockNumber child;
 
+		/*
+		 * Each step goes one level down, so a damaged downlink (to a page of
+		 * another level, or back up) ends in an error, never in a loop.
+		 */
+		if (stack != NULL)
+			EICheckChildLevel(rel, parent, stack->level, buf);
+
 		buf = EIMoveRight(rel, key, buf, forupdate, stack, page_access);
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
@@ -260,12 +280,20 @@ EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access)
 
 		offnum = EIBinSearch(rel, key, page);
 		child = EITupleGetDownlink(EIReadTuple(page, offnum));
+		if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u has a downlink to block %u at offset %u",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf), child, offnum)));
 
 		entry = palloc(sizeof(EIStackData));
 		entry->blkno = BufferGetBlockNumber(buf);
 		entry->offset = offnum;
+		entry->level = opaque->ei_level;
 		entry->parent = stack;
 		stack = entry;
+		parent = entry->blkno;
 
 		if (opaque->ei_level == 1)
 			page_access = access;
@@ -291,6 +319,9 @@ Buffer
 EIGetEndpoint(Relation rel, uint32 level, bool rightmost)
 {
 	Buffer		buf = EIGetRoot(rel, EI_READ, false);
+	uint32		curlevel = EIPageGetOpaque(BufferGetPage(buf))->ei_level;
+	BlockNumber parent = InvalidBlockNumber;
+	uint64		hops = 0;
 
 	for (;;)
 	{
@@ -298,6 +329,18 @@ EIGetEndpoint(Relation rel, uint32 level, bool rightmost)
 		EIPageOpaque opaque = EIPageGetOpaque(page);
 		OffsetNumber offnum;
 		BlockNumber child;
+
+		/* every page reached is of the level we are on (see EISearch) */
+		if (opaque->ei_level != curlevel ||
+			EI_IS_LEAF(opaque) != (curlevel == 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u is at level %u%s, reached at level %u from block %u",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf), opaque->ei_level,
+							EI_IS_LEAF(opaque) ? " (a leaf)" : "",
+							curlevel, parent)));
+		EICheckHops(rel, ++hops, BufferGetBlockNumber(buf));
 
 		/* skip pages being deleted; on the way down, go right if asked to */
 		if (EI_IGNORE(opaque) || (rightmost && !EI_RIGHTMOST(opaque)))
@@ -316,7 +359,21 @@ EIGetEndpoint(Relation rel, uint32 level, bool rightmost)
 				 RelationGetRelationName(rel), level);
 
 		offnum = rightmost ? PageGetMaxOffsetNumber(page) : EI_FIRST_DATA(opaque);
+		if (offnum < EI_FIRST_DATA(opaque))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: inner block %u has no downlinks",
+							RelationGetRelationName(rel), BufferGetBlockNumber(buf))));
 		child = EITupleGetDownlink(EIReadTuple(page, offnum));
+		if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u has a downlink to block %u at offset %u",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf), child, offnum)));
+		parent = BufferGetBlockNumber(buf);
+		curlevel = opaque->ei_level - 1;
+		hops = 0;
 		buf = EIRelAndGetBuf(rel, buf, child, EI_READ);
 	}
 }
@@ -334,4 +391,39 @@ EIFreeStack(EIStack stack)
 		pfree(stack);
 		stack = parent;
 	}
+}
+
+/*
+ * The page a downlink of block parent (at parentlevel) led to must be one
+ * level below it, and a leaf exactly at level 0.
+ */
+void
+EICheckChildLevel(Relation rel, BlockNumber parent, uint32 parentlevel,
+				  Buffer child)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(BufferGetPage(child));
+
+	if (parentlevel == 0 || opaque->ei_level != parentlevel - 1 ||
+		EI_IS_LEAF(opaque) != (opaque->ei_level == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: downlink of block %u at level %u leads to block %u at level %u%s",
+						RelationGetRelationName(rel), parent, parentlevel,
+						BufferGetBlockNumber(child), opaque->ei_level,
+						EI_IS_LEAF(opaque) ? " (a leaf)" : "")));
+}
+
+/*
+ * A walk along a level that took more steps than the index has pages has
+ * gone around a loop of damaged links.  The file size is read only every
+ * 1024 steps, so a walk costs nothing extra until it is that long.
+ */
+void
+EICheckHops(Relation rel, uint64 hops, BlockNumber blkno)
+{
+	if ((hops & 1023) == 0 && hops > RelationGetNumberOfBlocks(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: the sibling links of block %u go around a loop",
+						RelationGetRelationName(rel), blkno)));
 }

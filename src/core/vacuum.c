@@ -182,6 +182,7 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		else
 			LockBuffer(buf, EI_READ);
 		EICheckPage(rel, buf);
+		EICheckPageItems(rel, buf);
 
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);

@@ -281,6 +281,7 @@ typedef struct EIStackData
 {
 	BlockNumber blkno;			/* parent page */
 	OffsetNumber offset;		/* downlink followed */
+	uint32		level;			/* the parent's level */
 	struct EIStackData *parent; /* next level up */
 } EIStackData;
 
@@ -609,6 +610,7 @@ extern void EIInitPage(Page page, uint16 flags, uint32 level);
 extern void EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root,
 						   uint32 level, uint32 fillfactor);
 extern void EICheckPage(Relation rel, Buffer buf);
+extern void EICheckPageItems(Relation rel, Buffer buf);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);
@@ -675,6 +677,9 @@ extern Buffer EIMoveRight(Relation rel, EIScanInsert key, Buffer buf,
 						  bool forupdate, EIStack stack, int access);
 extern Buffer EIGetEndpoint(Relation rel, uint32 level, bool rightmost);
 extern void EIFreeStack(EIStack stack);
+extern void EICheckChildLevel(Relation rel, BlockNumber parent,
+							  uint32 parentlevel, Buffer child);
+extern void EICheckHops(Relation rel, uint64 hops, BlockNumber blkno);
 
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
