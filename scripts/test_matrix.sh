@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ROWS=(
-	"debian-15|debian|unit fuzz docs regress isolation tap"
+	"debian-15|debian|unit fuzz docs layers regress isolation tap"
 	"15.18-assert|15|regress isolation tap"
 	"16-assert|16|regress isolation tap"
 	"17-assert|17|regress isolation tap"
@@ -88,18 +88,19 @@ for row in "${ROWS[@]}"; do
 	total_failed=$((total_failed + failed))
 	version=$(grep -m1 -oE 'testing against PostgreSQL [^ ]+' "$log" | sed 's/testing against //')
 	werror=$(grep -q '^setup: installed' "$log" && echo yes || echo NO)
-	table+=("$(printf '%-13s %-18s %-7s %-6s %-6s %-5s %-8s %-10s %-6s %-11s %5ss' \
+	table+=("$(printf '%-13s %-18s %-7s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %5ss' \
 		"$name" "${version:-?}" "$werror" \
 		"$(suite_count unit "$log")" "$(suite_count fuzz "$log")" \
-		"$(suite_count docs "$log")" "$(suite_count regress "$log")" \
+		"$(suite_count docs "$log")" "$(suite_count layers "$log")" \
+		"$(suite_count regress "$log")" \
 		"$(suite_count isolation "$log")" "$(suite_count tap "$log")" \
 		"$(suite_count serverlogs "$log")" "$(($(date +%s) - t0))")")
 done
 
 echo
 echo "######## version matrix (passed/failed per suite; serverlogs: no TRAP or crash in any server log)"
-printf '%-13s %-18s %-7s %-6s %-6s %-5s %-8s %-10s %-6s %-11s %6s\n' \
-	server version -Werror unit fuzz docs regress isolation tap serverlogs time
+printf '%-13s %-18s %-7s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %6s\n' \
+	server version -Werror unit fuzz docs layers regress isolation tap serverlogs time
 for line in "${table[@]}"; do
 	echo "$line"
 done
