@@ -1727,7 +1727,7 @@ EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child)
 {
 	BlockNumber blkno = stack->blkno;
 	OffsetNumber start = stack->offset;
-	uint32		level = InvalidBlockNumber;	/* the first page's */
+	uint32		level = stack->level;	/* the parent level */
 	uint64		hops = 0;
 
 	for (;;)
@@ -1740,8 +1740,6 @@ EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child)
 		 * The child's lock is held, so this walk cannot be cancelled: a
 		 * right link that leaves the level or loops must end it.
 		 */
-		if (level == InvalidBlockNumber)
-			level = opaque->ei_level;
 		if (opaque->ei_level != level || level == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),

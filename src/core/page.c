@@ -110,9 +110,10 @@ EICheckPage(Relation rel, Buffer buf)
 
 /*
  * Verify every item of a locked page of the tree before a critical section
- * removes some of them: each line pointer holds an index tuple of its own
- * length, inside the page's tuple space, without overlap, and a leaf's
- * entries carry a valid heap TID.  A leaf in a policy's format is left to
+ * removes some of them: no more line pointers than a page holds, each
+ * holding an index tuple of its own length inside the page's tuple space,
+ * together no more bytes than that space, and a leaf's entries with a
+ * valid heap TID.  A leaf in a policy's format is left to
  * the policy.  Damage is an ERRCODE_INDEX_CORRUPTED error naming the
  * index, block and offset, not the PANIC PageIndexMultiDelete would raise
  * inside the critical section.  It reads the whole page, so it runs before
@@ -137,6 +138,16 @@ EICheckPageItems(Relation rel, Buffer buf)
 	 */
 	if (opaque->ei_flags & (EI_POLICY_LEAF | EI_POLICY_FLAGS | EI_DELETED))
 		return;
+
+	/* more items than a page can hold would overflow fixed arrays */
+	if (maxoff > MaxIndexTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errdetail("It has %u line pointers; a page holds at most %u.",
+						   (unsigned) maxoff, (unsigned) MaxIndexTuplesPerPage),
+				 errhint("Please REINDEX it.")));
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -175,9 +186,10 @@ EICheckPageItems(Relation rel, Buffer buf)
 	}
 
 	/*
-	 * Items that overlap pass one by one; PageIndexMultiDelete then finds
-	 * more tuple bytes than the tuple space holds, inside the critical
-	 * section.  On a sound page the two are equal.
+	 * Items that overlap can pass one by one; PageIndexMultiDelete would
+	 * then find more tuple bytes than the tuple space holds, inside the
+	 * critical section.  (This bounds the total, which is what it needs; it
+	 * does not prove that no two items overlap.)
 	 */
 	if (total > phdr->pd_special - phdr->pd_upper)
 		ereport(ERROR,

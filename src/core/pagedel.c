@@ -264,8 +264,7 @@ ei_find_parent(Relation rel, EIScanInsert key, uint32 level,
 		}
 		parent = BufferGetBlockNumber(buf);
 		parentlevel = opaque->ei_level;
-		buf = EIRelAndGetBuf(rel, buf,
-							 EITupleGetDownlink(EIReadTuple(page, off)), EI_READ);
+		buf = EIRelAndGetBuf(rel, buf, EICheckDownlink(rel, buf, off), EI_READ);
 	}
 
 	pbuf = EIGetParentBuf(rel, &stack, child);
@@ -467,15 +466,27 @@ ei_unlink_page(Relation rel, BlockNumber target, Buffer lbuf)
 				 errmsg("block %u to unlink is not half-dead in index \"%s\"",
 						target, RelationGetRelationName(rel))));
 	leftblk = topaque->ei_prev;
+	level = topaque->ei_level;
 	EIRelBuf(rel, tbuf);
 
 	if (BlockNumberIsValid(leftblk))
 	{
+		uint64		hops = 0;
+
 		sbuf = EIGetBuf(rel, leftblk, EI_WRITE);
 		for (;;)
 		{
 			EIPageOpaque sopaque = EIPageGetOpaque(BufferGetPage(sbuf));
 
+			/* other locks may be held: a damaged chain must end the walk */
+			if (sopaque->ei_level != level)
+				ereport(ERROR,
+						(errcode(ERRCODE_INDEX_CORRUPTED),
+						 errmsg("index \"%s\" is corrupted: block %u, left of block %u at level %u, is at level %u",
+								RelationGetRelationName(rel),
+								BufferGetBlockNumber(sbuf), target,
+								level, sopaque->ei_level)));
+			EICheckHops(rel, ++hops, BufferGetBlockNumber(sbuf));
 			if (sopaque->ei_next == target)
 				break;
 			if (EI_RIGHTMOST(sopaque))

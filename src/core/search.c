@@ -199,7 +199,8 @@ EIMoveRight(Relation rel, EIScanInsert key, Buffer buf, bool forupdate,
 		EIPageOpaque opaque = EIPageGetOpaque(page);
 
 		/* a right link that leaves the level, or loops, is damage */
-		if (opaque->ei_level != level)
+		if (opaque->ei_level != level || EI_IS_META(opaque) ||
+			EI_IS_LEAF(opaque) != (level == 0))
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" is corrupted: right link to block %u leaves level %u for level %u",
@@ -279,13 +280,7 @@ EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access)
 			break;
 
 		offnum = EIBinSearch(rel, key, page);
-		child = EITupleGetDownlink(EIReadTuple(page, offnum));
-		if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" is corrupted: block %u has a downlink to block %u at offset %u",
-							RelationGetRelationName(rel),
-							BufferGetBlockNumber(buf), child, offnum)));
+		child = EICheckDownlink(rel, buf, offnum);
 
 		entry = palloc(sizeof(EIStackData));
 		entry->blkno = BufferGetBlockNumber(buf);
@@ -364,13 +359,7 @@ EIGetEndpoint(Relation rel, uint32 level, bool rightmost)
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" is corrupted: inner block %u has no downlinks",
 							RelationGetRelationName(rel), BufferGetBlockNumber(buf))));
-		child = EITupleGetDownlink(EIReadTuple(page, offnum));
-		if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" is corrupted: block %u has a downlink to block %u at offset %u",
-							RelationGetRelationName(rel),
-							BufferGetBlockNumber(buf), child, offnum)));
+		child = EICheckDownlink(rel, buf, offnum);
 		parent = BufferGetBlockNumber(buf);
 		curlevel = opaque->ei_level - 1;
 		hops = 0;
@@ -426,4 +415,33 @@ EICheckHops(Relation rel, uint64 hops, BlockNumber blkno)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: the sibling links of block %u go around a loop",
 						RelationGetRelationName(rel), blkno)));
+}
+
+/*
+ * The downlink at offnum of a locked inner page, checked: the page has
+ * downlinks, offnum is one of them, and it names a block that can be a
+ * child (not the metapage, not InvalidBlockNumber).  The child's level is
+ * checked when it is read (EICheckChildLevel).
+ */
+BlockNumber
+EICheckDownlink(Relation rel, Buffer buf, OffsetNumber offnum)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	BlockNumber child;
+
+	if (offnum < EI_FIRST_DATA(opaque) || offnum > PageGetMaxOffsetNumber(page))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: inner block %u has no downlink at offset %u (it has %u items)",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf),
+						offnum, (unsigned) PageGetMaxOffsetNumber(page))));
+	child = EITupleGetDownlink(EIReadTuple(page, offnum));
+	if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: block %u has a downlink to block %u at offset %u",
+						RelationGetRelationName(rel),
+						BufferGetBlockNumber(buf), child, offnum)));
+	return child;
 }

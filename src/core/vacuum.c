@@ -182,14 +182,16 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		else
 			LockBuffer(buf, EI_READ);
 		EICheckPage(rel, buf);
-		EICheckPageItems(rel, buf);
 
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
 
-		if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0)
-			elog(ERROR, "block %u of index \"%s\" is not a leaf, but is linked from the leaf level",
-				 blkno, RelationGetRelationName(rel));
+		if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0 || EI_IS_META(opaque))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u is not a leaf, but is linked from the leaf level",
+							RelationGetRelationName(rel), blkno)));
+		EICheckPageItems(rel, buf);
 
 		if ((opaque->ei_flags & EI_HALF_DEAD) && !(opaque->ei_flags & EI_DELETED))
 		{

@@ -680,6 +680,7 @@ extern void EIFreeStack(EIStack stack);
 extern void EICheckChildLevel(Relation rel, BlockNumber parent,
 							  uint32 parentlevel, Buffer child);
 extern void EICheckHops(Relation rel, uint64 hops, BlockNumber blkno);
+extern BlockNumber EICheckDownlink(Relation rel, Buffer buf, OffsetNumber offnum);
 
 /* core/insert.c: insertion, splits, new roots */
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
