@@ -63,6 +63,22 @@ EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root, uint32 level,
 }
 
 /*
+ * Report a damaged page of the index: ERRCODE_INDEX_CORRUPTED naming the
+ * index and block, with what is wrong (NULL: nothing more to say).
+ */
+pg_noreturn static void
+ei_page_corrupted(Relation rel, Buffer buf, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" contains corrupted page at block %u",
+					RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+			 detail ? errdetail_internal("%s", detail) : 0,
+			 errhint("Please REINDEX it.")));
+	pg_unreachable();
+}
+
+/*
  * Verify that a buffer we just read looks like one of our pages.
  */
 void
@@ -79,11 +95,7 @@ EICheckPage(Relation rel, Buffer buf)
 
 	if (PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)) ||
 		EIPageGetOpaque(page)->ei_page_id != EI_PAGE_ID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains corrupted page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errhint("Please REINDEX it.")));
+		ei_page_corrupted(rel, buf, NULL);
 
 	/*
 	 * The free space bounds, which PageAddItem and PageIndexMultiDelete
@@ -97,14 +109,11 @@ EICheckPage(Relation rel, Buffer buf)
 			phdr->pd_lower > phdr->pd_upper ||
 			phdr->pd_upper > phdr->pd_special ||
 			phdr->pd_special != BLCKSZ - MAXALIGN(sizeof(EIPageOpaqueData)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" contains corrupted page at block %u",
-							RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-					 errdetail("The page header's bounds are lower %u, upper %u, special %u.",
-							   (unsigned) phdr->pd_lower, (unsigned) phdr->pd_upper,
-							   (unsigned) phdr->pd_special),
-					 errhint("Please REINDEX it.")));
+			ei_page_corrupted(rel, buf,
+							  psprintf("The page header's bounds are lower %u, upper %u, special %u.",
+									   (unsigned) phdr->pd_lower,
+									   (unsigned) phdr->pd_upper,
+									   (unsigned) phdr->pd_special));
 	}
 }
 
@@ -129,7 +138,6 @@ EICheckPageItems(Relation rel, Buffer buf)
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber firstdata = EI_FIRST_DATA(opaque);
 	bool		leaf = EI_IS_LEAF(opaque);
-
 	Size		total = 0;
 
 	/*
@@ -141,13 +149,10 @@ EICheckPageItems(Relation rel, Buffer buf)
 
 	/* more items than a page can hold would overflow fixed arrays */
 	if (maxoff > MaxIndexTuplesPerPage)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains corrupted page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errdetail("It has %u line pointers; a page holds at most %u.",
-						   (unsigned) maxoff, (unsigned) MaxIndexTuplesPerPage),
-				 errhint("Please REINDEX it.")));
+		ei_page_corrupted(rel, buf,
+						  psprintf("It has %u line pointers; a page holds at most %u.",
+								   (unsigned) maxoff,
+								   (unsigned) MaxIndexTuplesPerPage));
 
 	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
 	{
@@ -174,15 +179,9 @@ EICheckPageItems(Relation rel, Buffer buf)
 				!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid)))
 				what = "an entry with an invalid heap TID";
 		}
-		if (what == NULL)
-			total += MAXALIGN(itemlen);
 		if (what != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" contains corrupted page at block %u",
-							RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-					 errdetail("Offset %u is %s.", off, what),
-					 errhint("Please REINDEX it.")));
+			ei_page_corrupted(rel, buf, psprintf("Offset %u is %s.", off, what));
+		total += MAXALIGN(itemlen);
 	}
 
 	/*
@@ -192,13 +191,10 @@ EICheckPageItems(Relation rel, Buffer buf)
 	 * does not prove that no two items overlap.)
 	 */
 	if (total > phdr->pd_special - phdr->pd_upper)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains corrupted page at block %u",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errdetail("Its items take %zu bytes of a tuple space of %u.",
-						   total, (unsigned) (phdr->pd_special - phdr->pd_upper)),
-				 errhint("Please REINDEX it.")));
+		ei_page_corrupted(rel, buf,
+						  psprintf("Its items take %zu bytes of a tuple space of %u.",
+								   total,
+								   (unsigned) (phdr->pd_special - phdr->pd_upper)));
 }
 
 /*

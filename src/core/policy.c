@@ -98,6 +98,18 @@ EIGetPolicyChecked(Relation rel)
 }
 
 /*
+ * Is this index served by the policy of the given EI_AM_* kind?  False for
+ * any index the core does not serve.
+ */
+bool
+EIRelServedBy(Relation rel, uint32 am_kind)
+{
+	const EITreePolicy *policy = EIGetPolicy(rel);
+
+	return policy != NULL && policy->am_kind == am_kind;
+}
+
+/*
  * The EI_AM_* kind of an index, which its metapage records.
  */
 uint32
@@ -143,7 +155,7 @@ EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
 {
 	EIRelCache *cache;
 
-	if (EIRelAmKind(rel) != am_kind)
+	if (!EIRelServedBy(rel, am_kind))
 		elog(ERROR, "index \"%s\" is not served by the policy of access method kind %u",
 			 RelationGetRelationName(rel), am_kind);
 	cache = EIGetRelCache(rel);

@@ -642,17 +642,6 @@ elastic_btree_expand(PG_FUNCTION_ARGS)
 }
 
 /*
- * Is this index an elastic_btree (served by the elastic policy)?
- */
-bool
-EIRelIsElastic(Relation rel)
-{
-	const EITreePolicy *policy = EIGetPolicy(rel);
-
-	return policy != NULL && policy->am_kind == EI_AM_ELASTIC_BTREE;
-}
-
-/*
  * The state of the size policy of an elastic_btree index, from the cached
  * metapage.
  */

@@ -229,7 +229,8 @@ extern const EIRecordKind EIElasticRecords[];
 extern const EILeafKindOps EICompactLeafOps;
 extern void EIElasticInit(void);
 extern void EIElasticInitGUCs(void);
-extern bool EIRelIsElastic(Relation rel);
+/* Is this index one of this policy's? */
+#define EIRelIsElastic(rel)	EIRelServedBy((rel), EI_AM_ELASTIC_BTREE)
 extern void EIElasticBuildBegin(Relation index);
 extern void EIElasticInsertPrepare(Relation rel);
 extern bool EIElasticLeafFull(EIInsertState istate);

@@ -316,7 +316,8 @@ extern int	OsmGetSortThreshold(Relation rel);
 
 /* osm/policy.c: what the core asks of osm_tree */
 extern void OsmInit(void);
-extern bool EIRelIsOsm(Relation rel);
+/* Is this index one of this policy's? */
+#define EIRelIsOsm(rel)	EIRelServedBy((rel), EI_AM_OSM_TREE)
 extern void OsmVacuumFlush(Relation rel);
 
 /* osm/verify.c: elastic_index_check on the insert buffer */

@@ -599,6 +599,7 @@ extern void EIRegisterPolicy(const EITreePolicy *policy);
 extern const EITreePolicy *EIGetPolicy(Relation rel);
 extern const EITreePolicy *EIGetPolicyChecked(Relation rel);
 extern uint32 EIRelAmKind(Relation rel);
+extern bool EIRelServedBy(Relation rel, uint32 am_kind);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);

@@ -12,17 +12,6 @@
 #include "eiosm.h"
 
 /*
- * Is this index an osm_tree (served by the osm policy)?
- */
-bool
-EIRelIsOsm(Relation rel)
-{
-	const EITreePolicy *policy = EIGetPolicy(rel);
-
-	return policy != NULL && policy->am_kind == EI_AM_OSM_TREE;
-}
-
-/*
  * Move the whole insert buffer into the tree (EITreePolicy.bulkdelete_begin
  * and cleanup_begin).  Before a bulk deletion's walk, so that it sees every
  * entry that existed before it: entries buffered after that point to heap

@@ -24,9 +24,9 @@ nfail=0
 out=
 rc=0
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/layers_selftest.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-src=$tmp/src
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/layers_selftest.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+src=$scratch/src
 
 # Report test $1 (a description) as passed if the rest of the arguments,
 # run as a command, succeed; show the checker's last output if not.

@@ -13,20 +13,15 @@
 use strict;
 use warnings;
 
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+
+use ElasticIndex::Damage;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('verify_policy');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'elastic_index'
-autovacuum = off
-# 18's initdb turns data checksums on; the damage below does not update them
-ignore_checksum_failure = on
-});
-$node->start;
+my $node = ElasticIndex::Damage::node('verify_policy');
 
 $node->safe_psql(
 	'postgres', q{
@@ -53,23 +48,14 @@ my $flags_off = $blcksz - 16 + 12;
 
 # keep pristine copies to restore after each case
 $node->stop;
-my %pristine;
-for my $idx (keys %file)
-{
-	open(my $fh, '<:raw', $file{$idx}) or die "open $file{$idx}: $!";
-	local $/;
-	$pristine{$idx} = <$fh>;
-	close $fh;
-}
+my %pristine =
+  map { $_ => ElasticIndex::Damage::read_file($file{$_}) } keys %file;
 
 # write bytes at an offset of an index file
 sub poke
 {
 	my ($idx, $offset, $bytes) = @_;
-	open(my $fh, '+<:raw', $file{$idx}) or die "open $file{$idx}: $!";
-	seek($fh, $offset, 0) or die;
-	print $fh $bytes;
-	close $fh;
+	ElasticIndex::Damage::poke($file{$idx}, $offset, $bytes);
 }
 
 # read bytes at an offset of the pristine copy
@@ -82,12 +68,7 @@ sub peek
 # restore every index file
 sub restore
 {
-	for my $idx (keys %file)
-	{
-		open(my $fh, '>:raw', $file{$idx}) or die "open $file{$idx}: $!";
-		print $fh $pristine{$idx};
-		close $fh;
-	}
+	ElasticIndex::Damage::write_file($file{$_}, $pristine{$_}) for keys %file;
 }
 
 # damage, start, expect the verifier's error, stop, restore

@@ -16,20 +16,15 @@
 use strict;
 use warnings;
 
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+
+use ElasticIndex::Damage;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = PostgreSQL::Test::Cluster->new('damaged');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-shared_preload_libraries = 'elastic_index'
-autovacuum = off
-# 18's initdb turns data checksums on; the damage below does not update them
-ignore_checksum_failure = on
-});
-$node->start;
+my $node = ElasticIndex::Damage::node('damaged');
 
 $node->safe_psql(
 	'postgres', q{
@@ -50,9 +45,7 @@ my $root = $node->safe_psql('postgres',
 	"SELECT root_block FROM elastic_index_stats('t_idx')");
 $node->stop;
 
-open(my $fh, '<:raw', $file) or die "open $file: $!";
-my $pristine = do { local $/; <$fh> };
-close $fh;
+my $pristine = ElasticIndex::Damage::read_file($file);
 is(unpack('L', substr($pristine, 24 + 12, 4)), $root,
 	'the metapage names the root where the test expects it');
 
@@ -75,10 +68,7 @@ ok(defined $leaf, "a leaf to damage: block $leaf of $nblocks");
 sub poke
 {
 	my ($offset, $bytes) = @_;
-	open(my $f, '+<:raw', $file) or die "open $file: $!";
-	seek($f, $offset, 0) or die;
-	print $f $bytes;
-	close $f;
+	ElasticIndex::Damage::poke($file, $offset, $bytes);
 }
 
 # the 32-bit line pointer number $n (from 1) of block $blk in the pristine copy
@@ -121,9 +111,7 @@ sub expect_errors
 	}
 	is($node->safe_psql('postgres', 'SELECT 1'), '1', "$name: the server is up");
 	$node->stop;
-	open(my $f, '>:raw', $file) or die;
-	print $f $pristine;
-	close $f;
+	ElasticIndex::Damage::write_file($file, $pristine);
 }
 
 my $force = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
