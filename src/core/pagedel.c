@@ -115,16 +115,29 @@ EIPageIsRecyclable(Page page, XLogRecPtr recycle_fence)
 }
 
 /*
- * Does any backend other than ours hold a snapshot whose xmin is at or
- * before limit?  Such a snapshot may have been taken before a page was
- * unlinked, so a scan under it may still hold a link to the page.  Backends
- * of every database count (a standby's feedback xmin is held by its
- * walsender), and so do other VACUUMs: the test errs towards "yes".
+ * Does any backend other than ours, or any replication slot, hold a
+ * snapshot whose xmin is at or before limit?  Such a snapshot may have been
+ * taken before a page was unlinked, so a scan under it may still hold a link
+ * to the page.  Backends of every database count, and so do other VACUUMs:
+ * the test errs towards "yes".  So do the slots: a standby's
+ * hot_standby_feedback xmin is held by its walsender's PGPROC only without a
+ * slot; through a physical slot it is the slot's xmin, and a logical slot's
+ * catalog_xmin protects the historic snapshots of decoding, which may scan
+ * an index of a user_catalog_table.
  */
 static bool
 ei_old_snapshot_exists(TransactionId limit)
 {
 	bool		found = false;
+	TransactionId slot_xmin;
+	TransactionId slot_catalog_xmin;
+
+	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
+	if ((TransactionIdIsValid(slot_xmin) &&
+		 TransactionIdPrecedesOrEquals(slot_xmin, limit)) ||
+		(TransactionIdIsValid(slot_catalog_xmin) &&
+		 TransactionIdPrecedesOrEquals(slot_catalog_xmin, limit)))
+		return true;
 
 	LWLockAcquire(ProcArrayLock, LW_SHARED);
 	for (uint32 i = 0; i < ProcGlobal->allProcCount && !found; i++)
