@@ -1687,19 +1687,25 @@ EIInsertParent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 
 	/*
 	 * Without a stack (we started at a stale root or came by the fast path),
-	 * find the parent level's leftmost page and search right from there.
+	 * find the parent level's leftmost page and search right from there.  A
+	 * hint stack (EIInitParentHints) that has no page for this level yet
+	 * starts there too, and keeps the page where the parent is found.
 	 */
-	if (stack == NULL)
+	if (stack == NULL || !BlockNumberIsValid(stack->blkno))
 	{
 		Buffer		ebuf = EIGetEndpoint(rel, lopaque->ei_level + 1, false);
 
-		fakestack.blkno = BufferGetBlockNumber(ebuf);
-		fakestack.offset = InvalidOffsetNumber;
-		fakestack.level = lopaque->ei_level + 1;
-		fakestack.parent = NULL;
-		stack = &fakestack;
+		if (stack == NULL)
+		{
+			fakestack.parent = NULL;
+			stack = &fakestack;
+		}
+		stack->blkno = BufferGetBlockNumber(ebuf);
+		stack->offset = InvalidOffsetNumber;
+		stack->level = lopaque->ei_level + 1;
 		EIRelBuf(rel, ebuf);
 	}
+	Assert(stack->level == lopaque->ei_level + 1);
 
 	downlink = CopyIndexTuple(EIReadTuple(lpage, EI_HIKEY));
 	EITupleSetDownlink(downlink, rblk);
@@ -1715,6 +1721,37 @@ EIInsertParent(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 	ei_insert_on_page(rel, pbuf, buf, stack->parent, downlink,
 					  OffsetNumberNext(stack->offset), NULL);
 	pfree(downlink);
+}
+
+/*
+ * Make a stack of parent hints for a caller that splits (or finishes the
+ * splits of) pages of one level from left to right without descending to
+ * them: one entry per level from level + 1 up, each pointing nowhere yet.
+ *
+ * The first split on a level finds the parent from the level's leftmost
+ * page, as a missing stack does; EIGetParentBuf then leaves the entry at the
+ * page and offset where the downlink was found, and the next split searches
+ * from there.  The child of a later split lies right of the earlier one, so
+ * its downlink lies at or right of the remembered one: parent splits move
+ * downlinks right, and page deletion hands a page's key space to its right
+ * sibling.  Finding a parent thus reads one or two pages, not the level.
+ * A remembered page may be deleted meanwhile, but not reused: the caller
+ * holds a snapshot (an SQL function), or is VACUUM, the only deleter, which
+ * deletes nothing while it walks; a deleted page keeps its right link, which
+ * EIGetParentBuf follows.  Above the last entry a parent split has no stack
+ * and walks its level from the left, as before (at most a few times per
+ * pass: the tree would have to grow by nlevels levels).
+ */
+void
+EIInitParentHints(EIStackData *hints, int nlevels, uint32 level)
+{
+	for (int i = 0; i < nlevels; i++)
+	{
+		hints[i].blkno = InvalidBlockNumber;
+		hints[i].offset = InvalidOffsetNumber;
+		hints[i].level = level + 1 + i;
+		hints[i].parent = i + 1 < nlevels ? &hints[i + 1] : NULL;
+	}
 }
 
 /*

@@ -297,7 +297,10 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool preferred_only,
 	Buffer		buf = EIGetEndpoint(rel, 0, false);
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	int64		converted = 0;
+	EIStackData hints[EI_PARENT_HINT_LEVELS];
 
+	/* splits go left to right: each parent is found where the last one was */
+	EIInitParentHints(hints, EI_PARENT_HINT_LEVELS, 0);
 	EIRelBuf(rel, buf);
 	*remaining = 0;
 	while (BlockNumberIsValid(blkno))
@@ -313,7 +316,7 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool preferred_only,
 		if (EI_INCOMPLETE(opaque))
 		{
 			/* finish a split a crash interrupted before changing the page */
-			EIFinishSplit(rel, buf, NULL);
+			EIFinishSplit(rel, buf, hints);
 			continue;
 		}
 		compact = (opaque->ei_flags & EI_COMPACT) != 0;
@@ -345,7 +348,7 @@ ei_convert_pass(Relation rel, Relation heap, bool shrink, bool preferred_only,
 			else
 			{
 				/* too many entries for one standard leaf: halve, retry */
-				EICompactSplitLeaf(rel, heap, buf, NULL);
+				EICompactSplitLeaf(rel, heap, buf, hints);
 				continue;
 			}
 		}

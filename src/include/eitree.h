@@ -690,6 +690,9 @@ extern void EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items,
 						   int nitems);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
 extern Buffer EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child);
+/* levels of parent hints a left-to-right pass over a level keeps */
+#define EI_PARENT_HINT_LEVELS	8
+extern void EIInitParentHints(EIStackData *hints, int nlevels, uint32 level);
 extern void EIInsertParent(Relation rel, Buffer buf, Buffer rbuf,
 						   EIStack stack, bool isroot);
 extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
