@@ -17,6 +17,7 @@
 #include "eistats.h"
 #include "eitree.h"
 #include "miscadmin.h"
+#include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
@@ -244,6 +245,9 @@ EIRelBuf(Relation rel, Buffer buf)
 	UnlockReleaseBuffer(buf);
 }
 
+/* candidates from the free space map that one EINewBuf call turns down */
+#define EI_NEWBUF_MAX_REJECTED	16
+
 /*
  * Get a new, exclusively locked page for the tree: a recyclable page from
  * the free space map if there is one, else a new page at the end.
@@ -253,18 +257,37 @@ EIRelBuf(Relation rel, Buffer buf)
  * crash), so each candidate is checked under a conditional lock.  Reusing a
  * deleted page is logged first so that a hot standby cancels queries that
  * could still be on their way to it.
+ *
+ * The caller may hold leaf locks, so nothing here waits for a lock another
+ * backend holds on a page of the index: the candidates and the metapage
+ * (read for the newest recycle fence) are locked conditionally; a busy
+ * metapage leaves us with our cached fence, which is older and so only
+ * turns down more pages.  Taking a page from the map removes it there, so a
+ * candidate turned down that may still become free (a deleted page not
+ * recyclable yet, or one we could not lock) is put back, once we are done
+ * with the map, to be found by a later call rather than only by the next
+ * VACUUM.  At most EI_NEWBUF_MAX_REJECTED candidates are turned down per
+ * call, so that while an old snapshot holds many deleted pages, a call
+ * reads a bounded number of them before it extends the index; the map
+ * searches round-robin, so later calls see other candidates.
  */
 Buffer
 EINewBuf(Relation rel)
 {
-	Buffer		buf;
+	Buffer		buf = InvalidBuffer;
 	bool		needLock = !RELATION_IS_LOCAL(rel);
-	bool		refreshed = false;
+	bool		have_fence = false;
+	XLogRecPtr	fence = InvalidXLogRecPtr;
+	BlockNumber giveback[EI_NEWBUF_MAX_REJECTED];
+	int			ngiveback = 0;
+	int			nrejected = 0;
 
-	for (;;)
+	while (nrejected < EI_NEWBUF_MAX_REJECTED)
 	{
 		BlockNumber blkno = GetFreeIndexPage(rel);
+		Buffer		cand;
 		Page		page;
+		bool		maybe_free = true;
 
 		if (!BlockNumberIsValid(blkno))
 			break;
@@ -272,40 +295,75 @@ EINewBuf(Relation rel)
 		/*
 		 * VACUUM put the page into the map because it was recyclable by the
 		 * recycle fence it had just moved, which our cached metapage may
-		 * predate: read the fence afresh once per call, before locking the
-		 * candidate.
+		 * predate: read the fence afresh once per call, if the metapage is
+		 * free to lock.  The fence only moves forward.
 		 */
-		if (!refreshed)
+		if (!have_fence)
 		{
-			(void) EIGetMetaCached(rel, true);
-			refreshed = true;
+			EIRelCache *cache = EIGetRelCache(rel);
+			Buffer		metabuf = ReadBuffer(rel, EI_METAPAGE);
+
+			if (cache->meta_valid)
+				fence = cache->meta.recycle_fence;
+			if (ConditionalLockBuffer(metabuf))
+			{
+				Page		metapage = BufferGetPage(metabuf);
+
+				if (!PageIsNew(metapage) &&
+					EI_IS_META(EIPageGetOpaque(metapage)) &&
+					EIPageGetMeta(metapage)->magic == EI_MAGIC &&
+					EIPageGetMeta(metapage)->recycle_fence > fence)
+					fence = EIPageGetMeta(metapage)->recycle_fence;
+				LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+			}
+			ReleaseBuffer(metabuf);
+			have_fence = true;
 		}
 
-		buf = ReadBuffer(rel, blkno);
-		if (ConditionalLockBuffer(buf))
+		cand = ReadBuffer(rel, blkno);
+		if (ConditionalLockBuffer(cand))
 		{
-			page = BufferGetPage(buf);
-			if (EIPageIsRecyclable(page,
-								   EIGetMetaCached(rel, false)->recycle_fence))
+			page = BufferGetPage(cand);
+			if (EIPageIsRecyclable(page, fence))
 			{
 				if (!PageIsNew(page) && XLogStandbyInfoActive() &&
 					RelationNeedsWAL(rel))
 					EILogReusePage(rel, blkno, EIPageGetSafeXid(page));
 				EIStatsCount(rel, EI_STAT_PAGES_RECYCLED, 1);
-				return buf;
+				buf = cand;
+				break;
 			}
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			/* a page in use is no candidate; a deleted one will be */
+			maybe_free = (EIPageGetOpaque(page)->ei_flags & EI_DELETED) != 0;
+			LockBuffer(cand, BUFFER_LOCK_UNLOCK);
 		}
-		ReleaseBuffer(buf);
+		ReleaseBuffer(cand);
+		if (maybe_free)
+			giveback[ngiveback++] = blkno;
+		nrejected++;
 	}
 
-	if (needLock)
-		LockRelationForExtension(rel, ExclusiveLock);
-	buf = ReadBuffer(rel, P_NEW);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-	if (needLock)
-		UnlockRelationForExtension(rel, ExclusiveLock);
-	EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
+	if (!BufferIsValid(buf))
+	{
+		if (needLock)
+			LockRelationForExtension(rel, ExclusiveLock);
+		buf = ReadBuffer(rel, P_NEW);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		if (needLock)
+			UnlockRelationForExtension(rel, ExclusiveLock);
+		EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
+	}
+
+	/*
+	 * Put the pages turned down back, and make them findable from the map's
+	 * upper levels, which our search may have lowered when it found them
+	 * taken.
+	 */
+	for (int i = 0; i < ngiveback; i++)
+	{
+		RecordFreeIndexPage(rel, giveback[i]);
+		FreeSpaceMapVacuumRange(rel, giveback[i], giveback[i] + 1);
+	}
 
 	return buf;
 }
