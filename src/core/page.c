@@ -359,10 +359,18 @@ EINewBuf(Relation rel)
 	 * upper levels, which our search may have lowered when it found them
 	 * taken.
 	 */
-	for (int i = 0; i < ngiveback; i++)
+	if (ngiveback > 0)
 	{
-		RecordFreeIndexPage(rel, giveback[i]);
-		FreeSpaceMapVacuumRange(rel, giveback[i], giveback[i] + 1);
+		BlockNumber lo = giveback[0];
+		BlockNumber hi = giveback[0];
+
+		for (int i = 0; i < ngiveback; i++)
+		{
+			RecordFreeIndexPage(rel, giveback[i]);
+			lo = Min(lo, giveback[i]);
+			hi = Max(hi, giveback[i]);
+		}
+		FreeSpaceMapVacuumRange(rel, lo, hi + 1);
 	}
 
 	return buf;
