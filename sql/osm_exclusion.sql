@@ -41,3 +41,5 @@ SELECT count(*), count(DISTINCT k) FROM ox;
 SET client_min_messages = warning;
 DROP SCHEMA ei_osmexcl CASCADE;
 RESET client_min_messages;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
