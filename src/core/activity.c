@@ -389,12 +389,12 @@ EIStatsRead(Relation rel, EIStatKind kind)
 
 /*
  * osm_tree's flush worker of an index, one at a time: claim the slot
- * (true) unless a worker showed a sign of life within stale_ms; renew the
- * claim (a worker's heartbeat); give it up.  The slot lives in the index's
- * activity entry; without one (table full, library not preloaded) every
- * claim succeeds.
+ * unless a worker showed a sign of life within stale_ms, returning the
+ * claim (the time it was made, never 0), or 0 when the slot is taken.  The
+ * slot lives in the index's activity entry; without one (table full,
+ * library not preloaded) every claim succeeds.
  */
-bool
+uint64
 EIStatsFlushWorkerClaim(Relation rel, int stale_ms)
 {
 	EIActivityEntry *entry = ei_activity_entry(rel);
@@ -402,37 +402,61 @@ EIStatsFlushWorkerClaim(Relation rel, int stale_ms)
 	uint64		old;
 
 	if (entry == NULL)
-		return true;
+		return (uint64) now;
 	old = pg_atomic_read_u64(&entry->flush_worker);
 	if (old != 0 &&
 		!TimestampDifferenceExceeds((TimestampTz) old, now, stale_ms))
-		return false;
-	return pg_atomic_compare_exchange_u64(&entry->flush_worker, &old,
-										  (uint64) now);
+		return 0;
+	if (!pg_atomic_compare_exchange_u64(&entry->flush_worker, &old,
+										(uint64) now))
+		return 0;
+	return (uint64) now;
 }
 
 /*
- * Renew the flush worker's claim on its index (see EIStatsFlushWorkerClaim).
+ * Renew a flush worker's claim on its index (its heartbeat): returns the
+ * renewed claim, or 0 if the claim is no longer the worker's (another
+ * took the slot over as stale, or the entry was reset).
  */
-void
-EIStatsFlushWorkerAlive(Relation rel)
+uint64
+EIStatsFlushWorkerAlive(Relation rel, uint64 claim)
 {
 	EIActivityEntry *entry = ei_activity_entry(rel);
+	uint64		now = (uint64) GetCurrentTimestamp();
 
-	if (entry != NULL)
-		pg_atomic_write_u64(&entry->flush_worker, (uint64) GetCurrentTimestamp());
+	if (entry == NULL)
+		return claim;
+	if (now == claim)
+		now++;
+	if (!pg_atomic_compare_exchange_u64(&entry->flush_worker, &claim, now))
+		return 0;
+	return now;
 }
 
 /*
- * Give up the flush worker's claim on its index.
+ * Give up a flush worker's claim on an index of the current database, if
+ * it is still that claim; by OID, so that it works when the index is gone
+ * (then its entry went with it, or belongs to a new index that reused the
+ * OID, whose claims are other ones) and at process exit.  Never errors.
  */
 void
-EIStatsFlushWorkerDone(Relation rel)
+EIStatsFlushWorkerRelease(Oid indexrelid, uint64 claim)
 {
-	EIActivityEntry *entry = ei_activity_entry(rel);
+	EIActivityKey key;
+	EIActivityEntry *entry;
 
+	if (ei_activity == NULL || ei_activity_hash == NULL || claim == 0 ||
+		!OidIsValid(MyDatabaseId))
+		return;
+	key.dbid = MyDatabaseId;
+	key.indexrelid = indexrelid;
+
+	/* the shared lock keeps the entry from being removed and reused */
+	LWLockAcquire(ei_activity->lock, LW_SHARED);
+	entry = hash_search(ei_activity_hash, &key, HASH_FIND, NULL);
 	if (entry != NULL)
-		pg_atomic_write_u64(&entry->flush_worker, 0);
+		(void) pg_atomic_compare_exchange_u64(&entry->flush_worker, &claim, 0);
+	LWLockRelease(ei_activity->lock);
 }
 
 /*

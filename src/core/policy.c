@@ -16,7 +16,9 @@
 
 #include "access/relation.h"
 #include "access/xlogrecord.h"
+#include "catalog/index.h"
 #include "catalog/pg_class.h"
+#include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -172,14 +174,33 @@ EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
  * Open an index with the given lock mode, erroring out unless the core
  * serves it; the policy then applies what this backend holds back, so
  * that the caller sees the whole index.
+ *
+ * The index's table is locked first (AccessShareLock, kept to the end of
+ * the transaction), as the executor and DDL lock them: DROP, TRUNCATE,
+ * ALTER and CLUSTER lock the table and then its indexes, so taking the
+ * index first would deadlock with them.  As amcheck does, the table is
+ * found before the index is locked, so the index is checked afterwards to
+ * still be an index of that table (it may have been dropped and its OID
+ * reused meanwhile).
  */
 Relation
 EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
 {
 	Relation	rel;
 	const EITreePolicy *policy;
+	Oid			heapoid;
 
-	rel = relation_open(indexoid, lockmode);
+	heapoid = IndexGetRelation(indexoid, true);
+	if (OidIsValid(heapoid))
+		LockRelationOid(heapoid, AccessShareLock);
+
+	rel = try_relation_open(indexoid, lockmode);
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("index does not exist"),
+				 errdetail("No relation has OID %u; it may have been dropped meanwhile.",
+						   indexoid)));
 
 	policy = (rel->rd_rel->relkind == RELKIND_INDEX) ? EIGetPolicy(rel) : NULL;
 	if (policy == NULL)
@@ -205,6 +226,18 @@ EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot access temporary index \"%s\" of another session",
 						relname)));
+	}
+
+	/* dropped, and its OID reused, between the lookup and the locks */
+	if (rel->rd_index == NULL || rel->rd_index->indrelid != heapoid)
+	{
+		char	   *relname = pstrdup(RelationGetRelationName(rel));
+
+		relation_close(rel, lockmode);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("could not open table of index \"%s\"", relname),
+				 errhint("The index was dropped or recreated meanwhile; try again.")));
 	}
 
 	if (policy->apply_pending)

@@ -53,6 +53,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/wait_event.h"
 
 /*
@@ -1497,6 +1498,26 @@ ei_buffer_begin(IndexScanDesc scan)
 }
 
 /*
+ * Must the executor recheck an entry from outside the tree against its
+ * heap tuple?  Only under a non-MVCC snapshot, with keys to check:
+ * nbtree keeps the leaf pinned for such scans, so that VACUUM cannot remove
+ * the entries and let the heap reuse their TIDs while the scan holds them,
+ * but the policy's entries are copies whose pages are no longer pinned, so
+ * a TID may meanwhile point to another row.  (SnapshotNonVacuumable, the
+ * planner's endpoint probe, is left alone: it reads the value from the
+ * index tuple, wants an estimate, and takes no recheck.)
+ */
+static bool
+ei_recheck_outside_tree(IndexScanDesc scan)
+{
+	Snapshot	snapshot = scan->xs_snapshot;
+
+	return scan->numberOfKeys > 0 && snapshot != InvalidSnapshot &&
+		!IsMVCCSnapshot(snapshot) &&
+		snapshot->snapshot_type != SNAPSHOT_NON_VACUUMABLE;
+}
+
+/*
  * Free a scan's buffer state.
  */
 static void
@@ -1681,6 +1702,7 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 		IndexTuple	itup = sb->entries[bi].itup;
 
 		scan->xs_heaptid = itup->t_tid;
+		scan->xs_recheck = ei_recheck_outside_tree(scan);
 		if (scan->xs_want_itup)
 			scan->xs_itup = itup;
 		sb->fwd = bi + 1;
@@ -2110,9 +2132,11 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	if (policy->scan_collect != NULL && so->qual_ok &&
 		policy->scan_collect(scan, &items, &nitems))
 	{
+		bool		recheck = ei_recheck_outside_tree(scan);
+
 		for (int i = 0; i < nitems; i++)
 		{
-			tbm_add_tuples(tbm, &items[i]->t_tid, 1, false);
+			tbm_add_tuples(tbm, &items[i]->t_tid, 1, recheck);
 			pfree(items[i]);
 		}
 		ntids += nitems;

@@ -87,6 +87,19 @@ typedef PGIOAlignedBlock EIAlignedBlock;
 typedef PGAlignedBlock EIAlignedBlock;
 #endif
 
+/*
+ * Maintenance run as a table's owner (the osm_tree flush worker, as
+ * vacuum_rel) pins search_path to pg_catalog, pg_temp from 17 on, as 17's
+ * VACUUM, ANALYZE, CLUSTER, REINDEX and CREATE INDEX do; before 17 they
+ * keep the session's, and so does the worker.  Call inside a GUC nest
+ * level (NewGUCNestLevel).
+ */
+#if PG_VERSION_NUM >= 170000
+#define EIRestrictSearchPath()	RestrictSearchPath()
+#else
+#define EIRestrictSearchPath()	((void) 0)
+#endif
+
 /* A cost-based vacuum delay point (18 tells VACUUM from ANALYZE). */
 #if PG_VERSION_NUM >= 180000
 #define EIVacuumDelayPoint()	vacuum_delay_point(false)

@@ -70,8 +70,8 @@ extern int	ei_stats_max_indexes;
 extern void EIActivityInit(void);
 extern void EIStatsCount(Relation rel, EIStatKind kind, uint64 n);
 extern uint64 EIStatsRead(Relation rel, EIStatKind kind);
-extern bool EIStatsFlushWorkerClaim(Relation rel, int stale_ms);
-extern void EIStatsFlushWorkerAlive(Relation rel);
-extern void EIStatsFlushWorkerDone(Relation rel);
+extern uint64 EIStatsFlushWorkerClaim(Relation rel, int stale_ms);
+extern uint64 EIStatsFlushWorkerAlive(Relation rel, uint64 claim);
+extern void EIStatsFlushWorkerRelease(Oid indexrelid, uint64 claim);
 
 #endif							/* EISTATS_H */

@@ -17,6 +17,13 @@
  * worker slot is free the request is dropped: the buffer then fills up and
  * the insert that finds it full flushes one bounded step itself.
  *
+ * The worker connects as the bootstrap superuser, but flushes as the
+ * table's owner in a security-restricted operation (as autovacuum does):
+ * a flush calls the index's comparison functions.  It rereads the
+ * configuration file on SIGHUP, and stops when osm_tree.flush_worker is
+ * turned off, when its index is gone, or when its claim was taken over;
+ * whatever way it exits, it gives its claim up (if still its own).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,11 +32,13 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "eicompat.h"
 #include "eistats.h"
 #include "eiosm.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
@@ -58,6 +67,7 @@ OsmRequestBackgroundFlush(Relation rel)
 	OsmRelCache *cache;
 	TimestampTz now;
 	Oid			dboid = MyDatabaseId;
+	uint64		claim;
 
 	if (!osm_flush_worker || !ei_rmgr_registered || !IsUnderPostmaster ||
 		RELATION_IS_LOCAL(rel) || RecoveryInProgress())
@@ -72,7 +82,8 @@ OsmRequestBackgroundFlush(Relation rel)
 	cache->flush_requested = now;
 
 	/* one worker per index: it renews its claim while it runs */
-	if (!EIStatsFlushWorkerClaim(rel, OSM_WORKER_STALE_MS))
+	claim = EIStatsFlushWorkerClaim(rel, OSM_WORKER_STALE_MS);
+	if (claim == 0)
 		return;
 
 	memset(&worker, 0, sizeof(worker));
@@ -87,20 +98,40 @@ OsmRequestBackgroundFlush(Relation rel)
 	snprintf(worker.bgw_type, BGW_MAXLEN, "osm_tree flush");
 	worker.bgw_main_arg = ObjectIdGetDatum(RelationGetRelid(rel));
 	memcpy(worker.bgw_extra, &dboid, sizeof(Oid));
+	memcpy(worker.bgw_extra + sizeof(Oid), &claim, sizeof(uint64));
 	worker.bgw_notify_pid = 0;
 
 	/* no free slot: the insert that finds the buffer full flushes */
 	if (!RegisterDynamicBackgroundWorker(&worker, NULL))
-		EIStatsFlushWorkerDone(rel);
+		EIStatsFlushWorkerRelease(RelationGetRelid(rel), claim);
+}
+
+/* the claim on the index's worker slot this worker holds, 0 if none */
+static uint64 osm_worker_claim = 0;
+
+/*
+ * Reread the configuration file if the worker got a SIGHUP, as every
+ * backend does between commands: osm_tree.flush_worker and the buffer
+ * settings are read from it.
+ */
+static void
+osm_worker_reload_config(void)
+{
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
 }
 
 /*
  * Flush a flush's worth of pages in its own transaction if that much waits;
  * returns 1 if it flushed, 0 if there was not enough to flush, -1 if the
- * index is gone.  Renews the worker's claim, or gives it up when done.
+ * worker should stop: the index is gone, the claim is no longer ours, or
+ * osm_tree.flush_worker was turned off.  Renews the worker's claim.
  */
 static int
-osm_worker_flush_once(Oid indexoid, bool done)
+osm_worker_flush_once(Oid indexoid)
 {
 	Oid			heapoid;
 	Relation	rel = NULL;
@@ -122,19 +153,39 @@ osm_worker_flush_once(Oid indexoid, bool done)
 		heapRel = try_table_open(heapoid, AccessShareLock);
 	if (heapRel != NULL)
 		rel = try_relation_open(indexoid, RowExclusiveLock);
+
+	/* settings reloaded while we waited for the locks count from now */
+	osm_worker_reload_config();
+
 	if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
 		rel->rd_indam == NULL || !EIRelIsOsm(rel) ||
-		rel->rd_index->indrelid != heapoid)
+		rel->rd_index->indrelid != heapoid || !osm_flush_worker)
 		result = -1;
-	else if (done)
-		EIStatsFlushWorkerDone(rel);
+	else if ((osm_worker_claim = EIStatsFlushWorkerAlive(rel,
+														 osm_worker_claim)) == 0)
+		result = -1;
 	else
 	{
 		OsmBufferCountsData counts;
 		int			unit = Max(1, (int) (OsmGetBufferSize(rel) *
 										 OsmGetFlushFraction(rel)));
+		Oid			save_userid;
+		int			save_sec_context;
+		int			save_nestlevel;
 
-		EIStatsFlushWorkerAlive(rel);
+		/*
+		 * Do the work as the table's owner, in a security-restricted
+		 * operation with its own GUC nest level, as autovacuum's vacuum_rel
+		 * does: the flush calls the index's comparison and sort support
+		 * functions, which must not run as the bootstrap superuser the
+		 * worker connected as.
+		 */
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(heapRel->rd_rel->relowner,
+							   save_sec_context | SECURITY_RESTRICTED_OPERATION);
+		save_nestlevel = NewGUCNestLevel();
+		EIRestrictSearchPath();
+
 		OsmBufferCounts(rel, &counts);
 		if (counts.closed_pages >= unit ||
 			(OsmGetBufferSize(rel) == 0 && counts.pages > 0))
@@ -142,6 +193,9 @@ osm_worker_flush_once(Oid indexoid, bool done)
 			if (OsmBufferFlush(rel, heapRel, unit, false) >= 0)
 				result = 1;
 		}
+
+		AtEOXact_GUC(false, save_nestlevel);
+		SetUserIdAndSecContext(save_userid, save_sec_context);
 	}
 	if (rel != NULL)
 		relation_close(rel, RowExclusiveLock);
@@ -154,9 +208,22 @@ osm_worker_flush_once(Oid indexoid, bool done)
 }
 
 /*
+ * Give up the worker's claim on its index at exit, however it exits (an
+ * error too), so that the next insert can start a worker at once.
+ */
+static void
+osm_worker_release_claim(int code, Datum arg)
+{
+	EIStatsFlushWorkerRelease(DatumGetObjectId(arg), osm_worker_claim);
+	osm_worker_claim = 0;
+}
+
+/*
  * Main function of a flush worker: flush the index given as main_arg, in
- * the database given in bgw_extra, while inserts keep a flush's worth
- * waiting; exit after OSM_WORKER_IDLE_MS without work.
+ * the database given in bgw_extra (with the claim the requester made),
+ * while inserts keep a flush's worth waiting; exit after
+ * OSM_WORKER_IDLE_MS without work, when the index is gone, or when
+ * osm_tree.flush_worker is turned off.
  */
 void
 OsmFlushWorkerMain(Datum main_arg)
@@ -166,8 +233,18 @@ OsmFlushWorkerMain(Datum main_arg)
 	int			idle_ms = 0;
 
 	memcpy(&dboid, MyBgworkerEntry->bgw_extra, sizeof(Oid));
+	memcpy(&osm_worker_claim, MyBgworkerEntry->bgw_extra + sizeof(Oid),
+		   sizeof(uint64));
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
+
+	/*
+	 * Registered before the connection, so that it runs after the
+	 * transaction cleanup InitPostgres registers (callbacks run last
+	 * registered first).
+	 */
+	before_shmem_exit(osm_worker_release_claim, ObjectIdGetDatum(indexoid));
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("osm_tree flush");
 
@@ -176,9 +253,10 @@ OsmFlushWorkerMain(Datum main_arg)
 		int			r;
 
 		CHECK_FOR_INTERRUPTS();
-		r = osm_worker_flush_once(indexoid, false);
+		osm_worker_reload_config();
+		r = osm_worker_flush_once(indexoid);
 		if (r < 0)
-			proc_exit(0);
+			break;
 		if (r > 0)
 		{
 			idle_ms = 0;
@@ -189,6 +267,5 @@ OsmFlushWorkerMain(Datum main_arg)
 		ResetLatch(MyLatch);
 		idle_ms += OSM_WORKER_NAP_MS;
 	}
-	(void) osm_worker_flush_once(indexoid, true);
 	proc_exit(0);
 }
