@@ -48,6 +48,7 @@ _PG_init(void)
 		EIActivityInit();
 	}
 
+	EIGuardInit();
 	EIElasticBtreeInit();
 	EIOsmTreeInit();
 	EIHypoInit();

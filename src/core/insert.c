@@ -180,6 +180,7 @@ ei_insert(EIInsertState istate, bool from_batch)
 		via_pole = BufferIsValid(istate->buf);
 		if (!via_pole)
 			istate->stack = EISearch(rel, istate->key, &istate->buf, EI_WRITE);
+		EIGuardLeaf(istate->buf);
 		page = BufferGetPage(istate->buf);
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
@@ -240,6 +241,7 @@ ei_insert(EIInsertState istate, bool from_batch)
 	}
 
 	istate->buf = InvalidBuffer;
+	EIGuardLeaf(InvalidBuffer);
 	EIFreeStack(istate->stack);
 	istate->stack = NULL;
 

@@ -17,6 +17,8 @@
 #include "access/relation.h"
 #include "access/xlogrecord.h"
 #include "catalog/pg_class.h"
+#include "storage/buf_internals.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -27,6 +29,11 @@
 
 static const EITreePolicy *ei_policies[EI_MAX_POLICIES];
 static int	ei_npolicies = 0;
+
+#ifdef USE_ASSERT_CHECKING
+/* the leaf an insert works on (EIGuardLeaf), InvalidBuffer when none */
+static Buffer ei_guarded_leaf = InvalidBuffer;
+#endif
 
 /* the metapage keeps the policies' words where version 2 put them */
 StaticAssertDecl(offsetof(EIMetaPageData, policy) == 32 &&
@@ -229,4 +236,42 @@ EIGetRecordKind(uint8 info)
 				return kind;
 	}
 	return NULL;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/*
+ * Relation cache callback of assert builds: no invalidation may be
+ * accepted while the leaf an insert works on is locked (catalog access,
+ * relation opens and rd_amcache rebuilds do not belong under a leaf lock).
+ */
+static void
+ei_guard_relcache_callback(Datum arg, Oid relid)
+{
+	if (BufferIsValid(ei_guarded_leaf) && !BufferIsLocal(ei_guarded_leaf))
+		Assert(!LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(ei_guarded_leaf - 1))));
+}
+#endif
+
+/*
+ * Register the assert builds' check that no invalidation is accepted under
+ * a leaf lock of the insert path; called from _PG_init.
+ */
+void
+EIGuardInit(void)
+{
+#ifdef USE_ASSERT_CHECKING
+	CacheRegisterRelcacheCallback(ei_guard_relcache_callback, (Datum) 0);
+#endif
+}
+
+/*
+ * Note the leaf an insert now works on (InvalidBuffer: none), for the
+ * assert builds' check (ei_guard_relcache_callback).
+ */
+void
+EIGuardLeaf(Buffer buf)
+{
+#ifdef USE_ASSERT_CHECKING
+	ei_guarded_leaf = buf;
+#endif
 }

@@ -605,6 +605,8 @@ extern double EIGetSplitFactor(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
+extern void EIGuardInit(void);
+extern void EIGuardLeaf(Buffer buf);
 
 /* core/page.c: pages, buffers, metapage, tuples */
 extern void EIInitPage(Page page, uint16 flags, uint32 level);
