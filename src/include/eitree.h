@@ -225,9 +225,9 @@ typedef EIMetaPageData *EIMetaPage;
  * went to, which the insert fast path uses to tell an ascending run from
  * scattered inserts (core/insert.c), and the policy's own cache
  * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
- * cache, a separate chunk of rd_indexcxt, stays behind, unreferenced, as
- * does what it points to, until the index's relcache entry goes: a stale
- * pointer to it reads old but valid memory.
+ * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
+ * with the relcache entry): never keep an EIRelCache pointer across a call
+ * that may accept invalidations, a policy cache pointer may be kept.
  */
 typedef struct EIRelCache
 {
@@ -546,10 +546,14 @@ typedef struct EITreePolicy
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
 
-	/* inserting: read what leaf_full needs, before any lock [nothing] */
-	void		(*insert_prepare) (Relation rel);
+	/* inserting: read what leaf_full needs, before any lock: catalog
+	 * lookups, relation sizes, the metapage (heapRel: the index's table,
+	 * open, or NULL) [nothing] */
+	void		(*insert_prepare) (Relation rel, Relation heapRel);
 	/* a full standard leaf, write-locked, dead entries gone: change its
-	 * kind instead of splitting it?  true if it did [false: split] */
+	 * kind instead of splitting it?  true if it did.  Reads only what
+	 * insert_prepare left in the policy's cache and pages: no catalog, no
+	 * relation open, nothing that accepts invalidations [false: split] */
 	bool		(*leaf_full) (EIInsertState istate);
 	/* after an insert whose leaf_full changed a leaf, locks released */
 	void		(*insert_done) (EIInsertState istate);
