@@ -206,6 +206,53 @@ foreach my $idx (qw(t_k t_w t_kid))
 	  or diag($err);
 }
 
+# elastic_index_check on the hot standby: AccessShareLock (a standby
+# refuses ShareLock) and the checks one page copy allows, for both access
+# methods, also while replay changes the trees; heapallindexed is refused
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE o (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX o_k ON o USING osm_tree (k) WITH (buffer_size = 64, batch_size = 1);
+SET osm_tree.top_inserts = off;
+INSERT INTO o SELECT (g * 7919) % 100000 FROM generate_series(1, 20000) AS g;
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+cmp_ok($standby->safe_psql('postgres',
+		"SELECT buffer_pages FROM elastic_index_stats('o_k')"),
+	'>', 0, 'standby: the osm_tree index o_k has insert buffer pages');
+foreach my $idx (qw(t_k t_w t_kid c_k o_k))
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT elastic_index_check('$idx')");
+	is($ret, 0, "elastic_index_check($idx) passes on the standby")
+	  or diag($err);
+}
+my ($hret, $hout, $herr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k', true)");
+like($herr, qr/heapallindexed cannot be checked during recovery/,
+	'elastic_index_check with heapallindexed is refused on the standby');
+$bg = $primary->background_psql('postgres');
+$bg->query_until(qr/started/, q{
+\echo started
+INSERT INTO t SELECT g, g % 1000, lpad((200000 + g)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(60001, 75000) AS g;
+SET osm_tree.top_inserts = off;
+INSERT INTO o SELECT (g * 7919) % 100000 FROM generate_series(20001, 40000) AS g;
+});
+$errors = 0;
+for (my $i = 0; $i < 20; $i++)
+{
+	foreach my $idx (qw(t_w o_k))
+	{
+		my ($ret, $out, $err) = $standby->psql('postgres',
+			"SELECT elastic_index_check('$idx')");
+		$errors++ if $ret != 0;
+		diag($err) if $ret != 0;
+	}
+}
+is($errors, 0, 'elastic_index_check on the standby passes during replay of splits and buffer inserts');
+$bg->quit;
+
 # promote and check there
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 $standby->promote;
