@@ -46,10 +46,16 @@ static char *ei_size_bound = NULL;
 static double ei_shrink_threshold = 0.9;
 static double ei_expand_threshold = 0.7;
 
+/* what a size bound may be, for the hints of rejected values */
+#define EI_SIZE_BOUND_FORMS \
+	"Use a positive size with a unit, such as '64MB', a percentage of the table's size, such as '50%', or 'none' for no bound."
+
 /*
  * Parse a size bound: a size with a unit (kB, MB, GB, TB; a bare number is
- * kB) or a percentage of the table's size.  Sets *kb or *percent (the
- * other is -1) and returns true, or returns false with *hint set.
+ * kB), a percentage of the table's size, or 'none' (no bound; as is NULL,
+ * an unset reloption).  Sets *kb or *percent (the other is -1; both for
+ * none) and returns true, or returns false with *hint set.  The empty
+ * string is rejected: it would silently mean no bound.
  */
 static bool
 ei_parse_size_bound(const char *value, int64 *kb, double *percent,
@@ -60,8 +66,13 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 	*kb = -1;
 	*percent = -1;
 	*hint = NULL;
-	if (value == NULL || value[0] == '\0')
+	if (value == NULL || pg_strcasecmp(value, "none") == 0)
 		return true;
+	if (value[0] == '\0')
+	{
+		*hint = "An empty size bound is not accepted. " EI_SIZE_BOUND_FORMS;
+		return false;
+	}
 
 	len = strlen(value);
 	if (value[len - 1] == '%')
@@ -71,7 +82,7 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 
 		if (end != value + len - 1 || !(p > 0 && p <= 1000))
 		{
-			*hint = "A percentage must be a number above 0 and at most 1000, followed by %.";
+			*hint = "A percentage must be a number above 0 and at most 1000, followed by %. " EI_SIZE_BOUND_FORMS;
 			return false;
 		}
 		*percent = p;
@@ -84,7 +95,7 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 		if (!parse_int(value, &result, GUC_UNIT_KB, hint) || result <= 0)
 		{
 			if (*hint == NULL)
-				*hint = "Use a positive size with a unit, such as '64MB', or a percentage of the table's size, such as '50%'.";
+				*hint = EI_SIZE_BOUND_FORMS;
 			return false;
 		}
 		*kb = result;
@@ -105,7 +116,7 @@ EIValidateSizeBound(const char *value, char **hint)
 
 	if (ei_parse_size_bound(value, &kb, &percent, &h))
 		return true;
-	*hint = pstrdup(h ? h : "Use a size such as '64MB' or a percentage such as '50%'.");
+	*hint = pstrdup(h ? h : EI_SIZE_BOUND_FORMS);
 	return false;
 }
 
@@ -131,10 +142,10 @@ void
 EIElasticInitGUCs(void)
 {
 	DefineCustomStringVariable("elastic_btree.size_bound",
-							   "Default size bound of elastic_btree indexes: a size such as '64MB' or a share of the table's size such as '50%'; empty for none.",
+							   "Default size bound of elastic_btree indexes: a size such as '64MB', a share of the table's size such as '50%', or 'none'.",
 							   "The index reloption size_bound overrides it.",
 							   &ei_size_bound,
-							   "",
+							   "none",
 							   PGC_USERSET, 0,
 							   ei_check_size_bound, NULL, NULL);
 	DefineCustomRealVariable("elastic_btree.shrink_threshold",
@@ -231,12 +242,12 @@ EIElasticShrinkThreshold(void)
 }
 
 /*
- * The current elastic_btree.size_bound, or NULL when it is empty.
+ * The current elastic_btree.size_bound, or NULL when it is 'none'.
  */
 const char *
 EIElasticDefaultBound(void)
 {
-	return (ei_size_bound != NULL && ei_size_bound[0] != '\0') ?
+	return (ei_size_bound != NULL && pg_strcasecmp(ei_size_bound, "none") != 0) ?
 		ei_size_bound : NULL;
 }
 

@@ -765,7 +765,13 @@ extern void EINoteHeapRel(Relation rel, Relation heapRel);
 extern bool EIHeapIsCatalogRel(Relation index);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 
-/* elastic_index.debug_fault: stop after a WAL-logged step (crash tests only) */
+/*
+ * elastic_index.debug_fault: stop after a WAL-logged step (crash tests
+ * only).  Compiled in only with -DEI_FAULT_INJECTION (make
+ * EI_FAULT_INJECTION=1, as scripts/test.sh builds), as PostgreSQL's
+ * injection points need --enable-injection-points; otherwise the points
+ * compile to nothing and the setting does not exist.
+ */
 #define EI_FAULT_NONE			0
 #define EI_FAULT_AFTER_HALFDEAD	1
 #define EI_FAULT_AFTER_UNLINK	2
@@ -773,8 +779,13 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_SEAL		4	/* osm flush: tail page closed */
 #define EI_FAULT_AFTER_FLUSH_INSERT	5	/* osm flush: entries in the tree, pages
 											 * not yet unlinked */
+#ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
+#else
+#define ei_debug_fault			EI_FAULT_NONE
+#define EIFaultPoint(point)		((void) (point))
+#endif
 
 /* core/vacuum.c: VACUUM */
 extern IndexBulkDeleteResult *eibulkdelete(IndexVacuumInfo *info,
