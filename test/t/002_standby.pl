@@ -12,6 +12,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use ElasticIndex::Damage;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -252,6 +255,49 @@ for (my $i = 0; $i < 20; $i++)
 }
 is($errors, 0, 'elastic_index_check on the standby passes during replay of splits and buffer inserts');
 $bg->quit;
+
+# damage found on the standby: two items of a leaf of t_k swapped in the
+# standby's file (after a restartpoint, so that replay leaves it), then the
+# file restored
+$primary->safe_psql('postgres', 'CHECKPOINT');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+$standby->safe_psql('postgres', 'CHECKPOINT');
+my $blcksz = $standby->safe_psql('postgres', 'SHOW block_size');
+my $file = $standby->data_dir . '/'
+  . $standby->safe_psql('postgres', "SELECT pg_relation_filepath('t_k')");
+$standby->stop;
+my $pristine = ElasticIndex::Damage::read_file($file);
+my $leaf;
+for my $blk (1 .. length($pristine) / $blcksz - 1)
+{
+	# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1)
+	my ($prev, $next, $level, $flags) =
+	  unpack('LLLS', substr($pristine, ($blk + 1) * $blcksz - 16, 14));
+	my $lower = unpack('S', substr($pristine, $blk * $blcksz + 12, 2));
+	if ($level == 0 && ($flags & 1) && !($flags & 0xFE00)
+		&& $next != 0xFFFFFFFF && ($lower - 24) / 4 >= 4)
+	{
+		$leaf = $blk;
+		last;
+	}
+}
+ok(defined $leaf, "standby: a leaf of t_k to damage: block $leaf");
+# line pointers 2 and 3 (the first two entries after the high key) swapped
+my $lps = substr($pristine, $leaf * $blcksz + 24 + 4, 8);
+ElasticIndex::Damage::poke($file, $leaf * $blcksz + 24 + 4,
+	substr($lps, 4, 4) . substr($lps, 0, 4));
+$standby->start;
+my ($dret, $dout, $derr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k')");
+like($derr, qr/index "t_k" is corrupted: item is not less than.*\n.*Block $leaf, offset 2/,
+	'elastic_index_check on the standby reports the swapped items');
+$standby->stop;
+ElasticIndex::Damage::write_file($file, $pristine);
+$standby->start;
+($dret, $dout, $derr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k')");
+is($dret, 0, 'after the repair, elastic_index_check passes on the standby')
+  or diag($derr);
 
 # promote and check there
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
