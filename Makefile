@@ -66,6 +66,15 @@ DATA = $(wildcard sql/install/*.sql)
 
 PG_CPPFLAGS = -I$(srcdir)/src/include -I$(srcdir)/src/lib
 
+# The fault points of the crash tests and their setting
+# elastic_index.debug_fault are compiled in only with EI_FAULT_INJECTION=1
+# (scripts/test.sh builds so), as PostgreSQL's injection points need a
+# build option: a plain "make install" ships neither.
+EI_FAULT_INJECTION ?= 0
+ifeq ($(EI_FAULT_INJECTION),1)
+PG_CPPFLAGS += -DEI_FAULT_INJECTION
+endif
+
 # Rebuild the objects that include a header when it changes (gcc -MMD;
 # the dependency files go to .deps/).
 override autodepend = yes
@@ -101,11 +110,12 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# Objects compiled against another server's headers are never reused:
-# .build-server names the server the objects were built for, every object
-# depends on it, and it is rewritten (so newer than every object) whenever
-# make runs with a PG_CONFIG of another server.
-EI_BUILD_SERVER := $(shell $(PG_CONFIG) --version) $(includedir_server)
+# Objects compiled against another server's headers, or with another
+# EI_FAULT_INJECTION, are never reused: .build-server names the server the
+# objects were built for (and the flag), every object depends on it, and it
+# is rewritten (so newer than every object) whenever make runs with a
+# PG_CONFIG of another server or the other flag.
+EI_BUILD_SERVER := $(shell $(PG_CONFIG) --version) $(includedir_server) faults=$(EI_FAULT_INJECTION)
 ifneq ($(EI_BUILD_SERVER),$(shell cat .build-server 2>/dev/null))
 $(shell echo '$(EI_BUILD_SERVER)' > .build-server)
 endif

@@ -74,8 +74,11 @@ fi
 
 # Objects built for another server are rebuilt: the stamp names the
 # pg_config and the version the tree was last built with.
+# EI_FAULT_INJECTION=1 (scripts/test.sh): compile in the crash tests'
+# fault points and their setting elastic_index.debug_fault (see Makefile).
+faults=${EI_FAULT_INJECTION:-0}
 stamp=".build-stamp"
-want_stamp="$PG_CONFIG $("$PG_CONFIG" --version)"
+want_stamp="$PG_CONFIG $("$PG_CONFIG" --version) faults=$faults"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
 	make -s clean PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make clean"
 fi
@@ -88,7 +91,8 @@ if [ "${EI_WERROR:-0}" = 1 ]; then
 fi
 
 echo "setup: building elastic_index against $("$PG_CONFIG" --version)${copt:+ with -Werror}"
-make -s -j2 PG_CONFIG="$PG_CONFIG" "${copt[@]}" >"$log" 2>&1 || fail "make"
+make -s -j2 PG_CONFIG="$PG_CONFIG" EI_FAULT_INJECTION="$faults" "${copt[@]}" \
+	>"$log" 2>&1 || fail "make"
 echo "$want_stamp" >"$stamp"
 warnings=$(grep -c 'warning:' "$log" || true)
 if [ "$warnings" -gt 0 ]; then
@@ -96,5 +100,6 @@ if [ "$warnings" -gt 0 ]; then
 	grep -A3 'warning:' "$log" || true
 fi
 
-as_root make install PG_CONFIG="$PG_CONFIG" >"$log" 2>&1 || fail "make install"
+as_root make install PG_CONFIG="$PG_CONFIG" EI_FAULT_INJECTION="$faults" \
+	>"$log" 2>&1 || fail "make install"
 echo "setup: installed into $("$PG_CONFIG" --pkglibdir) and $("$PG_CONFIG" --sharedir)/extension"

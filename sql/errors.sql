@@ -93,6 +93,18 @@ SELECT count(*) FROM pg_class WHERE relname = 'e3_t';
 DELETE FROM e3 WHERE id = 4;
 CREATE INDEX e3_t ON e3 USING elastic_btree (t);
 SELECT elastic_index_check('e3_t', true);
+-- the same limit on osm_tree names osm_tree: in the insert buffer, in a
+-- transaction's batch, and during CREATE INDEX
+CREATE TABLE e6 (id int4, t text);
+CREATE INDEX e6_t ON e6 USING osm_tree (t);
+INSERT INTO e6 VALUES (1, e_incompressible(2693));
+BEGIN;
+INSERT INTO e6 VALUES (2, 'short'), (3, e_incompressible(2693));
+COMMIT;
+DROP INDEX e6_t;
+INSERT INTO e6 VALUES (4, e_incompressible(2693));
+CREATE INDEX e6_t ON e6 USING osm_tree (t);
+DROP TABLE e6;
 
 -- inspection functions on something that is not one of our indexes
 CREATE INDEX e1_bt ON e1 USING btree (id);
@@ -169,6 +181,34 @@ FAMILY e_broken_ops AS
 	FUNCTION 1 btint4cmp(int4, int4);
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'e_broken_int4_ops';
 DROP OPERATOR FAMILY e_broken_ops USING elastic_btree;
+-- osm_tree shares the validator, which names osm_tree for its families
+CREATE OPERATOR FAMILY o_broken_ops USING osm_tree;
+CREATE OPERATOR CLASS o_broken_int4_ops FOR TYPE int4 USING osm_tree
+FAMILY o_broken_ops AS
+	OPERATOR 1 < ,
+	FUNCTION 1 btint4cmp(int4, int4);
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'o_broken_int4_ops';
+DROP OPERATOR FAMILY o_broken_ops USING osm_tree;
+
+-- size_bound: the empty string is rejected (it would silently mean no
+-- bound), with the accepted forms; 'none' says no bound, also over the
+-- setting
+CREATE INDEX e1_sb ON e1 USING elastic_btree (id) WITH (size_bound = '');
+\echo :LAST_ERROR_SQLSTATE
+CREATE INDEX e1_sb ON e1 USING elastic_btree (id) WITH (size_bound = 'none');
+ALTER INDEX e1_sb SET (size_bound = '');
+\echo :LAST_ERROR_SQLSTATE
+SET elastic_btree.size_bound = '';
+\echo :LAST_ERROR_SQLSTATE
+SHOW elastic_btree.size_bound;
+SET elastic_btree.size_bound = '1MB';
+SELECT size_bound_pages FROM elastic_index_stats('e1_sb');
+ALTER INDEX e1_sb RESET (size_bound);
+SELECT size_bound_pages FROM elastic_index_stats('e1_sb');
+SET elastic_btree.size_bound = 'None';
+SELECT size_bound_pages FROM elastic_index_stats('e1_sb');
+RESET elastic_btree.size_bound;
+DROP INDEX e1_sb;
 
 DROP TABLE e1, e2, e3, e4, e5;
 DROP SEQUENCE e_seq;

@@ -21,6 +21,7 @@ PG_MODULE_MAGIC;
 
 extern void _PG_init(void);
 
+#ifdef EI_FAULT_INJECTION
 static const struct config_enum_entry ei_fault_options[] = {
 	{"none", EI_FAULT_NONE, false},
 	{"after_halfdead", EI_FAULT_AFTER_HALFDEAD, false},
@@ -30,6 +31,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_flush_insert", EI_FAULT_AFTER_FLUSH_INSERT, false},
 	{NULL, 0, false}
 };
+#endif
 
 /*
  * Load-time initialization.
@@ -48,10 +50,13 @@ _PG_init(void)
 		EIActivityInit();
 	}
 
+	EIGuardInit();
 	EIElasticBtreeInit();
 	EIOsmTreeInit();
 	EIHypoInit();
 
+#ifdef EI_FAULT_INJECTION
+	/* only in builds for the crash tests (make EI_FAULT_INJECTION=1) */
 	DefineCustomEnumVariable("elastic_index.debug_fault",
 							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step (crash tests only).",
 							 NULL,
@@ -61,6 +66,7 @@ _PG_init(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+#endif
 
 	MarkGUCPrefixReserved("elastic_index");
 	MarkGUCPrefixReserved("elastic_btree");

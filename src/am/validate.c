@@ -22,6 +22,7 @@
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "eiam.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -29,15 +30,18 @@
 #include "utils/syscache.h"
 
 /*
- * Report one problem with an operator family at INFO level, as btvalidate does.
+ * Report one problem with an operator family of the named access method
+ * (elastic_btree or osm_tree, which share this validator) at INFO level,
+ * as btvalidate does.
  */
 static void
-ei_validate_report(const char *opfamilyname, const char *problem)
+ei_validate_report(const char *amname, const char *opfamilyname,
+				   const char *problem)
 {
 	ereport(INFO,
 			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-			 errmsg("operator family \"%s\" of access method elastic_btree %s",
-					opfamilyname, problem)));
+			 errmsg("operator family \"%s\" of access method %s %s",
+					opfamilyname, amname, problem)));
 }
 
 /*
@@ -68,6 +72,7 @@ eivalidate(Oid opclassoid)
 	Oid			opfamilyoid;
 	Oid			opcintype;
 	char	   *opfamilyname;
+	char	   *amname;
 	CatCList   *proclist;
 	CatCList   *oprlist;
 	bool		has_strategy[EI_NSTRATEGIES + 1] = {false};
@@ -81,6 +86,10 @@ eivalidate(Oid opclassoid)
 	opfamilyoid = classform->opcfamily;
 	opcintype = classform->opcintype;
 	opfamilyname = ei_opfamily_name(opfamilyoid);
+	amname = get_am_name(classform->opcmethod);
+	if (amname == NULL)
+		elog(ERROR, "cache lookup failed for access method %u",
+			 classform->opcmethod);
 
 	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
 	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
@@ -116,7 +125,7 @@ eivalidate(Oid opclassoid)
 										   1, 1, procform->amproclefttype);
 				break;
 			default:
-				ei_validate_report(opfamilyname,
+				ei_validate_report(amname, opfamilyname,
 								   psprintf("contains function %s with invalid support number %d",
 											format_procedure(procform->amproc),
 											procform->amprocnum));
@@ -125,7 +134,7 @@ eivalidate(Oid opclassoid)
 		}
 		if (!ok)
 		{
-			ei_validate_report(opfamilyname,
+			ei_validate_report(amname, opfamilyname,
 							   psprintf("contains function %s with wrong signature for support number %d",
 										format_procedure(procform->amproc),
 										procform->amprocnum));
@@ -144,7 +153,7 @@ eivalidate(Oid opclassoid)
 								  oprform->amoplefttype,
 								  oprform->amoprighttype))
 		{
-			ei_validate_report(opfamilyname,
+			ei_validate_report(amname, opfamilyname,
 							   psprintf("contains invalid operator %s for strategy %d",
 										format_operator(oprform->amopopr),
 										oprform->amopstrategy));
@@ -160,7 +169,7 @@ eivalidate(Oid opclassoid)
 	{
 		if (!has_strategy[i])
 		{
-			ei_validate_report(opfamilyname,
+			ei_validate_report(amname, opfamilyname,
 							   psprintf("is missing operator for strategy %d on type %s",
 										i, format_type_be(opcintype)));
 			result = false;
@@ -168,7 +177,7 @@ eivalidate(Oid opclassoid)
 	}
 	if (!has_cmp)
 	{
-		ei_validate_report(opfamilyname,
+		ei_validate_report(amname, opfamilyname,
 						   psprintf("is missing support function 1 for type %s",
 									format_type_be(opcintype)));
 		result = false;

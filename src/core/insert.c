@@ -128,7 +128,7 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	 * ready, so that no leaf lock waits for the metapage.
 	 */
 	if (policy->insert_prepare)
-		policy->insert_prepare(rel);
+		policy->insert_prepare(rel, heapRel);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
 }
@@ -180,6 +180,7 @@ ei_insert(EIInsertState istate, bool from_batch)
 		via_pole = BufferIsValid(istate->buf);
 		if (!via_pole)
 			istate->stack = EISearch(rel, istate->key, &istate->buf, EI_WRITE);
+		EIGuardLeaf(istate->buf);
 		page = BufferGetPage(istate->buf);
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
@@ -240,6 +241,7 @@ ei_insert(EIInsertState istate, bool from_batch)
 	}
 
 	istate->buf = InvalidBuffer;
+	EIGuardLeaf(InvalidBuffer);
 	EIFreeStack(istate->stack);
 	istate->stack = NULL;
 
@@ -273,7 +275,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	nitems = ei_drop_copies(items, nitems);
 	/* read now what the policy needs, not later under a leaf's lock */
 	if (policy->insert_prepare)
-		policy->insert_prepare(rel);
+		policy->insert_prepare(rel, heapRel);
 	EINoteHeapRel(rel, heapRel);
 
 	while (i < nitems)

@@ -40,6 +40,7 @@
 #include "catalog/catalog.h"
 #include "utils/snapmgr.h"
 
+#ifdef EI_FAULT_INJECTION
 /* debug fault injection for crash tests (elastic_index.debug_fault) */
 int			ei_debug_fault = EI_FAULT_NONE;
 
@@ -55,6 +56,7 @@ EIFaultPoint(int point)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("elastic_index: fault injected at step %d", point)));
 }
+#endif
 
 /*
  * Turn a page into a deleted page: no items but the safexid stamp, sibling

@@ -18,7 +18,9 @@
 #include "access/xlogrecord.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
+#include "storage/buf_internals.h"
 #include "storage/lmgr.h"
+#include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -29,6 +31,11 @@
 
 static const EITreePolicy *ei_policies[EI_MAX_POLICIES];
 static int	ei_npolicies = 0;
+
+#ifdef USE_ASSERT_CHECKING
+/* the leaf an insert works on (EIGuardLeaf), InvalidBuffer when none */
+static Buffer ei_guarded_leaf = InvalidBuffer;
+#endif
 
 /* the metapage keeps the policies' words where version 2 put them */
 StaticAssertDecl(offsetof(EIMetaPageData, policy) == 32 &&
@@ -144,13 +151,53 @@ EIGetSplitFactor(Relation rel)
 }
 
 /*
+ * A policy's cache of one index, kept as long as the index's relcache
+ * entry keeps its rd_indexcxt: a relcache rebuild of an open index frees
+ * rd_amcache (and with it EIRelCache) but keeps rd_indexcxt, so the cache
+ * is found again here instead of being made anew (and the old one leaked)
+ * on every rebuild.  The slot lives in rd_indexcxt; a reset callback
+ * unlinks it when that context goes with the relcache entry.
+ */
+typedef struct EIPolicyCacheSlot
+{
+	MemoryContext cxt;			/* the index's rd_indexcxt */
+	void	   *data;			/* the policy's cache, in cxt */
+	uint32		am_kind;		/* EI_AM_* of the policy that made it */
+	MemoryContextCallback forget;	/* unlinks the slot when cxt goes */
+	struct EIPolicyCacheSlot *next;
+} EIPolicyCacheSlot;
+
+/* the backend's policy caches, one per index whose rd_indexcxt lives */
+static EIPolicyCacheSlot *ei_policy_cache_slots = NULL;
+
+/*
+ * Unlink a policy cache slot whose index's rd_indexcxt is being deleted or
+ * reset (a memory context reset callback).
+ */
+static void
+ei_forget_policy_cache(void *arg)
+{
+	EIPolicyCacheSlot *slot = (EIPolicyCacheSlot *) arg;
+
+	for (EIPolicyCacheSlot **link = &ei_policy_cache_slots; *link != NULL;
+		 link = &(*link)->next)
+	{
+		if (*link == slot)
+		{
+			*link = slot->next;
+			break;
+		}
+	}
+}
+
+/*
  * The per-backend cache of an index's policy: size zeroed bytes of
- * rd_indexcxt the first time, noted in rd_amcache, so made again after a
- * relcache rebuild.  am_kind is the asking policy's, which must be the
- * index's: two policies' caches never share the slot.  Reads no page, so
- * it may be called under any buffer lock.  Do not keep the pointer across
- * anything that may accept invalidation messages: the next call may give
- * another one.
+ * rd_indexcxt the first time, kept for the life of the index's relcache
+ * entry (EIPolicyCacheSlot) and noted in rd_amcache, where it is found
+ * again after a relcache rebuild.  am_kind is the asking policy's, which
+ * must be the index's: two policies' caches never share the slot.  Reads
+ * no page and no catalog, and accepts no invalidation, so it may be called
+ * under any buffer lock; the pointer stays valid while the index is open.
  */
 void *
 EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
@@ -163,8 +210,26 @@ EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
 	cache = EIGetRelCache(rel);
 	if (cache->policy_cache == NULL)
 	{
-		cache->policy_cache = MemoryContextAllocZero(rel->rd_indexcxt, size);
-		cache->policy_cache_kind = am_kind;
+		EIPolicyCacheSlot *slot;
+
+		for (slot = ei_policy_cache_slots; slot != NULL; slot = slot->next)
+			if (slot->cxt == rel->rd_indexcxt)
+				break;
+		if (slot == NULL)
+		{
+			slot = MemoryContextAllocZero(rel->rd_indexcxt,
+										  sizeof(EIPolicyCacheSlot));
+			slot->cxt = rel->rd_indexcxt;
+			slot->data = MemoryContextAllocZero(rel->rd_indexcxt, size);
+			slot->am_kind = am_kind;
+			slot->forget.func = ei_forget_policy_cache;
+			slot->forget.arg = slot;
+			MemoryContextRegisterResetCallback(rel->rd_indexcxt, &slot->forget);
+			slot->next = ei_policy_cache_slots;
+			ei_policy_cache_slots = slot;
+		}
+		cache->policy_cache = slot->data;
+		cache->policy_cache_kind = slot->am_kind;
 	}
 	Assert(cache->policy_cache_kind == am_kind);
 	return cache->policy_cache;
@@ -262,4 +327,42 @@ EIGetRecordKind(uint8 info)
 				return kind;
 	}
 	return NULL;
+}
+
+#ifdef USE_ASSERT_CHECKING
+/*
+ * Relation cache callback of assert builds: no invalidation may be
+ * accepted while the leaf an insert works on is locked (catalog access,
+ * relation opens and rd_amcache rebuilds do not belong under a leaf lock).
+ */
+static void
+ei_guard_relcache_callback(Datum arg, Oid relid)
+{
+	if (BufferIsValid(ei_guarded_leaf) && !BufferIsLocal(ei_guarded_leaf))
+		Assert(!LWLockHeldByMe(BufferDescriptorGetContentLock(GetBufferDescriptor(ei_guarded_leaf - 1))));
+}
+#endif
+
+/*
+ * Register the assert builds' check that no invalidation is accepted under
+ * a leaf lock of the insert path; called from _PG_init.
+ */
+void
+EIGuardInit(void)
+{
+#ifdef USE_ASSERT_CHECKING
+	CacheRegisterRelcacheCallback(ei_guard_relcache_callback, (Datum) 0);
+#endif
+}
+
+/*
+ * Note the leaf an insert now works on (InvalidBuffer: none), for the
+ * assert builds' check (ei_guard_relcache_callback).
+ */
+void
+EIGuardLeaf(Buffer buf)
+{
+#ifdef USE_ASSERT_CHECKING
+	ei_guarded_leaf = buf;
+#endif
 }

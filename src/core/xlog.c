@@ -41,6 +41,73 @@ EIRedoCopyData(const char *data, Size len)
 }
 
 /*
+ * The main data of a record being replayed, which must hold at least
+ * minlen bytes.  Redo checks every length it relies on, in release builds
+ * too, and PANICs on a short record rather than copy what lies beyond it
+ * (what is a phrase naming the record).
+ */
+char *
+EIRedoGetData(XLogReaderState *record, Size minlen, const char *what)
+{
+	Size		len = XLogRecGetDataLen(record);
+
+	if (len < minlen)
+		elog(PANIC, "elastic_index redo: %s: record length %zu, expected %zu",
+			 what, len, minlen);
+	return XLogRecGetData(record);
+}
+
+/*
+ * The data of a block of a record being replayed, *len bytes, which must
+ * be at least minlen (a block without data has none).
+ */
+char *
+EIRedoGetBlockData(XLogReaderState *record, uint8 block_id, Size minlen,
+				   Size *len, const char *what)
+{
+	char	   *data = XLogRecGetBlockData(record, block_id, len);
+
+	if (data == NULL)
+		*len = 0;
+	if (*len < minlen)
+		elog(PANIC, "elastic_index redo: %s: block %u data length %zu, expected %zu",
+			 what, block_id, *len, minlen);
+	return data;
+}
+
+/*
+ * PANIC unless a length a record carries is exactly the expected one.
+ */
+void
+EIRedoCheckLength(Size len, Size expected, const char *what)
+{
+	if (len != expected)
+		elog(PANIC, "elastic_index redo: %s: record length %zu, expected %zu",
+			 what, len, expected);
+}
+
+/*
+ * The MAXALIGNed size of the index tuple at data, of which avail bytes are
+ * left in the record: PANIC unless its header and all of it are there.
+ */
+Size
+EIRedoTupleSize(const char *data, Size avail, const char *what)
+{
+	IndexTupleData hdr;
+	Size		sz;
+
+	if (avail < sizeof(IndexTupleData))
+		elog(PANIC, "elastic_index redo: %s: record length %zu, expected %zu",
+			 what, avail, sizeof(IndexTupleData));
+	memcpy(&hdr, data, sizeof(IndexTupleData));
+	sz = MAXALIGN(IndexTupleSize(&hdr));
+	if (IndexTupleSize(&hdr) < sizeof(IndexTupleData) || sz > avail)
+		elog(PANIC, "elastic_index redo: %s: record length %zu, expected %zu",
+			 what, avail, sz);
+	return sz;
+}
+
+/*
  * Clear the incomplete-split flag of a child page (block id), if it needs redo.
  */
 static void
@@ -66,7 +133,8 @@ ei_redo_clear_incomplete(XLogReaderState *record, uint8 block_id)
 static void
 ei_redo_insert(XLogReaderState *record, bool isleaf)
 {
-	xl_ei_insert *xlrec = (xl_ei_insert *) XLogRecGetData(record);
+	xl_ei_insert *xlrec = (xl_ei_insert *)
+		EIRedoGetData(record, SizeOfEIInsert, "insert");
 	Buffer		buf;
 
 	/* finish the child first: in normal operation it was locked first too */
@@ -77,9 +145,12 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 	{
 		Page		page = BufferGetPage(buf);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		char	   *itup = EIRedoCopyData(data, len);
+		char	   *data = EIRedoGetBlockData(record, 0, sizeof(IndexTupleData),
+											  &len, "insert");
+		char	   *itup;
 
+		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "insert"), "insert");
+		itup = EIRedoCopyData(data, len);
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
 						false, false) == InvalidOffsetNumber)
 			elog(PANIC, "elastic_index redo: failed to add item");
@@ -96,33 +167,37 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 static void
 ei_redo_insert_multi(XLogReaderState *record)
 {
-	xl_ei_insert_multi *xlrec = (xl_ei_insert_multi *) XLogRecGetData(record);
+	xl_ei_insert_multi *xlrec = (xl_ei_insert_multi *)
+		EIRedoGetData(record, SizeOfEIInsertMulti, "insert multi");
 	Buffer		buf;
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
 		Page		page = BufferGetPage(buf);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *data = EIRedoGetBlockData(record, 0,
+											  sizeof(OffsetNumber) * xlrec->nitems,
+											  &len, "insert multi");
 		OffsetNumber *offsets = (OffsetNumber *) EIRedoCopyData(data,
 															  sizeof(OffsetNumber) * xlrec->nitems);
 		char	   *tuples = data + sizeof(OffsetNumber) * xlrec->nitems;
+		Size		left = len - sizeof(OffsetNumber) * xlrec->nitems;
 
 		for (int i = 0; i < xlrec->nitems; i++)
 		{
-			IndexTupleData hdr;
 			Size		sz;
 			char	   *itup;
 
-			memcpy(&hdr, tuples, sizeof(IndexTupleData));
-			sz = MAXALIGN(IndexTupleSize(&hdr));
+			sz = EIRedoTupleSize(tuples, left, "insert multi");
 			itup = EIRedoCopyData(tuples, sz);
 			if (PageAddItem(page, (Item) itup, sz, offsets[i],
 							false, false) == InvalidOffsetNumber)
 				elog(PANIC, "elastic_index redo: failed to add item");
 			pfree(itup);
 			tuples += sz;
+			left -= sz;
 		}
+		EIRedoCheckLength(left, 0, "insert multi: bytes after the tuples");
 		pfree(offsets);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
@@ -137,7 +212,8 @@ ei_redo_insert_multi(XLogReaderState *record)
 static void
 ei_redo_split(XLogReaderState *record)
 {
-	xl_ei_split *xlrec = (xl_ei_split *) XLogRecGetData(record);
+	xl_ei_split *xlrec = (xl_ei_split *)
+		EIRedoGetData(record, SizeOfEISplit, "split");
 	bool		newitemonleft = (xlrec->flags & EI_XLOG_SPLIT_NEWITEM_LEFT) != 0;
 	BlockNumber rightblk;
 	Buffer		lbuf;
@@ -154,7 +230,8 @@ ei_redo_split(XLogReaderState *record)
 		Page		origpage = BufferGetPage(lbuf);
 		EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *data = EIRedoGetBlockData(record, 0, sizeof(IndexTupleData),
+											  &len, "split");
 		IndexTuple	newitem = NULL;
 		IndexTuple	lefthikey;
 		Page		leftpage;
@@ -163,14 +240,13 @@ ei_redo_split(XLogReaderState *record)
 
 		if (newitemonleft)
 		{
-			IndexTupleData hdr;
-
-			memcpy(&hdr, data, sizeof(IndexTupleData));
-			sz = MAXALIGN(IndexTupleSize(&hdr));
+			sz = EIRedoTupleSize(data, len, "split: new item");
 			newitem = (IndexTuple) EIRedoCopyData(data, sz);
 			data += sz;
 			len -= sz;
 		}
+		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "split: left high key"),
+						  "split: left high key");
 		lefthikey = (IndexTuple) EIRedoCopyData(data, len);
 
 		leftpage = PageGetTempPage(origpage);
@@ -229,10 +305,10 @@ EIRedoMetapage(XLogReaderState *record, uint8 block_id)
 	Buffer		metabuf = XLogInitBufferForRedo(record, block_id);
 	Page		metapage = BufferGetPage(metabuf);
 	Size		len;
-	char	   *data = XLogRecGetBlockData(record, block_id, &len);
+	char	   *data = EIRedoGetBlockData(record, block_id, 0, &len, "metapage");
 	xl_ei_metadata md;
 
-	Assert(len == sizeof(xl_ei_metadata));
+	EIRedoCheckLength(len, sizeof(xl_ei_metadata), "metapage");
 	memcpy(&md, data, sizeof(xl_ei_metadata));
 	EIInitMetaPage(metapage, md.am_kind, md.root, md.level, md.fillfactor);
 	memcpy(EIPageGetMeta(metapage), &md, sizeof(xl_ei_metadata));
@@ -274,10 +350,11 @@ ei_redo_remove_items(XLogReaderState *record, uint16 ndeleted,
 	{
 		Page		page = BufferGetPage(buf);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		OffsetNumber *offs = (OffsetNumber *) EIRedoCopyData(data, len);
+		char	   *data = EIRedoGetBlockData(record, 0, 0, &len, "item removal");
+		OffsetNumber *offs;
 
-		Assert(len == ndeleted * sizeof(OffsetNumber));
+		EIRedoCheckLength(len, ndeleted * sizeof(OffsetNumber), "item removal");
+		offs = (OffsetNumber *) EIRedoCopyData(data, len);
 		EIDeleteItems(page, offs, ndeleted);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
@@ -293,7 +370,8 @@ ei_redo_remove_items(XLogReaderState *record, uint16 ndeleted,
 static void
 ei_redo_delete(XLogReaderState *record)
 {
-	xl_ei_delete *xlrec = (xl_ei_delete *) XLogRecGetData(record);
+	xl_ei_delete *xlrec = (xl_ei_delete *)
+		EIRedoGetData(record, SizeOfEIDeleteV1, "delete");
 
 	if (InHotStandby)
 	{
@@ -315,7 +393,8 @@ ei_redo_delete(XLogReaderState *record)
 static void
 ei_redo_mark_halfdead(XLogReaderState *record)
 {
-	xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *) XLogRecGetData(record);
+	xl_ei_mark_halfdead *xlrec = (xl_ei_mark_halfdead *)
+		EIRedoGetData(record, SizeOfEIMarkHalfdead, "mark half-dead");
 	Buffer		buf;
 	uint8		block_id;
 
@@ -367,7 +446,8 @@ ei_redo_mark_halfdead(XLogReaderState *record)
 static void
 ei_redo_unlink_page(XLogReaderState *record)
 {
-	xl_ei_unlink_page *xlrec = (xl_ei_unlink_page *) XLogRecGetData(record);
+	xl_ei_unlink_page *xlrec = (xl_ei_unlink_page *)
+		EIRedoGetData(record, SizeOfEIUnlinkPage, "unlink page");
 	Buffer		lbuf = InvalidBuffer;
 	Buffer		tbuf;
 	Buffer		rbuf;
@@ -426,7 +506,8 @@ ei_redo_unlink_page(XLogReaderState *record)
 static void
 ei_redo_reuse_page(XLogReaderState *record)
 {
-	xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *) XLogRecGetData(record);
+	xl_ei_reuse_page *xlrec = (xl_ei_reuse_page *)
+		EIRedoGetData(record, SizeOfEIReusePageV1, "reuse page");
 
 	if (InHotStandby)
 		EIResolveConflictWithSnapshotFullXid(xlrec->safexid,
@@ -466,7 +547,8 @@ ei_redo(XLogReaderState *record)
 			break;
 		case XLOG_EI_VACUUM:
 			ei_redo_remove_items(record,
-								 ((xl_ei_vacuum *) XLogRecGetData(record))->ndeleted,
+								 ((xl_ei_vacuum *) EIRedoGetData(record, SizeOfEIVacuum,
+																 "vacuum"))->ndeleted,
 								 true);
 			break;
 		case XLOG_EI_META:

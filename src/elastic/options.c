@@ -44,7 +44,7 @@ EIElasticInitReloptions(void)
 	ei_relopt_tab[0].offset = offsetof(EIElasticOptions, fillfactor);
 
 	add_string_reloption(ei_relopt_kind, "size_bound",
-						 "Size bound of the index: a size such as '64MB' or a share of the table's size such as '50%' (elastic_btree.size_bound if unset)",
+						 "Size bound of the index: a size such as '64MB', a share of the table's size such as '50%', or 'none' (elastic_btree.size_bound if unset)",
 						 NULL, ei_validate_size_bound,
 						 ShareUpdateExclusiveLock);
 	ei_relopt_tab[1].optname = "size_bound";

@@ -46,10 +46,16 @@ static char *ei_size_bound = NULL;
 static double ei_shrink_threshold = 0.9;
 static double ei_expand_threshold = 0.7;
 
+/* what a size bound may be, for the hints of rejected values */
+#define EI_SIZE_BOUND_FORMS \
+	"Use a positive size with a unit, such as '64MB', a percentage of the table's size, such as '50%', or 'none' for no bound."
+
 /*
  * Parse a size bound: a size with a unit (kB, MB, GB, TB; a bare number is
- * kB) or a percentage of the table's size.  Sets *kb or *percent (the
- * other is -1) and returns true, or returns false with *hint set.
+ * kB), a percentage of the table's size, or 'none' (no bound; as is NULL,
+ * an unset reloption).  Sets *kb or *percent (the other is -1; both for
+ * none) and returns true, or returns false with *hint set.  The empty
+ * string is rejected: it would silently mean no bound.
  */
 static bool
 ei_parse_size_bound(const char *value, int64 *kb, double *percent,
@@ -60,8 +66,13 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 	*kb = -1;
 	*percent = -1;
 	*hint = NULL;
-	if (value == NULL || value[0] == '\0')
+	if (value == NULL || pg_strcasecmp(value, "none") == 0)
 		return true;
+	if (value[0] == '\0')
+	{
+		*hint = "An empty size bound is not accepted. " EI_SIZE_BOUND_FORMS;
+		return false;
+	}
 
 	len = strlen(value);
 	if (value[len - 1] == '%')
@@ -71,7 +82,7 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 
 		if (end != value + len - 1 || !(p > 0 && p <= 1000))
 		{
-			*hint = "A percentage must be a number above 0 and at most 1000, followed by %.";
+			*hint = "A percentage must be a number above 0 and at most 1000, followed by %. " EI_SIZE_BOUND_FORMS;
 			return false;
 		}
 		*percent = p;
@@ -84,7 +95,7 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 		if (!parse_int(value, &result, GUC_UNIT_KB, hint) || result <= 0)
 		{
 			if (*hint == NULL)
-				*hint = "Use a positive size with a unit, such as '64MB', or a percentage of the table's size, such as '50%'.";
+				*hint = EI_SIZE_BOUND_FORMS;
 			return false;
 		}
 		*kb = result;
@@ -105,7 +116,7 @@ EIValidateSizeBound(const char *value, char **hint)
 
 	if (ei_parse_size_bound(value, &kb, &percent, &h))
 		return true;
-	*hint = pstrdup(h ? h : "Use a size such as '64MB' or a percentage such as '50%'.");
+	*hint = pstrdup(h ? h : EI_SIZE_BOUND_FORMS);
 	return false;
 }
 
@@ -131,10 +142,10 @@ void
 EIElasticInitGUCs(void)
 {
 	DefineCustomStringVariable("elastic_btree.size_bound",
-							   "Default size bound of elastic_btree indexes: a size such as '64MB' or a share of the table's size such as '50%'; empty for none.",
+							   "Default size bound of elastic_btree indexes: a size such as '64MB', a share of the table's size such as '50%', or 'none'.",
 							   "The index reloption size_bound overrides it.",
 							   &ei_size_bound,
-							   "",
+							   "none",
 							   PGC_USERSET, 0,
 							   ei_check_size_bound, NULL, NULL);
 	DefineCustomRealVariable("elastic_btree.shrink_threshold",
@@ -164,10 +175,11 @@ ei_effective_expand_threshold(void)
 
 /*
  * Size bound of an index in pages, or -1 if it has none.  A percentage is
- * of the table's current size (at least one page).
+ * of the table's current size (at least one page): heap is the index's
+ * table, open, or NULL to open it here (which accepts invalidations).
  */
-int64
-EIElasticBoundPages(Relation rel)
+static int64
+ei_bound_pages(Relation rel, Relation heap)
 {
 	const char *value = ei_size_bound;
 	int64		kb;
@@ -184,13 +196,29 @@ EIElasticBoundPages(Relation rel)
 		return Max(kb * 1024 / BLCKSZ, 1);
 	if (percent > 0)
 	{
-		Relation	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
-		BlockNumber heappages = RelationGetNumberOfBlocks(heap);
+		BlockNumber heappages;
 
-		table_close(heap, AccessShareLock);
+		if (heap != NULL && RelationGetRelid(heap) == rel->rd_index->indrelid)
+			heappages = RelationGetNumberOfBlocks(heap);
+		else
+		{
+			heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+			heappages = RelationGetNumberOfBlocks(heap);
+			table_close(heap, AccessShareLock);
+		}
 		return Max((int64) (heappages * percent / 100.0), 1);
 	}
 	return -1;
+}
+
+/*
+ * Size bound of an index in pages, or -1 if it has none (ei_bound_pages);
+ * opens the table for a percentage, so never call it under a page lock.
+ */
+int64
+EIElasticBoundPages(Relation rel)
+{
+	return ei_bound_pages(rel, NULL);
 }
 
 /*
@@ -214,33 +242,13 @@ EIElasticShrinkThreshold(void)
 }
 
 /*
- * The current elastic_btree.size_bound, or NULL when it is empty.
+ * The current elastic_btree.size_bound, or NULL when it is 'none'.
  */
 const char *
 EIElasticDefaultBound(void)
 {
-	return (ei_size_bound != NULL && ei_size_bound[0] != '\0') ?
+	return (ei_size_bound != NULL && pg_strcasecmp(ei_size_bound, "none") != 0) ?
 		ei_size_bound : NULL;
-}
-
-/*
- * Should a full standard leaf of this index become compact instead of
- * splitting?  Yes when the index can have compact leaves and is at least
- * shrink_threshold of its bound, or when elastic_btree_shrink put it in
- * the SHRINKING state.
- */
-bool
-EIElasticWantsCompact(Relation rel)
-{
-	int64		bound;
-
-	if (EICompactInfo(rel) == NULL)
-		return false;
-	if (EIElasticGetState(rel) == EI_STATE_SHRINKING)
-		return true;
-	bound = EIElasticBoundPages(rel);
-	return bound > 0 &&
-		RelationGetNumberOfBlocks(rel) >= ei_shrink_threshold * bound;
 }
 
 /*
@@ -674,26 +682,57 @@ EIElasticBuildBegin(Relation index)
 }
 
 /*
- * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): read
- * whether compact leaves are possible, which needs catalog lookups.
+ * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): decide
+ * whether a full standard leaf of this index should become compact instead
+ * of splitting, for leaf_full to read under the leaf's lock.  Yes when the
+ * index can have compact leaves (catalog lookups, once per relcache entry)
+ * and either elastic_btree_shrink or an earlier insert put it in the
+ * SHRINKING state (the cached metapage), or it is at least shrink_threshold
+ * of its size bound (the table's size for a percentage, the index's own
+ * size, which leaf_full reads).
  */
 void
-EIElasticInsertPrepare(Relation rel)
+EIElasticInsertPrepare(Relation rel, Relation heapRel)
 {
-	(void) EICompactInfo(rel);
+	int64		compact_pages = 0;
+	EIElasticCache *cache;
+
+	if (EICompactInfo(rel) != NULL)
+	{
+		if (EIElasticGetState(rel) == EI_STATE_SHRINKING)
+			compact_pages = 1;
+		else
+		{
+			int64		bound = ei_bound_pages(rel, heapRel);
+
+			if (bound > 0)
+				compact_pages = Max((int64) ceil(ei_shrink_threshold * bound), 1);
+		}
+	}
+
+	/* the policy's cache outlives relcache rebuilds: see EIGetPolicyCache */
+	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	cache->insert_compact_pages = compact_pages;
 }
 
 /*
  * A full standard leaf (EITreePolicy.leaf_full): near the size bound it
- * becomes compact instead of splitting, unless the entry's key is too long
- * for a compact leaf (remembered in istate->policy_memo across retries).
+ * becomes compact instead of splitting, as insert_prepare decided, unless
+ * the entry's key is too long for a compact leaf (remembered in
+ * istate->policy_memo across retries).  Runs under the leaf's lock: reads
+ * the policy's cache (filled by insert_prepare, so EICompactInfo does no
+ * lookup) and the index's size, no catalog and no metapage.
  */
 bool
 EIElasticLeafFull(EIInsertState istate)
 {
 	Relation	rel = istate->rel;
+	EIElasticCache *cache;
 
-	if (!EIElasticWantsCompact(rel))
+	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	if (cache->insert_compact_pages <= 0 || !cache->compact_checked ||
+		cache->compact_norm == NULL ||
+		RelationGetNumberOfBlocks(rel) < cache->insert_compact_pages)
 		return false;
 	if (istate->policy_memo < 0)
 		istate->policy_memo = EICompactKeyFits(rel, istate->itup) ? 1 : 0;

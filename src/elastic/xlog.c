@@ -23,7 +23,8 @@
 static void
 ei_redo_compact_insert(XLogReaderState *record)
 {
-	xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *) XLogRecGetData(record);
+	xl_ei_compact_insert *xlrec = (xl_ei_compact_insert *)
+		EIRedoGetData(record, SizeOfEICompactInsert, "compact insert");
 	Buffer		buf;
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
@@ -47,7 +48,8 @@ ei_redo_compact_insert(XLogReaderState *record)
 static void
 ei_redo_compact_delete(XLogReaderState *record)
 {
-	xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *) XLogRecGetData(record);
+	xl_ei_compact_delete *xlrec = (xl_ei_compact_delete *)
+		EIRedoGetData(record, SizeOfEICompactDelete, "compact delete");
 	bool		cleanup = (xlrec->flags & EI_XLOG_COMPACT_VACUUM) != 0;
 	Buffer		buf;
 
@@ -56,12 +58,12 @@ ei_redo_compact_delete(XLogReaderState *record)
 	{
 		Page		page = BufferGetPage(buf);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *data = EIRedoGetBlockData(record, 0, 0, &len,
+											  "compact delete");
 		uint16	   *positions;
 
-		if (len != xlrec->ndeleted * sizeof(uint16))
-			elog(PANIC, "elastic_index redo: compact delete record has %zu bytes of positions for %u entries",
-				 len, xlrec->ndeleted);
+		EIRedoCheckLength(len, xlrec->ndeleted * sizeof(uint16),
+						  "compact delete");
 		positions = (uint16 *) EIRedoCopyData(data, len);
 		EICompactDeleteMany(page, positions, xlrec->ndeleted);
 		PageSetLSN(page, record->EndRecPtr);
@@ -78,7 +80,8 @@ ei_redo_compact_delete(XLogReaderState *record)
 static void
 ei_redo_compact_image(XLogReaderState *record)
 {
-	xl_ei_compact_image *xlrec = (xl_ei_compact_image *) XLogRecGetData(record);
+	xl_ei_compact_image *xlrec = (xl_ei_compact_image *)
+		EIRedoGetData(record, SizeOfEICompactImage, "compact image");
 	Buffer		bufs[2];
 	BlockNumber lastblk = InvalidBlockNumber;
 	int			i;

@@ -114,6 +114,13 @@ typedef struct EIElasticCache
 {
 	bool		compact_checked;	/* compact_norm is known */
 	EINormKeyInfo *compact_norm;	/* NULL: no compact leaves possible */
+
+	/*
+	 * The decision the last insert_prepare took for leaf_full, which runs
+	 * under the leaf's lock: a full standard leaf becomes compact when the
+	 * index has at least this many pages; 0: never (split).
+	 */
+	int64		insert_compact_pages;
 } EIElasticCache;
 
 /* elastic_btree's reloptions (elastic/options.c) */
@@ -232,12 +239,11 @@ extern void EIElasticInitGUCs(void);
 /* Is this index one of this policy's? */
 #define EIRelIsElastic(rel)	EIRelServedBy((rel), EI_AM_ELASTIC_BTREE)
 extern void EIElasticBuildBegin(Relation index);
-extern void EIElasticInsertPrepare(Relation rel);
+extern void EIElasticInsertPrepare(Relation rel, Relation heapRel);
 extern bool EIElasticLeafFull(EIInsertState istate);
 extern void EIElasticInsertDone(EIInsertState istate);
 extern bool EIElasticMarkLeafReads(Relation rel, bool policy_leaf);
 extern int64 EIElasticBoundPages(Relation rel);
-extern bool EIElasticWantsCompact(Relation rel);
 extern void EIElasticSetState(Relation rel, uint32 state);
 extern void EIElasticVacuum(Relation rel);
 extern uint32 EIElasticGetState(Relation rel);

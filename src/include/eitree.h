@@ -225,9 +225,9 @@ typedef EIMetaPageData *EIMetaPage;
  * went to, which the insert fast path uses to tell an ascending run from
  * scattered inserts (core/insert.c), and the policy's own cache
  * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
- * cache, a separate chunk of rd_indexcxt, stays behind, unreferenced, as
- * does what it points to, until the index's relcache entry goes: a stale
- * pointer to it reads old but valid memory.
+ * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
+ * with the relcache entry): never keep an EIRelCache pointer across a call
+ * that may accept invalidations, a policy cache pointer may be kept.
  */
 typedef struct EIRelCache
 {
@@ -546,10 +546,14 @@ typedef struct EITreePolicy
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
 
-	/* inserting: read what leaf_full needs, before any lock [nothing] */
-	void		(*insert_prepare) (Relation rel);
+	/* inserting: read what leaf_full needs, before any lock: catalog
+	 * lookups, relation sizes, the metapage (heapRel: the index's table,
+	 * open, or NULL) [nothing] */
+	void		(*insert_prepare) (Relation rel, Relation heapRel);
 	/* a full standard leaf, write-locked, dead entries gone: change its
-	 * kind instead of splitting it?  true if it did [false: split] */
+	 * kind instead of splitting it?  true if it did.  Reads only what
+	 * insert_prepare left in the policy's cache and pages: no catalog, no
+	 * relation open, nothing that accepts invalidations [false: split] */
 	bool		(*leaf_full) (EIInsertState istate);
 	/* after an insert whose leaf_full changed a leaf, locks released */
 	void		(*insert_done) (EIInsertState istate);
@@ -605,6 +609,8 @@ extern double EIGetSplitFactor(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
+extern void EIGuardInit(void);
+extern void EIGuardLeaf(Buffer buf);
 
 /* core/page.c: pages, buffers, metapage, tuples */
 extern void EIInitPage(Page page, uint16 flags, uint32 level);
@@ -762,7 +768,13 @@ extern void EINoteHeapRel(Relation rel, Relation heapRel);
 extern bool EIHeapIsCatalogRel(Relation index);
 extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId safexid);
 
-/* elastic_index.debug_fault: stop after a WAL-logged step (crash tests only) */
+/*
+ * elastic_index.debug_fault: stop after a WAL-logged step (crash tests
+ * only).  Compiled in only with -DEI_FAULT_INJECTION (make
+ * EI_FAULT_INJECTION=1, as scripts/test.sh builds), as PostgreSQL's
+ * injection points need --enable-injection-points; otherwise the points
+ * compile to nothing and the setting does not exist.
+ */
 #define EI_FAULT_NONE			0
 #define EI_FAULT_AFTER_HALFDEAD	1
 #define EI_FAULT_AFTER_UNLINK	2
@@ -770,8 +782,13 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_SEAL		4	/* osm flush: tail page closed */
 #define EI_FAULT_AFTER_FLUSH_INSERT	5	/* osm flush: entries in the tree, pages
 											 * not yet unlinked */
+#ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
+#else
+#define ei_debug_fault			EI_FAULT_NONE
+#define EIFaultPoint(point)		((void) (point))
+#endif
 
 /* core/vacuum.c: VACUUM */
 extern IndexBulkDeleteResult *eibulkdelete(IndexVacuumInfo *info,

@@ -232,6 +232,12 @@ extern void ei_desc(StringInfo buf, XLogReaderState *record);
 extern const char *ei_identify(uint8 info);
 extern void ei_mask(char *pagedata, BlockNumber blkno);
 extern char *EIRedoCopyData(const char *data, Size len);
+extern char *EIRedoGetData(XLogReaderState *record, Size minlen,
+						   const char *what);
+extern char *EIRedoGetBlockData(XLogReaderState *record, uint8 block_id,
+								Size minlen, Size *len, const char *what);
+extern void EIRedoCheckLength(Size len, Size expected, const char *what);
+extern Size EIRedoTupleSize(const char *data, Size avail, const char *what);
 extern void EIRedoMetapage(XLogReaderState *record, uint8 block_id);
 extern void EIRedoSetLeftLink(XLogReaderState *record, uint8 block_id,
 							  BlockNumber leftblk);

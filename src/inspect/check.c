@@ -11,6 +11,22 @@
  * a time under a buffer share lock and copied, so no buffer lock is held
  * while comparing.
  *
+ * A hot standby refuses ShareLock, and no lock it grants keeps replay
+ * from changing the tree (amcheck's bt_index_parent_check() refuses to run
+ * in recovery; its bt_index_check() runs under AccessShareLock and skips
+ * the parent-child checks).  There the checker takes AccessShareLock and checks what one page copy shows by itself
+ * (ei_check_pages_standby): the metapage (1., the root against the size
+ * read after it), and every page of the file that is in the tree, each
+ * against its own header, line pointers, item kinds, key order and high
+ * key.  It leaves out what needs a tree that holds still or a table that
+ * holds still: the level walks with sibling links, sibling keys and
+ * downlinks (2. and 3.: replay splits and deletes pages between two
+ * reads), the entries of compact leaves (their keys are read from the
+ * heap, where replayed VACUUMs free and reuse TIDs: a compact leaf is
+ * skipped), the policy's pages
+ * outside the tree (4.: osm_tree's buffer moves under replay), and
+ * heapallindexed (5.), which it refuses.
+ *
  * It verifies, stopping at the first problem:
  *	1. the metapage;
  *	2. every level, walked left to right from its leftmost page: sibling
@@ -78,6 +94,7 @@ typedef struct EICheckState
 	Relation	rel;			/* the index */
 	Relation	heaprel;		/* its table */
 	bool		heapallindexed; /* also match the table against the leaves */
+	bool		standby;		/* in recovery: page by page only */
 	BlockNumber nblocks;		/* index size when we started */
 	BufferAccessStrategy strategy;
 	MemoryContext keycxt;		/* scan keys; reset after every page */
@@ -105,6 +122,9 @@ static void ei_collect_entry(EICheckState *state, BlockNumber blkno,
 static Page ei_read_page(EICheckState *state, BlockNumber blkno,
 						 bool outside_tree);
 static Page ei_read_tree_page(EICheckState *state, BlockNumber blkno);
+static Page ei_copy_page(EICheckState *state, BlockNumber blkno);
+static Page ei_check_page_copy(EICheckState *state, BlockNumber blkno,
+							   Page page, bool outside_tree);
 static Page ei_policy_leaf(EICheckState *state, BlockNumber blkno, Page page,
 						   bool collect);
 static void ei_verify_corrupt(EIVerifyContext *cxt, BlockNumber blkno,
@@ -238,29 +258,51 @@ ei_first_keyed_item(Page page)
 static Page
 ei_read_page(EICheckState *state, BlockNumber blkno, bool outside_tree)
 {
-	Buffer		buf;
 	Page		page;
-	PageHeader	phdr;
-	EIPageOpaque opaque;
-	OffsetNumber maxoff;
-	OffsetNumber off;
 
 	if (blkno == EI_METAPAGE || blkno >= state->nblocks)
 		ei_corrupt(state, blkno, InvalidOffsetNumber,
 				   "link to block %u is out of range (index has %u blocks)",
 				   blkno, state->nblocks);
 
-	page = palloc(BLCKSZ);
+	page = ei_copy_page(state, blkno);
+	if (PageIsNew(page))
+		ei_corrupt(state, blkno, InvalidOffsetNumber,
+				   "reachable page is uninitialized");
+	return ei_check_page_copy(state, blkno, page, outside_tree);
+}
+
+/*
+ * A private copy of a block of the index, read under a share lock.
+ */
+static Page
+ei_copy_page(EICheckState *state, BlockNumber blkno)
+{
+	Page		page = palloc(BLCKSZ);
+	Buffer		buf;
+
 	buf = ReadBufferExtended(state->rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
 							 state->strategy);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	memcpy(page, BufferGetPage(buf), BLCKSZ);
 	UnlockReleaseBuffer(buf);
+	return page;
+}
 
-	phdr = (PageHeader) page;
-	if (PageIsNew(page))
-		ei_corrupt(state, blkno, InvalidOffsetNumber,
-				   "reachable page is uninitialized");
+/*
+ * Check a private copy of an initialized page (ei_read_page): header,
+ * special space, flags and line pointers.  Returns it, or a policy leaf's
+ * summary instead, freeing it.
+ */
+static Page
+ei_check_page_copy(EICheckState *state, BlockNumber blkno, Page page,
+				   bool outside_tree)
+{
+	PageHeader	phdr = (PageHeader) page;
+	EIPageOpaque opaque;
+	OffsetNumber maxoff;
+	OffsetNumber off;
+
 	if (phdr->pd_lower < SizeOfPageHeaderData ||
 		phdr->pd_lower > phdr->pd_upper ||
 		phdr->pd_upper > phdr->pd_special ||
@@ -292,7 +334,10 @@ ei_read_page(EICheckState *state, BlockNumber blkno, bool outside_tree)
 	if (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_POLICY_LEAF) &&
 		!EI_IGNORE(opaque))
 	{
-		Page		summary = ei_policy_leaf(state, blkno, page, false);
+		Page		summary;
+
+		Assert(!state->standby);
+		summary = ei_policy_leaf(state, blkno, page, false);
 
 		pfree(page);
 		return summary;
@@ -953,6 +998,55 @@ ei_check_level(EICheckState *state, BlockNumber leftmost, uint32 level)
 }
 
 /*
+ * On a standby, check every page of the file by itself (see the file's
+ * header comment): new pages (replay extends the file before it fills a
+ * page), deleted pages, the policy's pages outside the tree and leaves of
+ * its own kind (compact leaves) are skipped.  The size is read
+ * again after every page, so that a downlink to a page replay added
+ * meanwhile is in range.
+ */
+static void
+ei_check_pages_standby(EICheckState *state)
+{
+	BlockNumber end = state->nblocks;
+
+	for (BlockNumber blkno = EI_METAPAGE + 1; blkno < end; blkno++)
+	{
+		Page		page;
+		EIPageOpaque opaque;
+
+		CHECK_FOR_INTERRUPTS();
+		page = ei_copy_page(state, blkno);
+		state->nblocks = Max(state->nblocks,
+							 RelationGetNumberOfBlocks(state->rel));
+		if (PageIsNew(page))
+		{
+			pfree(page);
+			continue;
+		}
+		opaque = EIPageGetOpaque(page);
+		if (PageGetSpecialSize(page) == MAXALIGN(sizeof(EIPageOpaqueData)) &&
+			opaque->ei_page_id == EI_PAGE_ID &&
+			((opaque->ei_flags & (EI_POLICY_FLAGS | EI_DELETED)) ||
+			 (EI_IS_LEAF(opaque) && (opaque->ei_flags & EI_POLICY_LEAF))))
+		{
+			/* a policy's page: its own format; a deleted one: free */
+			pfree(page);
+			continue;
+		}
+		page = ei_check_page_copy(state, blkno, page, false);
+		opaque = EIPageGetOpaque(page);
+		if (EI_IS_LEAF(opaque) != (opaque->ei_level == 0))
+			ei_corrupt(state, blkno, InvalidOffsetNumber,
+					   "leaf flag does not match level %u", opaque->ei_level);
+		ei_check_item_kinds(state, blkno, page);
+		ei_check_page_order(state, blkno, page);
+		MemoryContextReset(state->keycxt);
+		pfree(page);
+	}
+}
+
+/*
  * Read and verify the metapage, keeping a copy of its contents.
  */
 static void
@@ -987,6 +1081,10 @@ ei_check_meta(EICheckState *state)
 	memcpy(&state->meta, meta, sizeof(EIMetaPageData));
 	UnlockReleaseBuffer(buf);
 	meta = &state->meta;
+
+	/* replay extends the file before a new root is in the metapage */
+	if (state->standby)
+		state->nblocks = RelationGetNumberOfBlocks(state->rel);
 
 	if (meta->magic != EI_MAGIC)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
@@ -1229,6 +1327,8 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	Oid			heapoid;
 	Relation	heaprel = NULL;
 	Relation	rel;
+	bool		standby = RecoveryInProgress();
+	LOCKMODE	lockmode = standby ? AccessShareLock : ShareLock;
 	EICheckState state;
 	MemoryContext checkcxt;
 	MemoryContext oldcxt;
@@ -1244,13 +1344,21 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	/*
 	 * Lock the table before the index, as every writer does, to avoid
 	 * deadlocks.  ShareLock on both (like amcheck's bt_index_parent_check)
-	 * keeps out INSERT, UPDATE, DELETE and VACUUM, while SELECT goes on.
+	 * keeps out INSERT, UPDATE, DELETE and VACUUM, while SELECT goes on.  A
+	 * standby grants only AccessShareLock, and replay goes on: check page
+	 * by page there (ei_check_pages_standby), without the heap.
 	 */
+	if (standby && heapallindexed)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("heapallindexed cannot be checked during recovery"),
+				 errdetail("On a standby, elastic_index_check checks each page by itself, while replay changes the tree and the table."),
+				 errhint("Run elastic_index_check with heapallindexed false here, or with true on the primary.")));
 	heapoid = IndexGetRelation(indexoid, true);
 	if (OidIsValid(heapoid))
-		heaprel = table_open(heapoid, ShareLock);
+		heaprel = table_open(heapoid, lockmode);
 
-	rel = EIOpenIndexChecked(indexoid, ShareLock);
+	rel = EIOpenIndexChecked(indexoid, lockmode);
 
 	/* the index might have been dropped and its OID reused meanwhile */
 	if (heaprel == NULL || heapoid != IndexGetRelation(indexoid, false))
@@ -1276,6 +1384,7 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	state.rel = rel;
 	state.heaprel = heaprel;
 	state.heapallindexed = heapallindexed;
+	state.standby = standby;
 	state.nblocks = RelationGetNumberOfBlocks(rel);
 	state.strategy = GetAccessStrategy(BAS_BULKREAD);
 	state.keycxt = AllocSetContextCreate(checkcxt,
@@ -1296,6 +1405,13 @@ elastic_index_check(PG_FUNCTION_ARGS)
 
 	/* 1. the metapage */
 	ei_check_meta(&state);
+
+	if (standby)
+	{
+		/* every page by itself (the arrays below are not used) */
+		ei_check_pages_standby(&state);
+		goto done;
+	}
 
 	/* what the policy's checks get */
 	state.vcxt.rel = rel;
@@ -1334,12 +1450,13 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	if (heapallindexed)
 		ei_check_heapallindexed(&state);
 
+done:
 	FreeAccessStrategy(state.strategy);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(checkcxt);
 
-	relation_close(rel, ShareLock);
-	table_close(heaprel, ShareLock);
+	relation_close(rel, lockmode);
+	table_close(heaprel, lockmode);
 
 	PG_RETURN_VOID();
 }

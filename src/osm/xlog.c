@@ -23,7 +23,8 @@
 static void
 ei_redo_buffer_add(XLogReaderState *record)
 {
-	xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *) XLogRecGetData(record);
+	xl_ei_buffer_add *xlrec = (xl_ei_buffer_add *)
+		EIRedoGetData(record, SizeOfEIBufferAdd, "buffer add");
 	Buffer		buf;
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
@@ -31,26 +32,27 @@ ei_redo_buffer_add(XLogReaderState *record)
 		Page		page = BufferGetPage(buf);
 		OsmBufferSummary *summary = OsmPageGetSummary(page);
 		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		char	   *tuples = data;
+		Size		hashbytes = (summary->bloom_bytes > 0) ?
+			sizeof(uint64) * xlrec->ntuples : 0;
+		char	   *data = EIRedoGetBlockData(record, 0, hashbytes, &len,
+											  "buffer add");
+		char	   *tuples = data + hashbytes;
+		Size		left = len - hashbytes;
 		OffsetNumber off = OffsetNumberNext(PageGetMaxOffsetNumber(page));
 
-		if (summary->bloom_bytes > 0)
-			tuples += sizeof(uint64) * xlrec->ntuples;
 		for (int i = 0; i < xlrec->ntuples; i++, off++)
 		{
-			IndexTupleData hdr;
 			Size		sz;
 			char	   *itup;
 
-			memcpy(&hdr, tuples, sizeof(IndexTupleData));
-			sz = MAXALIGN(IndexTupleSize(&hdr));
+			sz = EIRedoTupleSize(tuples, left, "buffer add");
 			itup = EIRedoCopyData(tuples, sz);
 			if (PageAddItem(page, (Item) itup, sz, off, false, false) ==
 				InvalidOffsetNumber)
 				elog(PANIC, "elastic_index redo: failed to add buffer entry");
 			pfree(itup);
 			tuples += sz;
+			left -= sz;
 			if (summary->bloom_bytes > 0)
 			{
 				uint64		hash;
@@ -60,6 +62,7 @@ ei_redo_buffer_add(XLogReaderState *record)
 								 summary->bloom_probes, hash);
 			}
 		}
+		EIRedoCheckLength(left, 0, "buffer add: bytes after the entries");
 		summary->minoff = xlrec->minoff;
 		summary->maxoff = xlrec->maxoff;
 		PageSetLSN(page, record->EndRecPtr);
@@ -91,11 +94,12 @@ ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
 		UnlockReleaseBuffer(buf);
 		return;
 	}
+	EIRedoCheckLength(Min(len, sizeof(xlfilter)), sizeof(xlfilter),
+					  "section filter header");
 	memcpy(&xlfilter, data, sizeof(xlfilter));
-	if (len != sizeof(xlfilter) + sizeof(uint64) * xlfilter.nhashes +
-		((xlfilter.flags & XLF_ZONE) ? sizeof(OsmSectionZone) : 0))
-		elog(ERROR, "elastic_index redo: section filter block of %zu bytes for %u hashes",
-			 len, xlfilter.nhashes);
+	EIRedoCheckLength(len, sizeof(xlfilter) + sizeof(uint64) * (Size) xlfilter.nhashes +
+					  ((xlfilter.flags & XLF_ZONE) ? sizeof(OsmSectionZone) : 0),
+					  "section filter");
 	if (xlfilter.init_bytes > 0)
 	{
 		buf = XLogInitBufferForRedo(record, block_id);
@@ -135,7 +139,8 @@ ei_redo_section_filter(XLogReaderState *record, uint8 block_id)
 static void
 ei_redo_buffer_link(XLogReaderState *record)
 {
-	xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *) XLogRecGetData(record);
+	xl_ei_buffer_link *xlrec = (xl_ei_buffer_link *)
+		EIRedoGetData(record, SizeOfEIBufferLink, "buffer link");
 	Buffer		buf;
 
 	switch (xlrec->op)
@@ -194,8 +199,13 @@ ei_redo_buffer_link(XLogReaderState *record)
 			{
 				Page		page = BufferGetPage(buf);
 				Size		len;
-				char	   *data = XLogRecGetBlockData(record, 0, &len);
-				OffsetNumber *order = (OffsetNumber *) EIRedoCopyData(data, len);
+				char	   *data = EIRedoGetBlockData(record, 0, 0, &len,
+													  "buffer sort");
+				OffsetNumber *order;
+
+				EIRedoCheckLength(len, OsmPageGetNEntries(page) * sizeof(OffsetNumber),
+								  "buffer sort");
+				order = (OffsetNumber *) EIRedoCopyData(data, len);
 
 				OsmBufferPageSort(page, order,
 								  (int) (len / sizeof(OffsetNumber)));
@@ -210,10 +220,11 @@ ei_redo_buffer_link(XLogReaderState *record)
 			for (int i = 1; i <= xlrec->npages; i++)
 			{
 				Size		len;
-				char	   *data = XLogRecGetBlockData(record, i, &len);
+				char	   *data = EIRedoGetBlockData(record, i, 0, &len,
+													  "buffer unlink");
 				BlockNumber next;
 
-				Assert(len == sizeof(BlockNumber));
+				EIRedoCheckLength(len, sizeof(BlockNumber), "buffer unlink");
 				memcpy(&next, data, sizeof(BlockNumber));
 				buf = XLogInitBufferForRedo(record, i);
 				EIPageSetDeleted(BufferGetPage(buf), InvalidBlockNumber, next,

@@ -12,6 +12,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use ElasticIndex::Damage;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -33,6 +36,8 @@ $standby->append_conf(
 shared_preload_libraries = 'elastic_index'
 hot_standby = on
 max_standby_streaming_delay = -1
+# the damage test below changes a page without its checksum (on from 18)
+ignore_checksum_failure = on
 });
 $standby->start;
 
@@ -205,6 +210,96 @@ foreach my $idx (qw(t_k t_w t_kid))
 	is($ret, 0, "elastic_index_check($idx, true) passes on the primary")
 	  or diag($err);
 }
+
+# elastic_index_check on the hot standby: AccessShareLock (a standby
+# refuses ShareLock) and the checks one page copy allows, for both access
+# methods, also while replay changes the trees; heapallindexed is refused
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE o (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX o_k ON o USING osm_tree (k) WITH (buffer_size = 64, batch_size = 1);
+SET osm_tree.top_inserts = off;
+INSERT INTO o SELECT (g * 7919) % 100000 FROM generate_series(1, 20000) AS g;
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+cmp_ok($standby->safe_psql('postgres',
+		"SELECT buffer_pages FROM elastic_index_stats('o_k')"),
+	'>', 0, 'standby: the osm_tree index o_k has insert buffer pages');
+foreach my $idx (qw(t_k t_w t_kid c_k o_k))
+{
+	my ($ret, $out, $err) = $standby->psql('postgres',
+		"SELECT elastic_index_check('$idx')");
+	is($ret, 0, "elastic_index_check($idx) passes on the standby")
+	  or diag($err);
+}
+my ($hret, $hout, $herr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k', true)");
+like($herr, qr/heapallindexed cannot be checked during recovery/,
+	'elastic_index_check with heapallindexed is refused on the standby');
+$bg = $primary->background_psql('postgres');
+$bg->query_until(qr/started/, q{
+\echo started
+INSERT INTO t SELECT g, g % 1000, lpad((200000 + g)::text, 8, '0') || repeat(md5(g::text), 12)
+FROM generate_series(60001, 75000) AS g;
+SET osm_tree.top_inserts = off;
+INSERT INTO o SELECT (g * 7919) % 100000 FROM generate_series(20001, 40000) AS g;
+});
+$errors = 0;
+for (my $i = 0; $i < 20; $i++)
+{
+	foreach my $idx (qw(t_w o_k))
+	{
+		my ($ret, $out, $err) = $standby->psql('postgres',
+			"SELECT elastic_index_check('$idx')");
+		$errors++ if $ret != 0;
+		diag($err) if $ret != 0;
+	}
+}
+is($errors, 0, 'elastic_index_check on the standby passes during replay of splits and buffer inserts');
+$bg->quit;
+
+# damage found on the standby: two items of a leaf of t_k swapped in the
+# standby's file (after a restartpoint, so that replay leaves it), then the
+# file restored
+$primary->safe_psql('postgres', 'CHECKPOINT');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+$standby->safe_psql('postgres', 'CHECKPOINT');
+my $blcksz = $standby->safe_psql('postgres', 'SHOW block_size');
+my $file = $standby->data_dir . '/'
+  . $standby->safe_psql('postgres', "SELECT pg_relation_filepath('t_k')");
+$standby->stop;
+my $pristine = ElasticIndex::Damage::read_file($file);
+my $leaf;
+for my $blk (1 .. length($pristine) / $blcksz - 1)
+{
+	# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1)
+	my ($prev, $next, $level, $flags) =
+	  unpack('LLLS', substr($pristine, ($blk + 1) * $blcksz - 16, 14));
+	my $lower = unpack('S', substr($pristine, $blk * $blcksz + 12, 2));
+	if ($level == 0 && ($flags & 1) && !($flags & 0xFE00)
+		&& $next != 0xFFFFFFFF && ($lower - 24) / 4 >= 4)
+	{
+		$leaf = $blk;
+		last;
+	}
+}
+ok(defined $leaf, "standby: a leaf of t_k to damage: block $leaf");
+# line pointers 2 and 3 (the first two entries after the high key) swapped
+my $lps = substr($pristine, $leaf * $blcksz + 24 + 4, 8);
+ElasticIndex::Damage::poke($file, $leaf * $blcksz + 24 + 4,
+	substr($lps, 4, 4) . substr($lps, 0, 4));
+$standby->start;
+my ($dret, $dout, $derr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k')");
+like($derr, qr/index "t_k" is corrupted: item is not less than.*\n.*Block $leaf, offset 2/,
+	'elastic_index_check on the standby reports the swapped items');
+$standby->stop;
+ElasticIndex::Damage::write_file($file, $pristine);
+$standby->start;
+($dret, $dout, $derr) = $standby->psql('postgres',
+	"SELECT elastic_index_check('t_k')");
+is($dret, 0, 'after the repair, elastic_index_check passes on the standby')
+  or diag($derr);
 
 # promote and check there
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
