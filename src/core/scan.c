@@ -2008,6 +2008,9 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	/* our own entries the policy holds back go in first (apply_pending) */
 	if (policy->apply_pending)
 		policy->apply_pending(rel);
+	/* catalog lookups of its leaf ops, before any page lock */
+	if (policy->leaf != NULL && policy->leaf->prepare != NULL)
+		policy->leaf->prepare(rel);
 
 	scan = RelationGetIndexScan(rel, nkeys, norderbys);
 

@@ -72,6 +72,8 @@ eibulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * it, so that the walk below sees every entry that existed before it.
 	 */
 	policy = EIGetPolicyChecked(info->index);
+	if (policy->leaf != NULL && policy->leaf->prepare != NULL)
+		policy->leaf->prepare(info->index);
 	if (policy->bulkdelete_begin)
 		policy->bulkdelete_begin(info->index);
 
@@ -95,6 +97,8 @@ eivacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	/* the policy's work at cleanup, before and after the core's */
 	policy = EIGetPolicyChecked(info->index);
+	if (policy->leaf != NULL && policy->leaf->prepare != NULL)
+		policy->leaf->prepare(info->index);
 	if (policy->cleanup_begin)
 		policy->cleanup_begin(info->index);
 

@@ -88,6 +88,17 @@ EICompactInfo(Relation rel)
 }
 
 /*
+ * Look up the normalized-key information before any page of the index is
+ * locked (EILeafKindOps.prepare): the cache it fills lives as long as the
+ * relcache entry, so the leaf ops find it there under their locks.
+ */
+void
+EICompactPrepare(Relation rel)
+{
+	(void) EICompactInfo(rel);
+}
+
+/*
  * WAL-log pages that were rewritten whole as full images; with a valid
  * sibling, also the left-link change of the last image's right sibling.
  * Called inside the critical section that changed them.

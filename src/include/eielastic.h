@@ -219,6 +219,7 @@ extern bool EICompactScanRead(IndexScanDesc scan, ScanDirection dir);
 extern void EICompactScanRescan(IndexScanDesc scan);
 extern void EICompactScanEnd(IndexScanDesc scan);
 extern Size EICompactScanTupleSpace(Relation rel);
+extern void EICompactPrepare(Relation rel);
 
 /* elastic/verify.c: elastic_index_check on compact leaves */
 extern Page EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno,

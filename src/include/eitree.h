@@ -493,6 +493,11 @@ typedef enum EILeafInsertResult
  */
 typedef struct EILeafKindOps
 {
+	/* look up, before the core locks any page of the index, whatever the
+	 * other operations read from the catalogs, so that none of them does a
+	 * catalog lookup under a buffer lock; called when a scan, VACUUM or
+	 * the verifier begins (inserts use insert_prepare) [nothing] */
+	void		(*prepare) (Relation rel);
 	/* elastic_index_check: check a private copy of one such leaf (fully,
 	 * or only for the summary; with collect, hand its live entries to the
 	 * verifier) and return a standard leaf with the same special space and

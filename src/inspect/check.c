@@ -1403,6 +1403,14 @@ elastic_index_check(PG_FUNCTION_ARGS)
 		state.tuples = MemoryContextAllocHuge(checkcxt, state.tuples_size);
 	}
 
+	/* the policy's catalog lookups, before any page is locked */
+	{
+		const EILeafKindOps *leafops = EIGetPolicyChecked(rel)->leaf;
+
+		if (leafops != NULL && leafops->prepare != NULL)
+			leafops->prepare(rel);
+	}
+
 	/* 1. the metapage */
 	ei_check_meta(&state);
 
