@@ -138,6 +138,9 @@ EICompactConvert(Relation rel, Buffer buf)
 		(opaque->ei_flags & EI_COMPACT))
 		return false;
 
+	/* its tuples are read whole: check every one first */
+	EICheckPageItems(rel, buf);
+
 	tmp = PageGetTempPage(page);
 	if (!EICompactFromLeaf(rel, norm, page, tmp))
 	{
@@ -297,6 +300,7 @@ EICompactInsert(EIInsertState istate)
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
 			 RelationGetRelationName(rel));
+	EICompactCheckLeaf(rel, buf);
 
 	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
 	initStringInfo(&key);
@@ -404,7 +408,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 	BlockNumber origblk = BufferGetBlockNumber(buf);
 	bool		isroot = EI_IS_ROOT(oopaque);
-	int			n = EICompactNKeys(origpage);
+	int			n;
 	int			at;
 	int			delta;
 	EIHeapKeyReader *reader;
@@ -416,6 +420,8 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	BlockNumber rightblk;
 	Buffer		images[2];
 
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(origpage);
 	if (norm == NULL || n < 2)
 		elog(ERROR, "cannot split compact leaf %u of index \"%s\" with %d entries",
 			 origblk, RelationGetRelationName(rel), n);
@@ -598,7 +604,7 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	int			n = EICompactNKeys(page);
+	int			n;
 	EIHeapKeyReader *reader;
 	Page		tmp;
 	OffsetNumber off;
@@ -607,6 +613,8 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
 			 RelationGetRelationName(rel));
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(page);
 
 	tmp = PageGetTempPage(page);
 	ei_expand_begin(page, tmp);
@@ -682,9 +690,13 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	int			n = EICompactNKeys(page);
-	uint16	   *positions = palloc(sizeof(uint16) * Max(n, 1));
+	int			n;
+	uint16	   *positions;
 	int			npos = 0;
+
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(page);
+	positions = palloc(sizeof(uint16) * Max(n, 1));
 
 	for (int pos = 0; pos < n; pos++)
 	{
