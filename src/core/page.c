@@ -99,6 +99,18 @@ EICheckPage(Relation rel, Buffer buf)
 		ei_page_corrupted(rel, buf, NULL);
 
 	/*
+	 * A standard page with more line pointers than a page holds would
+	 * overflow the arrays a scan or a split fills from it (a policy's page
+	 * uses pd_lower as it likes).
+	 */
+	if (!(EIPageGetOpaque(page)->ei_flags & (EI_POLICY_LEAF | EI_POLICY_FLAGS)) &&
+		PageGetMaxOffsetNumber(page) > MaxIndexTuplesPerPage)
+		ei_page_corrupted(rel, buf,
+						  psprintf("It has %u line pointers; a page holds at most %u.",
+								   (unsigned) PageGetMaxOffsetNumber(page),
+								   (unsigned) MaxIndexTuplesPerPage));
+
+	/*
 	 * The free space bounds, which PageAddItem and PageIndexMultiDelete
 	 * trust (and answer with PANIC inside a critical section): check them
 	 * here, before any change.
@@ -196,6 +208,72 @@ EICheckPageItems(Relation rel, Buffer buf)
 						  psprintf("Its items take %zu bytes of a tuple space of %u.",
 								   total,
 								   (unsigned) (phdr->pd_special - phdr->pd_upper)));
+}
+
+/*
+ * The block of a page in a shared or local buffer, or InvalidBlockNumber
+ * for a page copied elsewhere (only for error messages).
+ */
+static BlockNumber
+ei_page_block(Page page)
+{
+	char	   *p = (char *) page;
+
+	if (p >= BufferBlocks && p < BufferBlocks + (Size) NBuffers * BLCKSZ)
+		return BufferGetBlockNumber((Buffer) ((p - BufferBlocks) / BLCKSZ) + 1);
+	for (int i = 0; i < NLocBuffer; i++)
+		if (LocalBufferBlockPointers[i] == (Block) page)
+			return BufferGetBlockNumber(-i - 1);
+	return InvalidBlockNumber;
+}
+
+/*
+ * Report a damaged item of a page of the index: ERRCODE_INDEX_CORRUPTED
+ * naming the index, the block (when the page is in a buffer) and offset.
+ */
+void
+EIItemCorrupted(Relation rel, Page page, OffsetNumber off, const char *what)
+{
+	BlockNumber blkno = ei_page_block(page);
+
+	if (BlockNumberIsValid(blkno))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted page at block %u",
+						RelationGetRelationName(rel), blkno),
+				 errdetail_internal("Offset %u is %s.", off, what),
+				 errhint("Please REINDEX it.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" contains a corrupted page",
+					RelationGetRelationName(rel)),
+			 errdetail_internal("Offset %u is %s.", off, what),
+			 errhint("Please REINDEX it.")));
+	pg_unreachable();
+}
+
+/*
+ * Report the item at off of page that EIReadTupleChecked refused, saying
+ * why (out of line: the check is inline in eitree.h).
+ */
+void
+EIItemRefused(Relation rel, Page page, OffsetNumber off)
+{
+	PageHeader	phdr = (PageHeader) page;
+	ItemId		itemid;
+
+	if (off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page))
+		EIItemCorrupted(rel, page, off, "past the page's last line pointer");
+	itemid = PageGetItemId(page, off);
+	if (!ItemIdHasStorage(itemid) || !ItemIdIsUsed(itemid) ||
+		ItemIdIsRedirected(itemid) ||
+		ItemIdGetOffset(itemid) < phdr->pd_upper ||
+		ItemIdGetOffset(itemid) + ItemIdGetLength(itemid) > phdr->pd_special ||
+		ItemIdGetLength(itemid) < sizeof(IndexTupleData))
+		EIItemCorrupted(rel, page, off,
+						"a line pointer outside the page's tuple space");
+	EIItemCorrupted(rel, page, off,
+					"an item whose size does not match its line pointer");
 }
 
 /*
@@ -377,6 +455,38 @@ EINewBuf(Relation rel)
 }
 
 /*
+ * Verify the locked metapage (EICheckPage passed) before its contents are
+ * used or changed: the flag, magic and version, and a root that is a
+ * block of the index other than the metapage (descents check the levels
+ * from there, EICheckChildLevel).  The
+ * root's bound costs a file size lookup, once per read of the metapage
+ * (backends cache its contents).
+ */
+void
+EICheckMetaPage(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	EIMetaPage	meta = EIPageGetMeta(page);
+
+	if (!EI_IS_META(EIPageGetOpaque(page)) || meta->magic != EI_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not an elastic_index tree",
+						RelationGetRelationName(rel))));
+	if (meta->version != EI_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" has format version %u, expected %u",
+						RelationGetRelationName(rel), meta->version, EI_VERSION),
+				 errhint("REINDEX the index to rebuild it in the current format.")));
+	if (meta->root == EI_METAPAGE || !BlockNumberIsValid(meta->root) ||
+		meta->root >= RelationGetNumberOfBlocks(rel))
+		ei_page_corrupted(rel, buf,
+						  psprintf("The metapage names root block %u at level %u.",
+								   meta->root, meta->level));
+}
+
+/*
  * Return the metapage contents, cached in rd_amcache; refresh re-reads it.
  *
  * The cached root may be stale after a root split.  That is harmless: the
@@ -395,17 +505,7 @@ EIGetMetaCached(Relation rel, bool refresh)
 		Page		page = BufferGetPage(buf);
 		EIMetaPage	meta = EIPageGetMeta(page);
 
-		if (!EI_IS_META(EIPageGetOpaque(page)) || meta->magic != EI_MAGIC)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" is not an elastic_index tree",
-							RelationGetRelationName(rel))));
-		if (meta->version != EI_VERSION)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" has format version %u, expected %u",
-							RelationGetRelationName(rel), meta->version, EI_VERSION),
-					 errhint("REINDEX the index to rebuild it in the current format.")));
+		EICheckMetaPage(rel, buf);
 
 		/* reading the page accepted no invalidation: cache is still ours */
 		memcpy(&cache->meta, meta, sizeof(EIMetaPageData));

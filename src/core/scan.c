@@ -931,7 +931,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			if (scan->ignore_killed_tuples && ItemIdIsDead(iid))
 				continue;
 
-			itup = (IndexTuple) PageGetItem(page, iid);
+			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			if (ei_check_keys(scan, itup, dir, &continuescan))
 				EIScanSaveItem(so, itemIndex++, offnum, itup);
 			if (!continuescan)
@@ -943,7 +943,9 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		 * fails a required key we need not visit the right sibling.
 		 */
 		if (continuescan && !EI_RIGHTMOST(opaque))
-			(void) ei_check_keys(scan, EIReadTuple(page, EI_HIKEY), dir,
+			(void) ei_check_keys(scan,
+								 EIReadTupleChecked(scan->indexRelation, page,
+													EI_HIKEY), dir,
 								 &continuescan);
 
 		if (!continuescan)
@@ -975,7 +977,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 				alive = false;
 			}
 
-			itup = (IndexTuple) PageGetItem(page, iid);
+			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			passes = ei_check_keys(scan, itup, dir, &continuescan);
 			if (passes && alive)
 				EIScanSaveItem(so, --itemIndex, offnum, itup);
@@ -1293,6 +1295,43 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
  */
 
 /*
+ * Check a heap TID the scan is about to hand to the executor: a valid
+ * offset, and a block inside the table.  The table's size is kept in the
+ * index's cache and read again (an lseek) only when a TID reaches past it,
+ * so intact entries cost one comparison; a TID past the table's end even
+ * after that is damage of the index, not the heap's "could not read
+ * block" about a file segment that does not exist.
+ */
+void
+EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid)
+{
+	Relation	rel = scan->indexRelation;
+	EIRelCache *cache = EIGetRelCache(rel);
+	BlockNumber blkno = ItemPointerGetBlockNumberNoCheck(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+	Relation	heap;
+
+	if (likely(blkno < cache->heap_nblocks && OffsetNumberIsValid(off)))
+		return;
+
+	/* bitmap scans have no heap relation; the executor holds its lock */
+	heap = scan->heapRelation;
+	if (heap == NULL)
+		heap = table_open(rel->rd_index->indrelid, NoLock);
+	if (OffsetNumberIsValid(off) && BlockNumberIsValid(blkno))
+		cache->heap_nblocks = RelationGetNumberOfBlocks(heap);
+	if (!OffsetNumberIsValid(off) || blkno >= cache->heap_nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: an entry points to heap tuple (%u,%u) of table \"%s\", which has %u blocks",
+						RelationGetRelationName(rel), blkno, (unsigned) off,
+						RelationGetRelationName(heap), cache->heap_nblocks),
+				 errhint("Please REINDEX it.")));
+	if (heap != scan->heapRelation)
+		table_close(heap, NoLock);
+}
+
+/*
  * Hand the current item of currPos to the executor.
  */
 static void
@@ -1301,6 +1340,7 @@ ei_return_item(IndexScanDesc scan)
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	EIScanPosItem *item = &so->currPos.items[so->currPos.itemIndex];
 
+	EIScanCheckHeapTid(scan, &item->heapTid);
 	scan->xs_heaptid = item->heapTid;
 	scan->xs_recheck = so->currPos.recheck;
 	if (so->currTuples != NULL)
@@ -1701,6 +1741,7 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 		/* the buffered entry comes first */
 		IndexTuple	itup = sb->entries[bi].itup;
 
+		EIScanCheckHeapTid(scan, &itup->t_tid);
 		scan->xs_heaptid = itup->t_tid;
 		scan->xs_recheck = ei_recheck_outside_tree(scan);
 		if (scan->xs_want_itup)
@@ -1821,7 +1862,8 @@ ei_kill_items(IndexScanDesc scan)
 
 			if (ItemIdHasStorage(iid))
 			{
-				IndexTuple	itup = (IndexTuple) PageGetItem(page, iid);
+				IndexTuple	itup = EIReadTupleChecked(scan->indexRelation,
+													  page, off);
 
 				if (ItemPointerEquals(&itup->t_tid, &item->heapTid))
 				{
@@ -2139,6 +2181,7 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 		for (int i = 0; i < nitems; i++)
 		{
+			EIScanCheckHeapTid(scan, &items[i]->t_tid);
 			tbm_add_tuples(tbm, &items[i]->t_tid, 1, recheck);
 			pfree(items[i]);
 		}
@@ -2156,6 +2199,7 @@ eigetbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 		for (i = so->currPos.itemIndex; i <= so->currPos.lastItem; i++)
 		{
+			EIScanCheckHeapTid(scan, &so->currPos.items[i].heapTid);
 			tbm_add_tuples(tbm, &so->currPos.items[i].heapTid, 1,
 						   so->currPos.recheck);
 			ntids++;

@@ -87,7 +87,7 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 	if (!EI_IS_LEAF(opaque) && offnum == EI_FIRST_DATA(opaque))
 		return 1;
 
-	itup = EIReadTuple(page, offnum);
+	itup = EIReadTupleChecked(rel, page, offnum);
 
 	for (i = 0; i < key->keysz; i++)
 	{
@@ -137,6 +137,8 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 							 !(offnum == EI_HIKEY && !EI_RIGHTMOST(opaque)));
 	if (htid == NULL)
 		return 1;
+	if (unlikely(!ItemPointerIsValid(htid)))
+		EIItemCorrupted(rel, page, offnum, "an item with an invalid heap TID");
 	return ItemPointerCompare(key->scantid, htid);
 }
 
@@ -436,7 +438,7 @@ EICheckDownlink(Relation rel, Buffer buf, OffsetNumber offnum)
 				 errmsg("index \"%s\" is corrupted: inner block %u has no downlink at offset %u (it has %u items)",
 						RelationGetRelationName(rel), BufferGetBlockNumber(buf),
 						offnum, (unsigned) PageGetMaxOffsetNumber(page))));
-	child = EITupleGetDownlink(EIReadTuple(page, offnum));
+	child = EITupleGetDownlink(EIReadTupleChecked(rel, page, offnum));
 	if (!BlockNumberIsValid(child) || child == EI_METAPAGE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),

@@ -83,6 +83,59 @@ EICompactAttach(Page page, SeqTree *st)
 }
 
 /*
+ * Check the layout of a locked compact leaf before any read or change of
+ * it: its high key, a SeqTree image that attaches with the index's key
+ * length and ends at pd_lower, and a TID array from pd_upper to the high
+ * key holding one TID per key.  Constant time: every compact leaf
+ * operation (EILeafKindOps read, insert, split, vacuum) and expansion run
+ * it first, so that the changes they then make inside a critical section
+ * (EICompactAttach, EICompactInsertAt, EICompactDeleteMany) meet no
+ * damage there.  Damage is ERRCODE_INDEX_CORRUPTED naming index and block.
+ */
+void
+EICompactCheckLeaf(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	phdr = (PageHeader) page;
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	Size		imageoff = ei_compact_image_offset(page);
+	Size		tidend = phdr->pd_special;
+	const char *what = NULL;
+	SeqTree		st;
+
+	if (!EI_RIGHTMOST(EIPageGetOpaque(page)))
+	{
+		ItemId		hiid = PageGetItemId(page, EI_HIKEY);
+
+		if (!ItemIdIsNormal(hiid) || ItemIdGetOffset(hiid) < phdr->pd_upper ||
+			ItemIdGetLength(hiid) < sizeof(IndexTupleData) ||
+			ItemIdGetOffset(hiid) + ItemIdGetLength(hiid) > phdr->pd_special ||
+			IndexTupleSize((IndexTuple) PageGetItem(page, hiid)) != ItemIdGetLength(hiid))
+			what = "Its high key's line pointer is invalid.";
+		else
+			tidend = ItemIdGetOffset(hiid);
+	}
+	if (what == NULL &&
+		(phdr->pd_lower < imageoff ||
+		 !seqtree_attach(&st, (char *) page + imageoff, phdr->pd_upper - imageoff)))
+		what = "Its SeqTree image is invalid.";
+	if (what == NULL &&
+		((norm != NULL && st.keylen != norm->keylen) ||
+		 imageoff + seqtree_used(&st) != phdr->pd_lower ||
+		 phdr->pd_upper + (Size) st.nkeys * sizeof(ItemPointerData) != tidend))
+		what = psprintf("Its layout is inconsistent (%d keys of %d bytes, lower %u, upper %u, TIDs end at %zu).",
+						st.nkeys, st.keylen, (unsigned) phdr->pd_lower,
+						(unsigned) phdr->pd_upper, tidend);
+	if (what != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted compact leaf at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errdetail_internal("%s", what),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
  * Return the heap TID of the entry at position pos of a compact leaf.
  */
 void
@@ -431,9 +484,14 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 
 	if (!EICompactHasRoom(page))
 		return false;
+	/*
+	 * Callers run this inside a critical section (and redo), on a leaf
+	 * EICompactCheckLeaf passed, with a position from a search of it and
+	 * room checked: a failure below cannot happen.
+	 */
 	EICompactAttach(page, &st);
 	if (pos < 0 || pos > st.nkeys)
-		elog(ERROR, "compact leaf insert position %d out of range 0..%d",
+		elog(PANIC, "compact leaf insert position %d out of range 0..%d",
 			 pos, st.nkeys);
 
 	/* the TIDs before pos move down one slot; the new TID goes between */
@@ -446,7 +504,7 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 
 	st.space = phdr->pd_upper - off;
 	if (!seqtree_insert_at(&st, pos, lbit, rbit))
-		elog(ERROR, "could not add entry to compact leaf");
+		elog(PANIC, "could not add entry to compact leaf");
 	phdr->pd_lower = off + seqtree_used(&st);
 	return true;
 }
@@ -467,15 +525,20 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 	int			k = 0;
 	int			kept = 0;
 
+	/*
+	 * Callers run this inside a critical section (and redo), on a leaf
+	 * EICompactCheckLeaf passed, with positions read from it: a failure
+	 * below cannot happen.
+	 */
 	EICompactAttach(page, &st);
 	n = st.nkeys;
 	if (npos > n)
-		elog(ERROR, "cannot delete %d entries from a compact leaf of %d",
+		elog(PANIC, "cannot delete %d entries from a compact leaf of %d",
 			 npos, n);
 	for (int i = 0; i < npos; i++)
 	{
 		if (positions[i] >= n || (i > 0 && positions[i] <= positions[i - 1]))
-			elog(ERROR, "compact leaf delete positions are not ascending within 0..%d",
+			elog(PANIC, "compact leaf delete positions are not ascending within 0..%d",
 				 n - 1);
 		ipos[i] = positions[i];
 	}

@@ -149,6 +149,9 @@ EICompactConvert(Relation rel, Buffer buf)
 		(opaque->ei_flags & EI_COMPACT))
 		return false;
 
+	/* its tuples are read whole: check every one first */
+	EICheckPageItems(rel, buf);
+
 	tmp = PageGetTempPage(page);
 	if (!EICompactFromLeaf(rel, norm, page, tmp))
 	{
@@ -308,6 +311,7 @@ EICompactInsert(EIInsertState istate)
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
 			 RelationGetRelationName(rel));
+	EICompactCheckLeaf(rel, buf);
 
 	index_deform_tuple(itup, RelationGetDescr(rel), values, isnull);
 	initStringInfo(&key);
@@ -415,7 +419,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 	BlockNumber origblk = BufferGetBlockNumber(buf);
 	bool		isroot = EI_IS_ROOT(oopaque);
-	int			n = EICompactNKeys(origpage);
+	int			n;
 	int			at;
 	int			delta;
 	EIHeapKeyReader *reader;
@@ -427,6 +431,8 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	BlockNumber rightblk;
 	Buffer		images[2];
 
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(origpage);
 	if (norm == NULL || n < 2)
 		elog(ERROR, "cannot split compact leaf %u of index \"%s\" with %d entries",
 			 origblk, RelationGetRelationName(rel), n);
@@ -609,7 +615,7 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 	EINormKeyInfo *norm = EICompactInfo(rel);
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	int			n = EICompactNKeys(page);
+	int			n;
 	EIHeapKeyReader *reader;
 	Page		tmp;
 	OffsetNumber off;
@@ -618,6 +624,8 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
 			 RelationGetRelationName(rel));
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(page);
 
 	tmp = PageGetTempPage(page);
 	ei_expand_begin(page, tmp);
@@ -693,9 +701,13 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	int			n = EICompactNKeys(page);
-	uint16	   *positions = palloc(sizeof(uint16) * Max(n, 1));
+	int			n;
+	uint16	   *positions;
 	int			npos = 0;
+
+	EICompactCheckLeaf(rel, buf);
+	n = EICompactNKeys(page);
+	positions = palloc(sizeof(uint16) * Max(n, 1));
 
 	for (int pos = 0; pos < n; pos++)
 	{

@@ -260,6 +260,8 @@ EIElasticSetState(Relation rel, uint32 state)
 	Buffer		metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
 	EIMetaPage	meta = EIPageGetMeta(BufferGetPage(metabuf));
 
+	/* before the page is changed and cached */
+	EICheckMetaPage(rel, metabuf);
 	if (EIElasticMetaState(meta) != state)
 	{
 		START_CRIT_SECTION();

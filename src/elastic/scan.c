@@ -225,6 +225,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
+	EICompactCheckLeaf(rel, buf);
 	n = EICompactNKeys(page);
 	lo = 0;
 	hi = n - 1;

@@ -180,6 +180,7 @@ extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
 
 /* elastic/compact.c: compact leaf pages */
 extern void EICompactAttach(Page page, SeqTree *st);
+extern void EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz);

@@ -243,6 +243,11 @@ typedef struct EIRelCache
 	uint64		activity_generation;	/* as of this entry generation */
 	bool		heap_is_catalog;	/* EINoteHeapRel's note, for WAL records
 									 * that reuse a page */
+	BlockNumber heap_nblocks;	/* the table's size when last read: no
+								 * scan's heap TID may reach it unless it
+								 * grew since (EIScanCheckHeapTid) */
+	BlockNumber index_nblocks;	/* the index's size when last read, for
+								 * block numbers a policy's pages name */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -623,6 +628,7 @@ extern void EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root,
 						   uint32 level, uint32 fillfactor);
 extern void EICheckPage(Relation rel, Buffer buf);
 extern void EICheckPageItems(Relation rel, Buffer buf);
+extern void EICheckMetaPage(Relation rel, Buffer buf);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);
@@ -638,6 +644,40 @@ extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);
 extern IndexTuple EIReadTuple(Page page, OffsetNumber off);
+extern void EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid);
+pg_noreturn extern void EIItemRefused(Relation rel, Page page, OffsetNumber off);
+
+/*
+ * Return the tuple at an offset of a page read by EICheckPage, checking
+ * the one line pointer and tuple it reads: an offset the page has, a line
+ * pointer with storage inside the tuple space, and a tuple of the line
+ * pointer's length.  A few comparisons on data the caller reads anyway:
+ * searches and scans call it for every item they read.
+ */
+static inline IndexTuple
+EIReadTupleChecked(Relation rel, Page page, OffsetNumber off)
+{
+	PageHeader	phdr = (PageHeader) page;
+	ItemId		itemid;
+	unsigned	itemoff;
+	unsigned	itemlen;
+
+	if (unlikely(off < FirstOffsetNumber || off > PageGetMaxOffsetNumber(page)))
+		EIItemRefused(rel, page, off);
+	itemid = PageGetItemId(page, off);
+	itemoff = ItemIdGetOffset(itemid);
+	itemlen = ItemIdGetLength(itemid);
+	if (unlikely(itemid->lp_flags == LP_UNUSED ||
+				 itemid->lp_flags == LP_REDIRECT ||
+				 itemoff < phdr->pd_upper ||
+				 itemoff + itemlen > phdr->pd_special ||
+				 itemlen < sizeof(IndexTupleData) ||
+				 IndexTupleSize((IndexTuple) ((char *) page + itemoff)) != itemlen))
+		EIItemRefused(rel, page, off);
+	return (IndexTuple) ((char *) page + itemoff);
+}
+pg_noreturn extern void EIItemCorrupted(Relation rel, Page page, OffsetNumber off,
+										const char *what);
 extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
 
 /*

@@ -1067,11 +1067,12 @@ ei_check_meta(EICheckState *state)
 							 RBM_NORMAL, state->strategy);
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buf);
-	opaque = EIPageGetOpaque(page);
 
+	/* (a zero page has no special space to point to) */
 	if (PageIsNew(page) ||
 		PageGetSpecialSize(page) != MAXALIGN(sizeof(EIPageOpaqueData)) ||
-		!EI_IS_META(opaque) || opaque->ei_page_id != EI_PAGE_ID)
+		!EI_IS_META((opaque = EIPageGetOpaque(page))) ||
+		opaque->ei_page_id != EI_PAGE_ID)
 	{
 		UnlockReleaseBuffer(buf);
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,

@@ -71,6 +71,8 @@ static void osm_chain_hashes(Relation rel, BlockNumber blkno,
 							 BlockNumber stop, uint64 **hashes, int *nhashes,
 							 int *maxhashes, OsmSectionZone *zone);
 static Buffer osm_filter_buf(Relation rel, BlockNumber blkno, int access);
+static void osm_check_buffer_page(Relation rel, Buffer buf, bool entries);
+static void osm_check_chain_block(Relation rel, BlockNumber blkno);
 static void osm_filter_rebuild(Relation rel);
 static void osm_link_begin(xl_ei_buffer_link *xlrec, uint8 op, uint16 npages,
 						   uint16 bloom_bytes, uint8 probes,
@@ -202,9 +204,10 @@ OsmBufferPageInit(Page page, uint16 bloom_bytes, uint8 probes)
 	summary->bloom_probes = probes;
 
 	EIInitPage(page, EI_BUFFER, 0);
+	/* an empty page always takes it: callers are in critical sections */
 	if (PageAddItem(page, (Item) summary, sz, OSM_BUFFER_SUMMARY,
 					false, false) == InvalidOffsetNumber)
-		elog(ERROR, "could not add the summary of an osm_tree buffer page");
+		elog(PANIC, "could not add the summary of an osm_tree buffer page");
 }
 
 /*
@@ -310,9 +313,9 @@ osm_page_value_range(Relation rel, Page page, OsmBufferSummary *summary,
 	bool		lonull;
 	bool		hinull;
 
-	*lo = index_getattr(EIReadTuple(page, desc_col ? summary->maxoff : summary->minoff),
+	*lo = index_getattr(EIReadTupleChecked(rel, page, desc_col ? summary->maxoff : summary->minoff),
 						1, desc, &lonull);
-	*hi = index_getattr(EIReadTuple(page, desc_col ? summary->minoff : summary->maxoff),
+	*hi = index_getattr(EIReadTupleChecked(rel, page, desc_col ? summary->minoff : summary->maxoff),
 						1, desc, &hinull);
 	return !lonull && !hinull;
 }
@@ -395,8 +398,12 @@ osm_chain_hashes(Relation rel, BlockNumber blkno, BlockNumber stop,
 {
 	while (blkno != 0 && blkno != stop && BlockNumberIsValid(blkno))
 	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+		Buffer		buf;
 
+		CHECK_FOR_INTERRUPTS();
+		osm_check_chain_block(rel, blkno);
+		buf = EIGetBuf(rel, blkno, EI_READ);
+		osm_check_buffer_page(rel, buf, true);
 		osm_page_hashes(rel, BufferGetPage(buf), hashes, nhashes, maxhashes);
 		osm_zone_widen(rel, zone, BufferGetPage(buf));
 		blkno = EIPageGetOpaque(BufferGetPage(buf))->ei_next;
@@ -405,17 +412,145 @@ osm_chain_hashes(Relation rel, BlockNumber blkno, BlockNumber stop,
 }
 
 /*
+ * Check a block number that the metapage or a buffer page names before
+ * the buffer's code reads it: neither the metapage nor past the end of the
+ * index.  The index's size is kept in its cache and read again (an lseek)
+ * only when a block reaches past it; no catalog access, so it may run
+ * under the metapage's lock.  Without it a damaged link read a block of a
+ * file segment that does not exist, an error that does not name the index.
+ */
+static void
+osm_check_chain_block(Relation rel, BlockNumber blkno)
+{
+	EIRelCache *cache = EIGetRelCache(rel);
+
+	if (likely(blkno != EI_METAPAGE && blkno < cache->index_nblocks))
+		return;
+	if (blkno != EI_METAPAGE && BlockNumberIsValid(blkno))
+		cache->index_nblocks = RelationGetNumberOfBlocks(rel);
+	if (blkno == EI_METAPAGE || blkno >= cache->index_nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: its insert buffer links to block %u of %u",
+						RelationGetRelationName(rel), blkno, cache->index_nblocks),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
+ * Report a damaged page of the insert buffer: ERRCODE_INDEX_CORRUPTED
+ * naming the index and block.
+ */
+pg_noreturn static void
+osm_page_corrupted(Relation rel, Buffer buf, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" contains corrupted insert buffer page at block %u",
+					RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+			 errdetail_internal("%s", detail),
+			 errhint("Please REINDEX it.")));
+	pg_unreachable();
+}
+
+/*
+ * Is the line pointer at off of page one with storage inside its tuple
+ * space, of at least minlen bytes?
+ */
+static bool
+osm_item_in_page(Page page, OffsetNumber off, Size minlen)
+{
+	PageHeader	phdr = (PageHeader) page;
+	ItemId		itemid;
+
+	if (off > PageGetMaxOffsetNumber(page))
+		return false;
+	itemid = PageGetItemId(page, off);
+	return ItemIdHasStorage(itemid) && !ItemIdIsRedirected(itemid) &&
+		ItemIdGetOffset(itemid) >= phdr->pd_upper &&
+		ItemIdGetOffset(itemid) == MAXALIGN(ItemIdGetOffset(itemid)) &&
+		ItemIdGetOffset(itemid) + ItemIdGetLength(itemid) <= phdr->pd_special &&
+		ItemIdGetLength(itemid) >= minlen;
+}
+
+/*
+ * Check a locked buffer page (EICheckPage passed) before it is read or
+ * changed: a buffer page (deleted ones keep only their link), its summary
+ * item of the size its filter needs, a zonemap and sorted section within
+ * its entries; with entries, also every entry's line pointer, size and
+ * heap TID.  Constant time without entries: a scan checks the summary of
+ * every page of the chain, and the entries of the pages it reads.
+ */
+static void
+osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OsmBufferSummary *summary;
+
+	if (opaque->ei_flags & EI_DELETED)
+		return;
+	if ((opaque->ei_flags & (EI_BUFFER | EI_BUFFER_FILTER | EI_LEAF | EI_META)) != EI_BUFFER)
+		osm_page_corrupted(rel, buf,
+						   psprintf("It is in the insert buffer's chain but has the flags 0x%04x.",
+									(unsigned) opaque->ei_flags));
+	if (maxoff > MaxIndexTuplesPerPage ||
+		!osm_item_in_page(page, OSM_BUFFER_SUMMARY, offsetof(OsmBufferSummary, bloom)))
+		osm_page_corrupted(rel, buf, "Its summary's line pointer is invalid.");
+	summary = OsmPageGetSummary(page);
+	if (summary->bloom_bytes > OSM_MAX_BLOOM_BYTES ||
+		ItemIdGetLength(PageGetItemId(page, OSM_BUFFER_SUMMARY)) !=
+		offsetof(OsmBufferSummary, bloom) + summary->bloom_bytes ||
+		(summary->bloom_bytes > 0 && summary->bloom_probes == 0))
+		osm_page_corrupted(rel, buf, "Its summary's filter does not fit its item.");
+	if ((summary->minoff == InvalidOffsetNumber) != (summary->maxoff == InvalidOffsetNumber) ||
+		(summary->minoff != InvalidOffsetNumber &&
+		 (summary->minoff < OSM_BUFFER_FIRST || summary->minoff > maxoff ||
+		  summary->maxoff < OSM_BUFFER_FIRST || summary->maxoff > maxoff)))
+		osm_page_corrupted(rel, buf,
+						   psprintf("Its zonemap names offsets %u and %u of %u.",
+									(unsigned) summary->minoff,
+									(unsigned) summary->maxoff, (unsigned) maxoff));
+	if (!entries)
+		return;
+	for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
+	{
+		IndexTuple	itup = EIReadTupleChecked(rel, page, off);
+
+		if (!ItemPointerIsValid(&itup->t_tid) ||
+			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&itup->t_tid)))
+			EIItemCorrupted(rel, page, off, "an entry with an invalid heap TID");
+	}
+}
+
+/*
  * Lock and return the section filter page blkno, refusing a page of
- * another kind.
+ * another kind or a filter item that does not fit its page.
  */
 static Buffer
 osm_filter_buf(Relation rel, BlockNumber blkno, int access)
 {
-	Buffer		buf = EIGetBuf(rel, blkno, access);
+	Buffer		buf;
+	Page		page;
+	OsmSectionFilter *filter;
 
-	if (!(EIPageGetOpaque(BufferGetPage(buf))->ei_flags & EI_BUFFER_FILTER))
-		elog(ERROR, "block %u of index \"%s\" is not the insert buffer's section filter",
-			 blkno, RelationGetRelationName(rel));
+	osm_check_chain_block(rel, blkno);
+	buf = EIGetBuf(rel, blkno, access);
+	page = BufferGetPage(buf);
+
+	if ((EIPageGetOpaque(page)->ei_flags & (EI_BUFFER_FILTER | EI_BUFFER | EI_LEAF |
+											 EI_META | EI_DELETED)) != EI_BUFFER_FILTER)
+		osm_page_corrupted(rel, buf,
+						   psprintf("It is the insert buffer's section filter but has the flags 0x%04x.",
+									(unsigned) EIPageGetOpaque(page)->ei_flags));
+	if (!osm_item_in_page(page, OSM_SECTION_FILTER, offsetof(OsmSectionFilter, bloom)))
+		osm_page_corrupted(rel, buf, "Its filter's line pointer is invalid.");
+	filter = OsmPageGetSectionFilter(page);
+	if (filter->bloom_bytes > OSM_SECTION_BLOOM_BYTES ||
+		(filter->bloom_bytes > 0 && filter->bloom_probes == 0) ||
+		offsetof(OsmSectionFilter, bloom) + filter->bloom_bytes >
+		ItemIdGetLength(PageGetItemId(page, OSM_SECTION_FILTER)))
+		osm_page_corrupted(rel, buf, "Its filter does not fit its item.");
 	return buf;
 }
 
@@ -583,11 +718,16 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
 	npages = OsmMetaOf(meta)->buf_pages;
 	if (tail != 0)
 	{
-		Buffer		buf = ReadBuffer(rel, tail);
-		Page		page = BufferGetPage(buf);
+		Buffer		buf;
+		Page		page;
 
+		osm_check_chain_block(rel, tail);
+		buf = ReadBuffer(rel, tail);
+		page = BufferGetPage(buf);
 		LockBuffer(buf, EI_WRITE);
 		EIRelBuf(rel, metabuf);
+		EICheckPage(rel, buf);
+		osm_check_buffer_page(rel, buf, false);
 		if (osm_page_is_open_tail(page))
 		{
 			if (PageGetFreeSpace(page) >= itemsz)
@@ -686,9 +826,13 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	oldtail = OsmMetaOf(meta)->buf_tail;
 	if (oldtail != seen_tail && oldtail != 0)
 	{
-		Buffer		buf = ReadBuffer(rel, oldtail);
+		Buffer		buf;
 
+		osm_check_chain_block(rel, oldtail);
+		buf = ReadBuffer(rel, oldtail);
 		LockBuffer(buf, EI_WRITE);
+		EICheckPage(rel, buf);
+		osm_check_buffer_page(rel, buf, true);
 		if (osm_page_is_open_tail(BufferGetPage(buf)) &&
 			PageGetFreeSpace(BufferGetPage(buf)) >= itemsz)
 		{
@@ -707,8 +851,11 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 	}
 	else if (oldtail != 0)
 	{
+		osm_check_chain_block(rel, oldtail);
 		oldbuf = ReadBuffer(rel, oldtail);
 		LockBuffer(oldbuf, EI_WRITE);
+		EICheckPage(rel, oldbuf);
+		osm_check_buffer_page(rel, oldbuf, true);
 	}
 
 	/*
@@ -937,8 +1084,8 @@ osm_page_add_run(Relation rel, Buffer buf, IndexTuple *items, int nitems)
 	/* the new zonemap: compare with the page's current least and greatest */
 	if (minoff != InvalidOffsetNumber)
 	{
-		EIEntrySortSet(&bc->esort, &minent, EIReadTuple(page, minoff));
-		EIEntrySortSet(&bc->esort, &maxent, EIReadTuple(page, maxoff));
+		EIEntrySortSet(&bc->esort, &minent, EIReadTupleChecked(rel, page, minoff));
+		EIEntrySortSet(&bc->esort, &maxent, EIReadTupleChecked(rel, page, maxoff));
 	}
 	hashes = palloc(sizeof(uint64) * n);
 	tupdata = palloc(tupbytes);
@@ -1234,14 +1381,19 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 	/* 1. close and read the pages, oldest first */
 	while (BlockNumberIsValid(blkno) && npages < maxpages)
 	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-		Page		page = BufferGetPage(buf);
-		EIPageOpaque opaque = EIPageGetOpaque(page);
+		Buffer		buf;
+		Page		page;
+		EIPageOpaque opaque;
 		OffsetNumber maxoff;
 
+		osm_check_chain_block(rel, blkno);
+		buf = EIGetBuf(rel, blkno, EI_READ);
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
 		if ((opaque->ei_flags & (EI_BUFFER | EI_DELETED)) != EI_BUFFER)
 			elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
 				 blkno, RelationGetRelationName(rel));
+		osm_check_buffer_page(rel, buf, true);
 		if (!(opaque->ei_flags & EI_BUFFER_CLOSED))
 		{
 			/* the tail: close it, so that its entries stay as we read them */
@@ -1418,6 +1570,7 @@ osm_sort_page(Relation rel, Buffer buf)
 	OffsetNumber *order;
 	int			norder;
 
+	osm_check_buffer_page(rel, buf, true);
 	order = osm_page_order(rel, page, &norder);
 
 	START_CRIT_SECTION();
@@ -1796,7 +1949,7 @@ static void
 osm_collect_entry(IndexScanDesc scan, Page page, OffsetNumber off,
 				  OsmItemList *list)
 {
-	IndexTuple	itup = EIReadTuple(page, off);
+	IndexTuple	itup = EIReadTupleChecked(scan->indexRelation, page, off);
 	bool		cont;
 
 	if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
@@ -1902,9 +2055,12 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 
 	while (BlockNumberIsValid(blkno))
 	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
+		Buffer		buf;
 		bool		sort_tried = false;
 
+		CHECK_FOR_INTERRUPTS();
+		osm_check_chain_block(rel, blkno);
+		buf = EIGetBuf(rel, blkno, EI_READ);
 		for (;;)
 		{
 			Page		page = BufferGetPage(buf);
@@ -1918,6 +2074,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 			if (!(opaque->ei_flags & EI_BUFFER))
 				elog(ERROR, "block %u of index \"%s\" is in the insert buffer's chain but is not a buffer page",
 					 blkno, RelationGetRelationName(rel));
+			osm_check_buffer_page(rel, buf, false);
 
 			summary = OsmPageGetSummary(page);
 			if (summary->minoff == InvalidOffsetNumber ||
@@ -1950,6 +2107,8 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 				continue;
 			}
 
+			/* its entries are read: check them all */
+			osm_check_buffer_page(rel, buf, true);
 			nread++;
 			if (searchable)
 			{
@@ -2000,10 +2159,16 @@ OsmBufferCounts(Relation rel, OsmBufferCountsData *counts)
 
 	while (blkno != 0 && BlockNumberIsValid(blkno))
 	{
-		Buffer		buf = EIGetBuf(rel, blkno, EI_READ);
-		Page		page = BufferGetPage(buf);
-		EIPageOpaque opaque = EIPageGetOpaque(page);
+		Buffer		buf;
+		Page		page;
+		EIPageOpaque opaque;
 
+		CHECK_FOR_INTERRUPTS();
+		osm_check_chain_block(rel, blkno);
+		buf = EIGetBuf(rel, blkno, EI_READ);
+		page = BufferGetPage(buf);
+		opaque = EIPageGetOpaque(page);
+		osm_check_buffer_page(rel, buf, false);
 		if (!(opaque->ei_flags & EI_DELETED))
 		{
 			int			n = OsmPageGetNEntries(page);
