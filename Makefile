@@ -110,6 +110,14 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS names an object's dependency file after its base name, and
+# src/core, src/elastic and src/osm each have a policy.c, an xlog.c and
+# more of the same name: one would overwrite the other's, and a changed
+# header would leave objects stale.  Name the file after the whole path.
+%.o : %.c
+	@mkdir -p $(DEPDIR)
+	$(COMPILE.c) -o $@ $< -MMD -MP -MF $(DEPDIR)/$(subst /,__,$*).Po
+
 # Objects compiled against another server's headers, or with another
 # EI_FAULT_INJECTION, are never reused: .build-server names the server the
 # objects were built for (and the flag), every object depends on it, and it
