@@ -455,15 +455,10 @@ EINewBuf(Relation rel)
 }
 
 /*
- * Verify the locked metapage (EICheckPage passed) before its contents are
- * used or changed: the flag, magic and version, and a root that is a
- * block of the index other than the metapage (descents check the levels
- * from there, EICheckChildLevel).  The
- * root's bound costs a file size lookup, once per read of the metapage
- * (backends cache its contents).
+ * Check the locked metapage's flag, magic and version.
  */
-void
-EICheckMetaPage(Relation rel, Buffer buf)
+static void
+ei_check_meta_header(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
 	EIMetaPage	meta = EIPageGetMeta(page);
@@ -479,11 +474,42 @@ EICheckMetaPage(Relation rel, Buffer buf)
 				 errmsg("index \"%s\" has format version %u, expected %u",
 						RelationGetRelationName(rel), meta->version, EI_VERSION),
 				 errhint("REINDEX the index to rebuild it in the current format.")));
+}
+
+/*
+ * Verify the locked metapage (EICheckPage passed) before its contents are
+ * used or changed: the flag, magic and version, and a root that is a
+ * block of the index other than the metapage (descents check the levels
+ * from there, EICheckChildLevel).  The
+ * root's bound costs a file size lookup, once per read of the metapage
+ * (backends cache its contents).
+ */
+void
+EICheckMetaPage(Relation rel, Buffer buf)
+{
+	EIMetaPage	meta = EIPageGetMeta(BufferGetPage(buf));
+
+	ei_check_meta_header(rel, buf);
 	if (meta->root == EI_METAPAGE || !BlockNumberIsValid(meta->root) ||
 		meta->root >= RelationGetNumberOfBlocks(rel))
 		ei_page_corrupted(rel, buf,
 						  psprintf("The metapage names root block %u at level %u.",
 								   meta->root, meta->level));
+}
+
+/*
+ * Lock the metapage for access (EI_READ or EI_WRITE) and check its flag,
+ * magic and version, for a policy that reads or changes its own words
+ * there: the tree's fields (the root) are checked by EICheckMetaPage when
+ * a backend caches them.
+ */
+Buffer
+EIGetMetaBuf(Relation rel, int access)
+{
+	Buffer		buf = EIGetBuf(rel, EI_METAPAGE, access);
+
+	ei_check_meta_header(rel, buf);
+	return buf;
 }
 
 /*

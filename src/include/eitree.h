@@ -629,6 +629,7 @@ extern void EIInitMetaPage(Page page, uint32 am_kind, BlockNumber root,
 extern void EICheckPage(Relation rel, Buffer buf);
 extern void EICheckPageItems(Relation rel, Buffer buf);
 extern void EICheckMetaPage(Relation rel, Buffer buf);
+extern Buffer EIGetMetaBuf(Relation rel, int access);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);

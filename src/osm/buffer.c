@@ -712,7 +712,7 @@ osm_get_tail(Relation rel, Relation heapRel, Size itemsz)
 	int			unit = Max(1, (int) (bufsize * OsmGetFlushFraction(rel)));
 
 	/* meta, then tail: the order every locker of both follows */
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	tail = OsmMetaOf(meta)->buf_tail;
 	npages = OsmMetaOf(meta)->buf_pages;
@@ -821,7 +821,7 @@ osm_new_tail(Relation rel, BlockNumber seen_tail, Size itemsz)
 			filterbuf = EINewBuf(rel);
 	}
 
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	metabuf = EIGetMetaBuf(rel, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	oldtail = OsmMetaOf(meta)->buf_tail;
 	if (oldtail != seen_tail && oldtail != 0)
@@ -1280,7 +1280,7 @@ osm_filter_rebuild(Relation rel)
 	int			maxhashes = 0;
 	OsmSectionZone zone;
 
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	filterblk = OsmMetaOf(meta)->buf_filter;
 	blkno = OsmMetaOf(meta)->buf_head;
@@ -1296,7 +1296,7 @@ osm_filter_rebuild(Relation rel)
 	osm_chain_hashes(rel, blkno, tail, &hashes, &nhashes, &maxhashes, &zone);
 
 	/* 2. the pages that stopped being the tail since, and the swap */
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	metabuf = EIGetMetaBuf(rel, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	osm_chain_hashes(rel, (tail != 0) ? tail : OsmMetaOf(meta)->buf_head, OsmMetaOf(meta)->buf_tail,
 					 &hashes, &nhashes, &maxhashes, &zone);
@@ -1367,7 +1367,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 	Assert(maxpages > 0 && maxpages <= OSM_FLUSH_STEP_PAGES);
 
 	*took_tail = false;
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 	if (blkno == 0)
@@ -1436,7 +1436,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 	EIFaultPoint(EI_FAULT_AFTER_FLUSH_INSERT);
 
 	/* 3. unlink the pages: metapage first, then the pages in chain order */
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	metabuf = EIGetMetaBuf(rel, EI_WRITE);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	if (OsmMetaOf(meta)->buf_head != blocks[0])
 		elog(ERROR, "insert buffer of index \"%s\" changed its head during a flush",
@@ -2004,7 +2004,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	*nitemsp = 0;
 
 	/* an empty buffer, the common case, costs one look at the metapage */
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 	if (blkno == 0)
@@ -2020,7 +2020,7 @@ OsmBufferCollect(IndexScanDesc scan, IndexTuple **itemsp, int *nitemsp)
 	 * page of the chain.  They are read under the metapage's lock, which
 	 * every link that changes what they cover holds exclusively.
 	 */
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	blkno = OsmMetaOf(meta)->buf_head;
 	if ((hashed || nzkeys > 0) && OsmMetaOf(meta)->buf_filter != 0 && blkno != 0 &&
@@ -2153,7 +2153,7 @@ OsmBufferCounts(Relation rel, OsmBufferCountsData *counts)
 	BlockNumber blkno;
 
 	memset(counts, 0, sizeof(OsmBufferCountsData));
-	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_READ);
+	metabuf = EIGetMetaBuf(rel, EI_READ);
 	blkno = OsmMetaOf(EIPageGetMeta(BufferGetPage(metabuf)))->buf_head;
 	EIRelBuf(rel, metabuf);
 
