@@ -36,6 +36,8 @@
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "utils/snapmgr.h"
@@ -123,12 +125,14 @@ EIPageIsRecyclable(Page page, XLogRecPtr recycle_fence)
  * to the page.  Backends of every database count, and so do other VACUUMs:
  * the test errs towards "yes".  So do the slots: a standby's
  * hot_standby_feedback xmin is held by its walsender's PGPROC only without a
- * slot; through a physical slot it is the slot's xmin, and a logical slot's
- * catalog_xmin protects the historic snapshots of decoding, which may scan
- * an index of a user_catalog_table.
+ * slot; through a physical slot it is the slot's xmin.  A logical slot's
+ * catalog_xmin protects the historic snapshots of decoding, which scan only
+ * catalogs and user_catalog_tables: it counts only for an index of such a
+ * table (with_catalog_xmin), since every slot's catalog_xmin is older than
+ * limit and counting it would stop the fence of every index.
  */
 static bool
-ei_old_snapshot_exists(TransactionId limit)
+ei_old_snapshot_exists(TransactionId limit, bool with_catalog_xmin)
 {
 	bool		found = false;
 	TransactionId slot_xmin;
@@ -137,7 +141,7 @@ ei_old_snapshot_exists(TransactionId limit)
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
 	if ((TransactionIdIsValid(slot_xmin) &&
 		 TransactionIdPrecedesOrEquals(slot_xmin, limit)) ||
-		(TransactionIdIsValid(slot_catalog_xmin) &&
+		(with_catalog_xmin && TransactionIdIsValid(slot_catalog_xmin) &&
 		 TransactionIdPrecedesOrEquals(slot_catalog_xmin, limit)))
 		return true;
 
@@ -180,9 +184,18 @@ EIAdvanceRecycleFence(Relation rel)
 	XLogRecPtr	fence;
 	XLogRecPtr	result;
 	TransactionId limit;
+	Relation	heapRel;
+	bool		decoding_reads;
 
 	if (!RelationNeedsWAL(rel))
 		return InvalidXLogRecPtr;
+
+	/* can logical decoding's historic snapshots scan this index? */
+	heapRel = RelationIdGetRelation(rel->rd_index->indrelid);
+	decoding_reads = !RelationIsValid(heapRel) ||
+		RelationIsAccessibleInLogicalDecoding(heapRel);
+	if (RelationIsValid(heapRel))
+		RelationClose(heapRel);
 
 	fence = GetXLogInsertRecPtr();
 	limit = XidFromFullTransactionId(ReadNextFullTransactionId());
@@ -191,7 +204,7 @@ EIAdvanceRecycleFence(Relation rel)
 	meta = EIPageGetMeta(BufferGetPage(metabuf));
 	result = meta->recycle_fence;
 
-	if (fence > result && !ei_old_snapshot_exists(limit))
+	if (fence > result && !ei_old_snapshot_exists(limit, decoding_reads))
 	{
 		START_CRIT_SECTION();
 

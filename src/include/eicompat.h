@@ -91,8 +91,8 @@ typedef PGAlignedBlock EIAlignedBlock;
  * Maintenance run as a table's owner (the osm_tree flush worker, as
  * vacuum_rel) pins search_path to pg_catalog, pg_temp from 17 on, as 17's
  * VACUUM, ANALYZE, CLUSTER, REINDEX and CREATE INDEX do; before 17 they
- * keep the session's, and so does the worker.  Call inside a GUC nest
- * level (NewGUCNestLevel).
+ * keep the session's (the worker's is empty, set at its start as an
+ * autovacuum worker's is).  Call inside a GUC nest level (NewGUCNestLevel).
  */
 #if PG_VERSION_NUM >= 170000
 #define EIRestrictSearchPath()	RestrictSearchPath()

@@ -22,7 +22,10 @@
  * a flush calls the index's comparison functions.  It rereads the
  * configuration file on SIGHUP, and stops when osm_tree.flush_worker is
  * turned off, when its index is gone, or when its claim was taken over;
- * whatever way it exits, it gives its claim up (if still its own).
+ * whatever way it exits, it gives its claim up (if still its own).  A
+ * session asks for a worker only if the server's value of the setting
+ * (its reset value) is on too.  The worker's search_path is empty, as an
+ * autovacuum worker's.
  *
  *-------------------------------------------------------------------------
  */
@@ -81,6 +84,14 @@ OsmRequestBackgroundFlush(Relation rel)
 		return;
 	cache->flush_requested = now;
 
+	/*
+	 * The worker obeys the server's value of the setting, not this
+	 * session's: a session that turned it on for itself while the server
+	 * has it off would start a worker a second that exits at once.
+	 */
+	if (strcmp(GetConfigOptionResetString("osm_tree.flush_worker"), "on") != 0)
+		return;
+
 	/* one worker per index: it renews its claim while it runs */
 	claim = EIStatsFlushWorkerClaim(rel, OSM_WORKER_STALE_MS);
 	if (claim == 0)
@@ -108,6 +119,7 @@ OsmRequestBackgroundFlush(Relation rel)
 
 /* the claim on the index's worker slot this worker holds, 0 if none */
 static uint64 osm_worker_claim = 0;
+
 
 /*
  * Reread the configuration file if the worker got a SIGHUP, as every
@@ -157,9 +169,11 @@ osm_worker_flush_once(Oid indexoid)
 	/* settings reloaded while we waited for the locks count from now */
 	osm_worker_reload_config();
 
-	if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
-		rel->rd_indam == NULL || !EIRelIsOsm(rel) ||
-		rel->rd_index->indrelid != heapoid || !osm_flush_worker)
+	if (!osm_flush_worker)
+		result = -1;
+	else if (rel == NULL || rel->rd_rel->relkind != RELKIND_INDEX ||
+			 rel->rd_indam == NULL || !EIRelIsOsm(rel) ||
+			 rel->rd_index->indrelid != heapoid)
 		result = -1;
 	else if ((osm_worker_claim = EIStatsFlushWorkerAlive(rel,
 														 osm_worker_claim)) == 0)
@@ -247,6 +261,15 @@ OsmFlushWorkerMain(Datum main_arg)
 	before_shmem_exit(osm_worker_release_claim, ObjectIdGetDatum(indexoid));
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("osm_tree flush");
+
+	/*
+	 * An empty search_path for the whole worker, as autovacuum's workers
+	 * have on every version: the owner's functions the flush calls must
+	 * not resolve names through schemas others can create objects in.
+	 * From 17 on the flush also pins it to pg_catalog, pg_temp
+	 * (EIRestrictSearchPath), as 17's maintenance commands do.
+	 */
+	SetConfigOption("search_path", "", PGC_SUSET, PGC_S_OVERRIDE);
 
 	while (idle_ms < OSM_WORKER_IDLE_MS)
 	{

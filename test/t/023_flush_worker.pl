@@ -6,7 +6,9 @@
 #    current_user is that role: the worker flushes the index (its sort and
 #    tree inserts call the function) as the table's owner, so the buffer
 #    drains and no such error is logged.  (Connected as the bootstrap
-#    superuser and flushing as it, the worker failed.)
+#    superuser and flushing as it, the worker failed.)  The function also
+#    refuses a worker whose search_path names public: the worker's is
+#    empty, as an autovacuum worker's.
 # 2. A worker waiting for the table's lock while osm_tree.flush_worker is
 #    turned off and the configuration reloaded: once it has the lock it
 #    sees the new setting and exits without flushing.  (A worker that
@@ -50,6 +52,14 @@ LANGUAGE plpgsql IMMUTABLE STRICT AS $$
 BEGIN
 	IF current_user <> 'ei_owner' THEN
 		RAISE EXCEPTION 'osm_tree comparison run as %', current_user;
+	END IF;
+	-- the worker resolves no names through schemas others can write to
+	-- (the worker alone has no application_name: the test's sessions are
+	-- named after the test file)
+	IF current_setting('search_path') LIKE '%public%' AND
+	   current_setting('application_name') = '' THEN
+		RAISE EXCEPTION 'osm_tree flush worker with search_path %',
+			current_setting('search_path');
 	END IF;
 	RETURN btint4cmp($1, $2);
 END $$;
