@@ -346,8 +346,14 @@ EIRelBuf(Relation rel, Buffer buf)
  * with the map, to be found by a later call rather than only by the next
  * VACUUM.  At most EI_NEWBUF_MAX_REJECTED candidates are turned down per
  * call, so that while an old snapshot holds many deleted pages, a call
- * reads a bounded number of them before it extends the index; the map
- * searches round-robin, so later calls see other candidates.
+ * reads a bounded number of them before it extends the index.  Giving a
+ * page back sets only its slot on the map's bottom level, whose search
+ * resumes past the last page it handed out, so the next call sees the
+ * candidates behind the ones turned down.  No map vacuum here: it would send
+ * the next search back to the lowest free pages, the same ones again.  A
+ * search that found a map page emptied lowered the upper levels' entry for
+ * it; pages given back there are found after the next map vacuum (osm_tree's
+ * flush, VACUUM's cleanup).
  */
 Buffer
 EINewBuf(Relation rel)
@@ -433,23 +439,12 @@ EINewBuf(Relation rel)
 	}
 
 	/*
-	 * Put the pages turned down back, and make them findable from the map's
-	 * upper levels, which our search may have lowered when it found them
-	 * taken.
+	 * Put the pages turned down back.  Only the map's bottom level changes:
+	 * its search has moved on past them, so the next call sees other
+	 * candidates first.
 	 */
-	if (ngiveback > 0)
-	{
-		BlockNumber lo = giveback[0];
-		BlockNumber hi = giveback[0];
-
-		for (int i = 0; i < ngiveback; i++)
-		{
-			RecordFreeIndexPage(rel, giveback[i]);
-			lo = Min(lo, giveback[i]);
-			hi = Max(hi, giveback[i]);
-		}
-		FreeSpaceMapVacuumRange(rel, lo, hi + 1);
-	}
+	for (int i = 0; i < ngiveback; i++)
+		RecordFreeIndexPage(rel, giveback[i]);
 
 	return buf;
 }

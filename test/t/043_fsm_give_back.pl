@@ -7,7 +7,9 @@
 # snapshot lasts, an insert that needs a page takes the flushed pages from
 # the map, finds them not recyclable and extends the index instead.  Those
 # pages must go back into the map: once the snapshot is gone, later inserts
-# must reuse them, without waiting for a VACUUM to find them again.
+# must reuse them, without waiting for a VACUUM to find them again.  And
+# while it lasts, the deleted pages that are reusable must still be reached
+# when at least 16 flushed pages lie ahead of them in the map.
 
 use strict;
 use warnings;
@@ -104,6 +106,115 @@ SELECT count(*), sum(k) FROM o WHERE k >= 0}),
 SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;
 SELECT count(*), sum(k) FROM o WHERE k >= 0}),
 	'the index returns every row');
+
+# Free pages that are reusable now must be reached even when at least 16
+# that are not lie ahead of them in the map.  EINewBuf turns down at most 16
+# candidates per call and gives them back; the map's search must move on past
+# them, so that the next call reaches the reusable pages behind them instead
+# of finding the same 16 again and extending the index.
+#
+# A second index: its tree grows at high blocks, VACUUM deletes many of its
+# leaves (reusable at once), the insert buffer then takes the lowest of those
+# blocks, and an old snapshot keeps the buffer's pages from being reused
+# after they are flushed.  Keys are fixed (hashint4), so the counts repeat.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE p (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX p_k ON p USING osm_tree (k) WITH (buffer_size = 4000, flush_fraction = 1);
+-- keys from lo up to lo + span, one transaction per 500 rows
+CREATE PROCEDURE fillp(first int, batches int, lo int8, span int8) LANGUAGE plpgsql AS $$
+BEGIN
+	FOR b IN 0 .. batches - 1 LOOP
+		INSERT INTO p SELECT lo + (hashint4(first + b * 500 + g)::int8 + 2147483648) % span
+		FROM generate_series(1, 500) g;
+		COMMIT;
+	END LOOP;
+END $$;
+});
+
+sub pstat
+{
+	my ($what) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT $what FROM elastic_index_stat_activity WHERE indexrelid = 'p_k'::regclass");
+}
+
+sub psize
+{
+	return $node->safe_psql('postgres', q{SELECT pg_relation_size('p_k') / 8192});
+}
+
+# buffer pages at the low blocks, flushed with no snapshot open; then
+# direct inserts (into the tree, not the buffer) grow the tree behind them
+$node->safe_psql('postgres', 'CALL fillp(0, 30, 0, 1000000000)');
+$node->safe_psql('postgres', q{SELECT osm_tree_flush('p_k')});
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', q{
+SET osm_tree.top_inserts = on;
+INSERT INTO p SELECT (hashint4(1000000 + g)::int8 + 2147483648) % 1000000000
+FROM generate_series(1, 60000) g});
+
+# VACUUM deletes the leaves of the lowest 40% of the keys and makes room in
+# the others (a third of their entries), so that the next flush fits into
+# them without splits; the deleted leaves are reusable at once
+$node->safe_psql('postgres', 'DELETE FROM p WHERE k < 400000000 OR k % 3 = 0');
+my $deleted0 = pstat('pages_deleted');
+$node->safe_psql('postgres', 'VACUUM p');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+$node->safe_psql('postgres', 'SELECT txid_current()');
+my $deleted = pstat('pages_deleted') - $deleted0;
+cmp_ok($deleted, '>=', 60, "VACUUM deleted $deleted leaves");
+
+# the insert buffer fills again and takes the lowest of the free pages
+my $recycled_b = pstat('pages_recycled');
+my $extended_b = pstat('pages_extended');
+$node->safe_psql('postgres', 'CALL fillp(2000000, 30, 400000000, 600000000)');
+my $bufpages = $node->safe_psql('postgres', q{SELECT pages FROM osm_tree_buffer_stats('p_k')});
+my $taken = pstat('pages_recycled') - $recycled_b;
+is(pstat('pages_extended'), $extended_b, 'the insert buffer extended nothing');
+cmp_ok($bufpages, '>=', 20, "the insert buffer has $bufpages pages");
+my $reusable = $deleted - $taken;
+cmp_ok($reusable, '>=', 40, "$reusable deleted leaves are left in the map");
+
+# an old snapshot, then a flush: the buffer's pages go into the map ahead of
+# the reusable leaves (they have the lowest blocks) and are not reusable yet
+my $q = $node->background_psql('postgres', on_error_stop => 1);
+$q->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+my $rows = $q->query_safe('SELECT count(*) FROM p');
+my $splits_f = pstat('leaf_splits');
+$node->safe_psql('postgres', q{SELECT osm_tree_flush('p_k')});
+is(pstat('leaf_splits'), $splits_f, 'the flush split no leaf');
+
+# direct inserts that split leaves reuse the deleted leaves behind the
+# flushed pages while the snapshot lasts
+my $recycled_p0 = pstat('pages_recycled');
+my $psize0      = psize();
+$node->safe_psql('postgres', q{
+SET osm_tree.top_inserts = on;
+INSERT INTO p SELECT (hashint4(3000000 + g)::int8 + 2147483648) % 1000000000
+FROM generate_series(1, 12000) g});
+my $recycled = pstat('pages_recycled') - $recycled_p0;
+my $grown    = psize() - $psize0;
+is($q->query_safe('SELECT count(*) FROM p'), $rows, 'the old snapshot is still open');
+cmp_ok($recycled, '>=', $reusable / 2,
+	"inserts reused the deleted leaves behind the flushed pages ($recycled of $reusable)");
+cmp_ok($recycled, '<=', $reusable, 'no flushed page was reused under the snapshot');
+cmp_ok($grown, '<', $reusable / 2, "the index grew by less than that ($psize0 -> " . psize() . " pages)");
+$q->query_safe('COMMIT');
+$q->quit;
+
+($ret, $out, $err) = $node->psql('postgres', q{SELECT elastic_index_check('p_k', true)});
+is($ret, 0, 'elastic_index_check passes on the second index') or diag($err);
+is( $node->safe_psql(
+		'postgres', q{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*), sum(k) FROM p WHERE k >= 0}),
+	$node->safe_psql(
+		'postgres', q{
+SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;
+SELECT count(*), sum(k) FROM p WHERE k >= 0}),
+	'the second index returns every row');
 
 $node->stop;
 done_testing();
