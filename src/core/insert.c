@@ -174,13 +174,13 @@ ei_insert(EIInsertState istate, bool from_batch)
 		Page		page;
 		OffsetNumber offnum;
 		bool		via_pole;
+		EILeafInsertResult leaf_result;
 
 		istate->buf = ei_fastpath_leaf(rel, istate->key, istate->itemsz,
 									   from_batch);
 		via_pole = BufferIsValid(istate->buf);
 		if (!via_pole)
 			istate->stack = EISearch(rel, istate->key, &istate->buf, EI_WRITE);
-		EIGuardLeaf(istate->buf);
 		page = BufferGetPage(istate->buf);
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
@@ -200,9 +200,16 @@ ei_insert(EIInsertState istate, bool from_batch)
 					ei_forget_pole(rel);
 				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
-					policy->leaf_full != NULL &&
-					policy->leaf_full(istate))
-					istate->leaf_changed = true;
+					policy->leaf_full != NULL)
+				{
+					bool		changed;
+
+					EIGuardLeaf(istate->buf);
+					changed = policy->leaf_full(istate);
+					EIGuardLeaf(InvalidBuffer);
+					if (changed)
+						istate->leaf_changed = true;
+				}
 			}
 		}
 
@@ -225,12 +232,17 @@ ei_insert(EIInsertState istate, bool from_batch)
 					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
 							RelationGetRelationName(rel),
 							BufferGetBlockNumber(istate->buf))));
-		switch (policy->leaf->insert(istate))
+		EIGuardLeaf(istate->buf);
+		leaf_result = policy->leaf->insert(istate);
+		EIGuardLeaf(InvalidBuffer);
+		switch (leaf_result)
 		{
 			case EI_LEAF_INSERTED:
 				break;
 			case EI_LEAF_FULL:
+				EIGuardLeaf(istate->buf);
 				policy->leaf->split(istate);
+				EIGuardLeaf(InvalidBuffer);
 				/* fall through */
 			case EI_LEAF_RESTART:
 				EIFreeStack(istate->stack);
@@ -241,7 +253,6 @@ ei_insert(EIInsertState istate, bool from_batch)
 	}
 
 	istate->buf = InvalidBuffer;
-	EIGuardLeaf(InvalidBuffer);
 	EIFreeStack(istate->stack);
 	istate->stack = NULL;
 
@@ -548,6 +559,9 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 	int			n = 0;
 
 	Assert(EI_RIGHTMOST(oopaque) && EI_IS_LEAF(oopaque));
+
+	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
+	EICheckPageItems(rel, buf);
 
 	lefthikey = EIFormPivot(items[0]);
 	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
@@ -1227,6 +1241,13 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	Page		rightpage;
 	EIPageOpaque lopaque;
 	EIPageOpaque ropaque;
+
+	/*
+	 * Every item is copied to a new page below, and the right one is logged
+	 * as a full image: check them all first, so that damage is reported
+	 * here rather than copied into pages that look intact.
+	 */
+	EICheckPageItems(rel, buf);
 
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,
 								   &newitemonleft, &separator);

@@ -39,6 +39,7 @@
 #include "access/genam.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
+#include "catalog/pg_am_d.h"
 #include "access/table.h"
 #include "access/xlog.h"
 #include "catalog/pg_index.h"
@@ -1300,7 +1301,8 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
  * index's cache and read again (an lseek) only when a TID reaches past it,
  * so intact entries cost one comparison; a TID past the table's end even
  * after that is damage of the index, not the heap's "could not read
- * block" about a file segment that does not exist.
+ * block" about a file segment that does not exist.  Only heap tables are
+ * bounded so: another table AM's TIDs need not name blocks of its file.
  */
 void
 EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid)
@@ -1318,8 +1320,11 @@ EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid)
 	heap = scan->heapRelation;
 	if (heap == NULL)
 		heap = table_open(rel->rd_index->indrelid, NoLock);
+	/* opening it may have rebuilt the index's cache */
+	cache = EIGetRelCache(rel);
 	if (OffsetNumberIsValid(off) && BlockNumberIsValid(blkno))
-		cache->heap_nblocks = RelationGetNumberOfBlocks(heap);
+		cache->heap_nblocks = (heap->rd_rel->relam == HEAP_TABLE_AM_OID) ?
+			RelationGetNumberOfBlocks(heap) : MaxBlockNumber;
 	if (!OffsetNumberIsValid(off) || blkno >= cache->heap_nblocks)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),

@@ -21,7 +21,12 @@ ei_validate_size_bound(const char *value)
 {
 	char	   *hint = NULL;
 
-	if (value != NULL && !EIValidateSizeBound(value, &hint))
+	if (value != NULL && value[0] == '\0')
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING_DEPRECATED_FEATURE),
+				 errmsg("size_bound '' means no bound"),
+				 errhint("Write size_bound = 'none'. An empty value is still read as 'none' so that dumps of older indexes restore.")));
+	else if (value != NULL && !EIValidateSizeBound(value, &hint))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for size_bound: \"%s\"", value),

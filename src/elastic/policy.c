@@ -55,7 +55,9 @@ static double ei_expand_threshold = 0.7;
  * kB), a percentage of the table's size, or 'none' (no bound; as is NULL,
  * an unset reloption).  Sets *kb or *percent (the other is -1; both for
  * none) and returns true, or returns false with *hint set.  The empty
- * string is rejected: it would silently mean no bound.
+ * string, the old spelling of none, still means none, so that dumps and
+ * settings made before 'none' existed still load; the validators say so
+ * (a warning for the storage parameter, 'none' shown for the setting).
  */
 static bool
 ei_parse_size_bound(const char *value, int64 *kb, double *percent,
@@ -66,13 +68,8 @@ ei_parse_size_bound(const char *value, int64 *kb, double *percent,
 	*kb = -1;
 	*percent = -1;
 	*hint = NULL;
-	if (value == NULL || pg_strcasecmp(value, "none") == 0)
+	if (value == NULL || value[0] == '\0' || pg_strcasecmp(value, "none") == 0)
 		return true;
-	if (value[0] == '\0')
-	{
-		*hint = "An empty size bound is not accepted. " EI_SIZE_BOUND_FORMS;
-		return false;
-	}
 
 	len = strlen(value);
 	if (value[len - 1] == '%')
@@ -128,6 +125,17 @@ ei_check_size_bound(char **newval, void **extra, GucSource source)
 {
 	char	   *hint = NULL;
 
+	/* the old spelling of none: show what it means */
+	if (*newval != NULL && (*newval)[0] == '\0')
+	{
+		char	   *none = EIGucStrdup("none");
+
+		if (none == NULL)
+			return false;
+		EIGucFree(*newval);
+		*newval = none;
+		return true;
+	}
 	if (EIValidateSizeBound(*newval, &hint))
 		return true;
 	GUC_check_errdetail("\"%s\" is not a size bound.", *newval);

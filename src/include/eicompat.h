@@ -100,6 +100,19 @@ typedef PGAlignedBlock EIAlignedBlock;
 #define EIRestrictSearchPath()	((void) 0)
 #endif
 
+/*
+ * A GUC check hook that replaces a string value allocates the new one as
+ * the GUC machinery frees it: guc_strdup/guc_free from 16 on, malloc'd
+ * memory before.
+ */
+#if PG_VERSION_NUM >= 160000
+#define EIGucStrdup(s)	guc_strdup(LOG, (s))
+#define EIGucFree(p)	guc_free(p)
+#else
+#define EIGucStrdup(s)	strdup(s)
+#define EIGucFree(p)	free(p)
+#endif
+
 /* A cost-based vacuum delay point (18 tells VACUUM from ANALYZE). */
 #if PG_VERSION_NUM >= 180000
 #define EIVacuumDelayPoint()	vacuum_delay_point(false)
