@@ -277,6 +277,29 @@ EIItemRefused(Relation rel, Page page, OffsetNumber off)
 }
 
 /*
+ * Refuse a block number past the end of the index before it is read: a
+ * damaged link (a right link, a downlink) otherwise gives the storage
+ * manager's "could not open file", which does not name the index.  The
+ * size is kept in the index's cache and read again (an lseek) only when a
+ * block reaches past it, so an intact link costs one comparison.
+ */
+static inline void
+ei_check_block_in_index(Relation rel, BlockNumber blkno)
+{
+	EIRelCache *cache = EIGetRelCache(rel);
+
+	if (likely(blkno < cache->index_nblocks))
+		return;
+	cache->index_nblocks = RelationGetNumberOfBlocks(rel);
+	if (blkno >= cache->index_nblocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: a link names block %u of %u",
+						RelationGetRelationName(rel), blkno, cache->index_nblocks),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
  * Read and lock a page, checking that it is one of ours.
  */
 Buffer
@@ -285,6 +308,7 @@ EIGetBuf(Relation rel, BlockNumber blkno, int access)
 	Buffer		buf;
 
 	Assert(BlockNumberIsValid(blkno));
+	ei_check_block_in_index(rel, blkno);
 	buf = ReadBuffer(rel, blkno);
 	LockBuffer(buf, access);
 	EICheckPage(rel, buf);
@@ -300,6 +324,7 @@ EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access)
 	Buffer		buf;
 
 	Assert(BlockNumberIsValid(blkno));
+	ei_check_block_in_index(rel, blkno);
 	if (BufferIsValid(obuf))
 		LockBuffer(obuf, BUFFER_LOCK_UNLOCK);
 

@@ -486,8 +486,8 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 		return false;
 	/*
 	 * Callers run this inside a critical section (and redo), on a leaf
-	 * EICompactCheckLeaf passed, with a position from a search of it and
-	 * room checked: a failure below cannot happen.
+	 * EICompactCheckLeaf passed, after EICompactCheckInsert accepted the
+	 * same arguments: a failure below cannot happen.
 	 */
 	EICompactAttach(page, &st);
 	if (pos < 0 || pos > st.nkeys)
@@ -510,8 +510,40 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 }
 
 /*
+ * Check, changing nothing, that EICompactInsertAt(page, pos, lbit, rbit)
+ * will succeed on the locked compact leaf buf, which has room for one more
+ * entry: the tests seqtree_insert_at makes, with the space the image has
+ * once the new TID is in place.  EICompactCheckLeaf does not read bits[]
+ * (it runs in constant time), so a damaged bits[] reaches the search,
+ * which then hands back bits no insertion can use; that is
+ * ERRCODE_INDEX_CORRUPTED naming index and block, raised before the
+ * caller's critical section.
+ */
+void
+EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit, int rbit)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	phdr = (PageHeader) page;
+	Size		off = ei_compact_image_offset(page);
+	SeqTree		st;
+
+	EICompactAttach(page, &st);
+	st.space = phdr->pd_upper - sizeof(ItemPointerData) - off;
+	if (!seqtree_insert_check(&st, pos, lbit, rbit))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted compact leaf at block %u",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errdetail_internal("Its SeqTree bits cannot take an entry at position %d of %d (bits %d and %d).",
+									pos, st.nkeys, lbit, rbit),
+				 errhint("Please REINDEX it.")));
+}
+
+/*
  * Remove the entries at the given positions (ascending) from a compact
- * leaf, reading no key.
+ * leaf, reading no key.  Nothing in it can refuse on a leaf
+ * EICompactCheckLeaf passed (seqtree_delete_many accepts any bits[]), so
+ * callers need no check before their critical section but valid positions.
  */
 void
 EICompactDeleteMany(Page page, const uint16 *positions, int npos)

@@ -361,6 +361,8 @@ EICompactInsert(EIInsertState istate)
 			 RelationGetRelationName(rel));
 	if (!EICompactHasRoom(page))
 		return EI_LEAF_FULL;
+	/* a damaged bits[] can give bits the insertion refuses: not in there */
+	EICompactCheckInsert(rel, buf, loc.pos + 1, loc.lbit, loc.rbit);
 
 	START_CRIT_SECTION();
 

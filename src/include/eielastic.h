@@ -197,6 +197,8 @@ extern int	EICompactNKeys(Page page);
 extern bool EICompactHasRoom(Page page);
 extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,
 							  ItemPointer tid);
+extern void EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit,
+								 int rbit);
 extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
 extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 								Page leftpage, Page rightpage);

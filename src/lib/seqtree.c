@@ -979,38 +979,36 @@ seqtree_insert(SeqTree *st, const uint8_t *key, SeqTreeGetKey get_key,
 }
 
 /*
- * Insert a key at position pos (0..nkeys) without reading any key: lbit is
- * the first bit in which key pos-1 and the new key differ (ignored when
- * pos == 0), rbit the first bit in which the new key and key pos differ
- * (ignored when pos == nkeys).  Returns false, changing nothing, if there
- * is no room or the bits cannot describe such a key.
+ * Plan the insertion of a key at position pos (see seqtree_insert_at): the
+ * value *v that enters bits[] at index *t (*t = -1 when the tree is empty
+ * and only nkeys changes).  Returns false if there is no room or the bits
+ * cannot describe such a key.  Changes nothing.
  */
-bool
-seqtree_insert_at(SeqTree *st, int pos, int lbit, int rbit)
+static bool
+st_insert_plan(const SeqTree *st, int pos, int lbit, int rbit, int *t, int *v)
 {
 	int			n = st->nkeys;
 	int			nkeybits = st->keylen * 8;
-	int			t,
-				v;
 
 	if (pos < 0 || pos > n || !st_room(st, n + 1))
 		return false;
 	if (n == 0)
 	{
-		st_set_nkeys(st, 1);
+		*t = -1;
+		*v = 0;
 		return true;
 	}
 	if (pos == 0)
 	{
 		/* new entry d(new, k[0]) in front */
-		t = 0;
-		v = rbit;
+		*t = 0;
+		*v = rbit;
 	}
 	else if (pos == n)
 	{
 		/* new entry d(k[n-1], new) at the end */
-		t = n - 1;
-		v = lbit;
+		*t = n - 1;
+		*v = lbit;
 	}
 	else
 	{
@@ -1025,17 +1023,56 @@ seqtree_insert_at(SeqTree *st, int pos, int lbit, int rbit)
 			return false;
 		if (lbit > rbit)
 		{
-			t = pos - 1;
-			v = lbit;
+			*t = pos - 1;
+			*v = lbit;
 		}
 		else
 		{
-			t = pos;
-			v = rbit;
+			*t = pos;
+			*v = rbit;
 		}
 	}
-	if (v < 0 || v >= nkeybits || !st_insert_ok(st, t, v))
+	return *v >= 0 && *v < nkeybits && st_insert_ok(st, *t, *v);
+}
+
+/*
+ * Whether seqtree_insert_at(st, pos, lbit, rbit) would succeed: the same
+ * tests (position, room, lbit / rbit against the entry they replace, the
+ * new entry below the key's bit count and not a second minimum of any
+ * range), changing nothing.  A caller that must not fail halfway (a page
+ * change inside a critical section) runs it first: on a damaged bits[] a
+ * search may hand back bits that no insertion can use.
+ */
+bool
+seqtree_insert_check(const SeqTree *st, int pos, int lbit, int rbit)
+{
+	int			t,
+				v;
+
+	return st_insert_plan(st, pos, lbit, rbit, &t, &v);
+}
+
+/*
+ * Insert a key at position pos (0..nkeys) without reading any key: lbit is
+ * the first bit in which key pos-1 and the new key differ (ignored when
+ * pos == 0), rbit the first bit in which the new key and key pos differ
+ * (ignored when pos == nkeys).  Returns false, changing nothing, if there
+ * is no room or the bits cannot describe such a key (exactly when
+ * seqtree_insert_check returns false).
+ */
+bool
+seqtree_insert_at(SeqTree *st, int pos, int lbit, int rbit)
+{
+	int			t,
+				v;
+
+	if (!st_insert_plan(st, pos, lbit, rbit, &t, &v))
 		return false;
+	if (t < 0)
+	{
+		st_set_nkeys(st, 1);
+		return true;
+	}
 	st_insert_bit(st, t, v);
 	return true;
 }

@@ -34,6 +34,7 @@
  *								the two keys at the seam, none with
  *								seqtree_merge_bit
  *	delete, split, insert_at	none
+ *	insert_check				none
  *
  * The search is the SeqTree search of the paper: descend the BlindiTree
  * following the search key's bits, scan the remaining range of bits[] as
@@ -188,6 +189,8 @@ extern int	seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
 extern int	seqtree_insert(SeqTree *st, const uint8_t *key,
 						   SeqTreeGetKey get_key, void *arg,
 						   SeqTreeLocation *loc);
+extern bool seqtree_insert_check(const SeqTree *st, int pos, int lbit,
+								 int rbit);
 extern bool seqtree_insert_at(SeqTree *st, int pos, int lbit, int rbit);
 extern void seqtree_delete(SeqTree *st, int pos);
 extern void seqtree_delete_many(SeqTree *st, const int *positions, int npos);

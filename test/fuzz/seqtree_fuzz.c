@@ -11,7 +11,9 @@
  * Some operations instead feed raw, possibly nonsensical arguments
  * (insert_at bits, bits arrays, whole images) to scratch trees; those must
  * be refused or give a structurally valid tree, and must never touch
- * memory outside the image.  Any mismatch aborts, which libFuzzer reports
+ * memory outside the image; seqtree_insert_check must agree with
+ * seqtree_insert_at on them (and on what a search of a random image hands
+ * back) without changing the image.  Any mismatch aborts, which libFuzzer reports
  * as a crash.
  *
  * Input layout:
@@ -253,10 +255,16 @@ fz_raw(Input *in, const SeqTree *st)
 		int			pos = in_u16(in) % (st->nkeys + 2);
 		int			lbit = in_u16(in) % (st->keylen * 8 + 2);
 		int			rbit = in_u16(in) % (st->keylen * 8 + 2);
+		bool		ok;
 
 		FZ_ASSERT(seqtree_serialize(st, buf, sizeof(buf)) > 0, "serialize");
 		FZ_ASSERT(seqtree_attach(&s, buf, st->space), "attach copy");
-		if (seqtree_insert_at(&s, pos, lbit, rbit))
+		ok = seqtree_insert_check(&s, pos, lbit, rbit);
+		FZ_ASSERT(memcmp(buf, st->img, seqtree_used(st)) == 0,
+				  "insert_check changed the image");
+		FZ_ASSERT(seqtree_insert_at(&s, pos, lbit, rbit) == ok,
+				  "insert_check disagrees with insert_at");
+		if (ok)
 		{
 			FZ_ASSERT(s.nkeys == st->nkeys + 1, "insert_at count");
 			FZ_ASSERT(seqtree_check(&s, NULL, NULL, NULL) == NULL,
@@ -304,6 +312,22 @@ fz_raw(Input *in, const SeqTree *st)
 		(void) seqtree_check(&s, NULL, NULL, NULL);
 		r = seqtree_search(&s, any_key, fz_get_any, NULL, &loc);
 		FZ_ASSERT(r >= -1 && r < s.nkeys, "search result out of range");
+		if (!loc.exact)
+		{
+			/* what the search hands back: check and insert_at agree */
+			static uint8_t cbuf[FZ_SPACE];
+			SeqTree		c;
+			bool		ok = seqtree_insert_check(&s, loc.pos + 1, loc.lbit,
+												  loc.rbit);
+
+			memcpy(cbuf, buf, sizeof(cbuf));
+			FZ_ASSERT(seqtree_attach(&c, cbuf, s.space), "attach damaged copy");
+			FZ_ASSERT(seqtree_insert_at(&c, loc.pos + 1, loc.lbit, loc.rbit) == ok,
+					  "insert_check disagrees with insert_at on a damaged image");
+			if (!ok)
+				FZ_ASSERT(memcmp(cbuf, buf, sizeof(cbuf)) == 0,
+						  "refused insert_at changed a damaged image");
+		}
 		r = seqtree_insert(&s, any_key, fz_get_any, NULL, &loc);
 		FZ_ASSERT(r >= SEQTREE_CORRUPT && r <= s.nkeys, "insert result out of range");
 		any_n = s.nkeys;

@@ -695,6 +695,9 @@ test_invalid(void)
 	CHECK(seqtree_build(&st, 4, model_get, &m), "ascending keys");
 
 	/* insert_at refuses impossible bits */
+	CHECK(!seqtree_insert_check(&st, 5, 0, 0), "check: position beyond end");
+	CHECK(!seqtree_insert_check(&st, 2, 6, 7), "check: min is not the old entry");
+	CHECK(!seqtree_insert_check(&st, 4, 9, 0), "check: bit beyond key");
 	CHECK(!seqtree_insert_at(&st, 5, 0, 0), "position beyond end");
 	CHECK(!seqtree_insert_at(&st, 2, 2, 2), "equal neighbours");
 	CHECK(!seqtree_insert_at(&st, 2, 6, 7), "min is not the old entry");
@@ -718,6 +721,121 @@ test_invalid(void)
 	memset(buf, 0, sizeof(buf));
 	CHECK(!seqtree_attach(&st, buf, sizeof(buf)), "keylen 0 image");
 	model_free(&m);
+}
+
+/*
+ * seqtree_insert_check agrees with seqtree_insert_at and changes nothing:
+ * on trees whose bits[] is damaged at random (the damage EICompactCheckLeaf
+ * does not see), for the location a search hands back and for arbitrary
+ * arguments, check says ok exactly when insert_at (on a copy) succeeds,
+ * and an insert_at that refuses leaves the image as it was.
+ */
+static void
+test_insert_check_damaged(void)
+{
+	Rng			r = {0x1A5E27ULL};
+	long		nok = 0,
+				nrefused = 0,
+				nsearched_refused = 0;
+
+	for (int round = 0; round < 400; round++)
+	{
+		int			keylen = rng_int(&r, 4) == 0 ? 40 : 8;
+		int			levels = rng_int(&r, SEQTREE_DEFAULT_LEVELS + 1);
+		int			n = rng_range(&r, 2, 300);
+		int			bitwidth = keylen <= SEQTREE_NARROW_KEYLEN ? 1 : 2;
+		size_t		space = seqtree_size(n + rng_int(&r, 3), keylen, levels);
+		uint8_t    *buf = calloc(1, space);
+		uint8_t    *before = malloc(space);
+		uint8_t    *copy = malloc(space);
+		uint8_t		key[64];
+		size_t		bitsoff = SEQTREE_HEADER_SIZE + 2 * (((size_t) 1 << levels) - 1);
+		Model		m;
+		SeqTree		st;
+
+		model_init(&m, keylen, n);
+		for (int i = 0; i < n; i++)
+			for (int b = 0; b < keylen; b++)
+				model_key(&m, i)[b] = (uint8_t) rng_int(&r, 256);
+		sort_keylen = keylen;
+		m.n = sort_unique(m.keys, n, keylen);
+		CHECK(seqtree_init(&st, buf, space, keylen, levels), "init");
+		CHECK(seqtree_build(&st, m.n, model_get, &m), "build");
+
+		/* damage bits[] only: random values in a few entries, or all */
+		if (m.n > 1)
+		{
+			int			nbytes = (m.n - 1) * bitwidth;
+			int			ndamage = rng_int(&r, 2) ? rng_range(&r, 1, 3) : nbytes;
+
+			for (int d = 0; d < ndamage; d++)
+			{
+				int			at = ndamage == nbytes ? d : rng_int(&r, nbytes);
+
+				buf[bitsoff + at] = (uint8_t) (bitwidth == 1 ?
+											   rng_range(&r, 0, 80) :
+											   rng_int(&r, 256));
+			}
+		}
+		CHECK(seqtree_attach(&st, buf, space), "attach damaged");
+
+		for (int q = 0; q < 60; q++)
+		{
+			SeqTreeLocation loc;
+			SeqTree		cst;
+			int			pos,
+						lbit,
+						rbit;
+			bool		ok,
+						inserted;
+
+			if (q % 2 == 0)
+			{
+				/* the arguments a search of the damaged tree gives */
+				for (int b = 0; b < keylen; b++)
+					key[b] = (uint8_t) rng_int(&r, 256);
+				seqtree_search(&st, key, model_get, &m, &loc);
+				if (loc.exact)
+					continue;
+				pos = loc.pos + 1;
+				lbit = loc.lbit;
+				rbit = loc.rbit;
+			}
+			else
+			{
+				pos = rng_range(&r, -1, m.n + 1);
+				lbit = rng_range(&r, -1, keylen * 8);
+				rbit = rng_range(&r, -1, keylen * 8);
+			}
+			memcpy(before, buf, space);
+			ok = seqtree_insert_check(&st, pos, lbit, rbit);
+			CHECK(memcmp(before, buf, space) == 0, "insert_check changed the image");
+			memcpy(copy, buf, space);
+			CHECK(seqtree_attach(&cst, copy, space), "attach copy");
+			inserted = seqtree_insert_at(&cst, pos, lbit, rbit);
+			CHECK(ok == inserted,
+				  "insert_check says %d, insert_at %d (pos %d of %d, bits %d %d)",
+				  ok, inserted, pos, m.n, lbit, rbit);
+			if (!inserted)
+				CHECK(memcmp(before, copy, space) == 0,
+					  "refused insert_at changed the image");
+			else
+				CHECK(cst.nkeys == m.n + 1, "insert_at added one key");
+			nok += ok;
+			nrefused += !ok;
+			nsearched_refused += (!ok && q % 2 == 0);
+		}
+		model_free(&m);
+		free(buf);
+		free(before);
+		free(copy);
+	}
+	/* both outcomes occur, also for what a search of damage hands back */
+	CHECK(nok > 0 && nrefused > 0 && nsearched_refused > 0,
+		  "insert_check: %ld ok, %ld refused (%ld after a search)", nok,
+		  nrefused, nsearched_refused);
+	printf("seqtree: insert_check on damaged bits: %ld ok, %ld refused "
+		   "(%ld after a search)\n", nok, nrefused, nsearched_refused);
 }
 
 /* Inserting keys in random order yields the image that build produces. */
@@ -1630,6 +1748,7 @@ main(void)
 	test_small_example();
 	test_tiny();
 	test_invalid();
+	test_insert_check_damaged();
 	test_insert_order();
 	test_delete();
 	test_split_merge();
