@@ -288,7 +288,8 @@ ei_cached_bound_pages(Relation rel, Relation heap)
 		cache->bound_read_at = stmt_start;
 		cache->bound_calls = 0;
 	}
-	return Max((int64) (cache->bound_heap_pages * cache->bound_percent / 100.0), 1);
+	return Max((int64) (cache->bound_heap_pages * cache->bound_percent / 100.0),
+			   1);
 }
 
 /*

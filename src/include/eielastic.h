@@ -109,7 +109,7 @@ StaticAssertDecl(sizeof(EIElasticMeta) <= EI_META_POLICY_WORDS * sizeof(uint32),
 /* The state of an elastic_btree index, read from a metapage copy. */
 #define EIElasticMetaState(meta)	(EIMetaGetPolicy(meta, EIElasticMeta)->state)
 
-/* the longest size_bound text insert_prepare keeps parsed; longer ones are parsed per call */
+/* size_bound texts insert_prepare keeps parsed are shorter than this */
 #define EI_BOUND_TEXT_LEN	32
 
 /* What a backend keeps for an elastic_btree index (EIGetPolicyCache). */
