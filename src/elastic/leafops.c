@@ -52,8 +52,11 @@ ei_table_is_heap(Oid relid)
  * (core/normkey.c; variable-width ones are padded), no INCLUDE columns
  * (an expanded entry is formed from the key columns read from the heap)
  * and a heap table.  Cached in
- * the policy's cache (EIGetPolicyCache); the information itself lives in
- * rd_indexcxt, which outlives a relcache flush of the cache.
+ * the policy's cache (EIGetPolicyCache) for the index's current file: the
+ * cache outlives an in-place relcache rebuild, and a table whose access
+ * method changed (a rewrite) gave the index a new file, so the answer is
+ * derived again then.  The information itself lives in rd_indexcxt, which
+ * outlives a relcache flush of the cache.
  */
 EINormKeyInfo *
 EICompactInfo(Relation rel)
@@ -62,12 +65,14 @@ EICompactInfo(Relation rel)
 	MemoryContext oldcxt;
 	EINormKeyInfo *norm;
 	bool		possible;
+	Oid			relfilenode;
 
 	/* only elastic_btree indexes have compact leaves, and this cache */
 	if (!EIRelIsElastic(rel))
 		return NULL;
 	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
-	if (cache->compact_checked)
+	relfilenode = EIRelFileNumber(EIRelationLocator(rel));
+	if (cache->compact_checked && cache->compact_relfilenode == relfilenode)
 		return cache->compact_norm;
 
 	/* catalog lookups, which may rebuild rd_amcache: get the cache after */
@@ -83,6 +88,7 @@ EICompactInfo(Relation rel)
 
 	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
 	cache->compact_norm = possible ? norm : NULL;
+	cache->compact_relfilenode = relfilenode;
 	cache->compact_checked = true;
 	return cache->compact_norm;
 }

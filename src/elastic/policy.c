@@ -25,6 +25,7 @@
 #include "access/table.h"
 #include "access/xloginsert.h"
 #include "access/tupmacs.h"
+#include "access/xact.h"
 #include <math.h>
 #include "eielastic.h"
 #include "fmgr.h"
@@ -34,9 +35,18 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
 /* leaf fill assumed when estimating the size of an expanded index */
 #define EI_EXPANDED_FILL	0.7
+
+/*
+ * How stale the table's size behind a percentage bound may get in
+ * insert_prepare: read again after this many calls, or at the first call of
+ * a statement that started this many milliseconds after the last read.
+ */
+#define EI_BOUND_REFRESH_CALLS	64
+#define EI_BOUND_REFRESH_MS		1000
 
 PG_FUNCTION_INFO_V1(elastic_btree_shrink);
 PG_FUNCTION_INFO_V1(elastic_btree_expand);
@@ -217,6 +227,77 @@ ei_bound_pages(Relation rel, Relation heap)
 		return Max((int64) (heappages * percent / 100.0), 1);
 	}
 	return -1;
+}
+
+/*
+ * Size bound of an index in pages, or -1 if it has none, for insert_prepare,
+ * which runs for every inserted entry: as ei_bound_pages, but from the
+ * policy's cache.  The bound's text (the reloption, or the GUC when that is
+ * unset) is compared with the text the cached bound was parsed from, so a
+ * changed bound applies at the next call; a percentage uses the table's
+ * size as read at most EI_BOUND_REFRESH_CALLS calls ago, and at the latest
+ * in the first call of a statement that started EI_BOUND_REFRESH_MS after
+ * the read, and again at once for a new index file (TRUNCATE, a rewrite).
+ * heap is the index's table, open (or NULL: opened here).
+ */
+static int64
+ei_cached_bound_pages(Relation rel, Relation heap)
+{
+	const char *value = EIElasticGetSizeBound(rel);
+	EIElasticCache *cache;
+	Oid			relfilenode = EIRelFileNumber(EIRelationLocator(rel));
+	TimestampTz stmt_start = GetCurrentStatementStartTimestamp();
+
+	if (value == NULL)
+		value = ei_size_bound ? ei_size_bound : "none";
+	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	if (!cache->bound_parsed || strcmp(cache->bound_text, value) != 0)
+	{
+		const char *hint;
+		int64		kb;
+		double		percent;
+
+		if (!ei_parse_size_bound(value, &kb, &percent, &hint))
+			kb = percent = -1;	/* validated when set; cannot happen */
+		cache->bound_kb = kb;
+		cache->bound_percent = percent;
+		cache->bound_heap_pages = InvalidBlockNumber;
+		/* a text too long to keep is parsed again next time */
+		cache->bound_parsed = strlen(value) < sizeof(cache->bound_text);
+		if (cache->bound_parsed)
+			strcpy(cache->bound_text, value);
+	}
+	if (cache->bound_kb > 0)
+		return Max(cache->bound_kb * 1024 / BLCKSZ, 1);
+	if (cache->bound_percent <= 0)
+		return -1;
+
+	if (cache->bound_heap_pages == InvalidBlockNumber ||
+		cache->bound_relfilenode != relfilenode ||
+		++cache->bound_calls >= EI_BOUND_REFRESH_CALLS ||
+		TimestampDifferenceExceeds(cache->bound_read_at, stmt_start,
+								   EI_BOUND_REFRESH_MS))
+	{
+		BlockNumber heappages;
+
+		if (heap != NULL && RelationGetRelid(heap) == rel->rd_index->indrelid)
+			heappages = RelationGetNumberOfBlocks(heap);
+		else
+		{
+			heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+			heappages = RelationGetNumberOfBlocks(heap);
+			table_close(heap, AccessShareLock);
+		}
+		/* table_open accepts invalidations: find the cache again */
+		cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE,
+								 sizeof(EIElasticCache));
+		cache->bound_heap_pages = heappages;
+		cache->bound_relfilenode = relfilenode;
+		cache->bound_read_at = stmt_start;
+		cache->bound_calls = 0;
+	}
+	return Max((int64) (cache->bound_heap_pages * cache->bound_percent / 100.0),
+			   1);
 }
 
 /*
@@ -698,7 +779,8 @@ EIElasticBuildBegin(Relation index)
  * index can have compact leaves (catalog lookups, once per relcache entry)
  * and either elastic_btree_shrink or an earlier insert put it in the
  * SHRINKING state (the cached metapage), or it is at least shrink_threshold
- * of its size bound (the table's size for a percentage, the index's own
+ * of its size bound (parsed once per bound text, with the table's size for
+ * a percentage refreshed as ei_cached_bound_pages says; the index's own
  * size, which leaf_full reads).
  */
 void
@@ -713,7 +795,7 @@ EIElasticInsertPrepare(Relation rel, Relation heapRel)
 			compact_pages = 1;
 		else
 		{
-			int64		bound = ei_bound_pages(rel, heapRel);
+			int64		bound = ei_cached_bound_pages(rel, heapRel);
 
 			if (bound > 0)
 				compact_pages = Max((int64) ceil(ei_shrink_threshold * bound), 1);

@@ -109,11 +109,39 @@ StaticAssertDecl(sizeof(EIElasticMeta) <= EI_META_POLICY_WORDS * sizeof(uint32),
 /* The state of an elastic_btree index, read from a metapage copy. */
 #define EIElasticMetaState(meta)	(EIMetaGetPolicy(meta, EIElasticMeta)->state)
 
+/* size_bound texts insert_prepare keeps parsed are shorter than this */
+#define EI_BOUND_TEXT_LEN	32
+
 /* What a backend keeps for an elastic_btree index (EIGetPolicyCache). */
 typedef struct EIElasticCache
 {
 	bool		compact_checked;	/* compact_norm is known */
 	EINormKeyInfo *compact_norm;	/* NULL: no compact leaves possible */
+
+	/*
+	 * The index file compact_norm was derived for: the cache outlives an
+	 * in-place relcache rebuild, and a new file (ALTER TABLE ... SET ACCESS
+	 * METHOD, which rewrites the table and rebuilds its indexes, REINDEX,
+	 * TRUNCATE) means the derivation is done again.
+	 */
+	Oid			compact_relfilenode;
+
+	/*
+	 * The size bound, parsed by insert_prepare from bound_text (the
+	 * reloption or GUC string it came from, compared on every call; a new
+	 * text is parsed again), and for a percentage the table's size as last
+	 * read: for index file bound_relfilenode, at the start of the statement
+	 * bound_read_at, bound_calls insert_prepare calls ago (see src/README.md,
+	 * "Elasticity").
+	 */
+	bool		bound_parsed;	/* bound_text, bound_kb, bound_percent valid */
+	char		bound_text[EI_BOUND_TEXT_LEN];
+	int64		bound_kb;		/* -1: not a size */
+	double		bound_percent;	/* -1: not a percentage */
+	BlockNumber bound_heap_pages;	/* InvalidBlockNumber: not read */
+	Oid			bound_relfilenode;
+	TimestampTz bound_read_at;
+	uint32		bound_calls;
 
 	/*
 	 * The decision the last insert_prepare took for leaf_full, which runs
