@@ -192,6 +192,23 @@ ei_effective_expand_threshold(void)
 }
 
 /*
+ * Size in pages of the index's table: heap if that is it (open), else the
+ * table opened here.
+ */
+static BlockNumber
+ei_table_pages(Relation rel, Relation heap)
+{
+	BlockNumber pages;
+
+	if (heap != NULL && RelationGetRelid(heap) == rel->rd_index->indrelid)
+		return RelationGetNumberOfBlocks(heap);
+	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	pages = RelationGetNumberOfBlocks(heap);
+	table_close(heap, AccessShareLock);
+	return pages;
+}
+
+/*
  * Size bound of an index in pages, or -1 if it has none.  A percentage is
  * of the table's current size (at least one page): heap is the index's
  * table, open, or NULL to open it here (which accepts invalidations).
@@ -213,19 +230,7 @@ ei_bound_pages(Relation rel, Relation heap)
 	if (kb > 0)
 		return Max(kb * 1024 / BLCKSZ, 1);
 	if (percent > 0)
-	{
-		BlockNumber heappages;
-
-		if (heap != NULL && RelationGetRelid(heap) == rel->rd_index->indrelid)
-			heappages = RelationGetNumberOfBlocks(heap);
-		else
-		{
-			heap = table_open(rel->rd_index->indrelid, AccessShareLock);
-			heappages = RelationGetNumberOfBlocks(heap);
-			table_close(heap, AccessShareLock);
-		}
-		return Max((int64) (heappages * percent / 100.0), 1);
-	}
+		return Max((int64) (ei_table_pages(rel, heap) * percent / 100.0), 1);
 	return -1;
 }
 
@@ -280,14 +285,7 @@ ei_cached_bound_pages(Relation rel, Relation heap)
 	{
 		BlockNumber heappages;
 
-		if (heap != NULL && RelationGetRelid(heap) == rel->rd_index->indrelid)
-			heappages = RelationGetNumberOfBlocks(heap);
-		else
-		{
-			heap = table_open(rel->rd_index->indrelid, AccessShareLock);
-			heappages = RelationGetNumberOfBlocks(heap);
-			table_close(heap, AccessShareLock);
-		}
+		heappages = ei_table_pages(rel, heap);
 		/* table_open accepts invalidations: find the cache again */
 		cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE,
 								 sizeof(EIElasticCache));
