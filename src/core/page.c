@@ -461,6 +461,13 @@ EINewBuf(Relation rel)
 		if (needLock)
 			UnlockRelationForExtension(rel, ExclusiveLock);
 		EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
+		/* the block bound (ei_check_block_in_index) knows our new page */
+		{
+			EIRelCache *cache = EIGetRelCache(rel);
+
+			cache->index_nblocks = Max(cache->index_nblocks,
+									   BufferGetBlockNumber(buf) + 1);
+		}
 	}
 
 	/*

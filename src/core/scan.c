@@ -1325,7 +1325,14 @@ EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid)
 	if (OffsetNumberIsValid(off) && BlockNumberIsValid(blkno))
 		cache->heap_nblocks = (heap->rd_rel->relam == HEAP_TABLE_AM_OID) ?
 			RelationGetNumberOfBlocks(heap) : MaxBlockNumber;
-	if (!OffsetNumberIsValid(off) || blkno >= cache->heap_nblocks)
+	if (!OffsetNumberIsValid(off))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: an entry points to heap tuple (%u,%u) of table \"%s\", an invalid offset",
+						RelationGetRelationName(rel), blkno, (unsigned) off,
+						RelationGetRelationName(heap)),
+				 errhint("Please REINDEX it.")));
+	if (blkno >= cache->heap_nblocks)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: an entry points to heap tuple (%u,%u) of table \"%s\", which has %u blocks",

@@ -391,6 +391,8 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		if (RelationGetNumberOfBlocks(rel) == nblocks)
 		{
 			RelationTruncate(rel, newnblocks);
+			/* links past the new end are damage from now on */
+			EIGetRelCache(rel)->index_nblocks = newnblocks;
 			stats->pages_free -= nblocks - newnblocks;
 			stats->pages_deleted -= trailing_deleted;
 		}
