@@ -20,7 +20,7 @@ CREATE INDEX e1_j ON e1 USING elastic_btree (j);
 -- an operator class of another type, or of btree only
 CREATE INDEX e1_t ON e1 USING elastic_btree (t int4_ops);
 \echo :LAST_ERROR_SQLSTATE
-CREATE INDEX e1_t ON e1 USING elastic_btree (t text_pattern_ops);
+CREATE INDEX e1_t ON e1 USING elastic_btree (t varchar_ops);
 \echo :LAST_ERROR_SQLSTATE
 
 -- reloptions

@@ -1,4 +1,5 @@
-# ALTER EXTENSION elastic_index UPDATE from 0.1.0 to 0.2.0.
+# ALTER EXTENSION elastic_index UPDATE from 0.1.0 to 0.2.0, and from 0.2.0
+# to 0.3.0.
 #
 # 0.2.0 numbers the operator classes' support functions as btree does
 # (PostgreSQL 18 insists: function 3 of an ordering access method must be
@@ -8,6 +9,11 @@
 # answer as before the update, take inserts, pass the verifier, and
 # convert both ways; the updated catalog must be the one a fresh 0.2.0
 # install makes.  On 18, 0.1.0 cannot be installed at all, which is shown.
+#
+# 0.3.0 adds operator classes (char(n), name, time, inet, enums, ... and the
+# pattern classes): an update from 0.2.0 must make the catalog a fresh
+# 0.3.0 install makes, member by member, for both access methods, and the
+# new classes must index and verify.
 
 use strict;
 use warnings;
@@ -61,23 +67,107 @@ SELECT count(*) FILTER (WHERE amvalidate(c.oid)) || ' of ' || count(*)
 FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
 WHERE a.amname IN ('elastic_btree', 'osm_tree')};
 
-# a fresh 0.2.0 install: the reference catalog
-$node->safe_psql('postgres', 'CREATE DATABASE fresh');
-$node->safe_psql('fresh', 'CREATE EXTENSION elastic_index');
-is($node->safe_psql('fresh',
+my $nclasses_query = q{
+SELECT count(*) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+WHERE a.amname IN ('elastic_btree', 'osm_tree')};
+
+# a fresh 0.2.0 install: the reference catalog of 0.2.0
+$node->safe_psql('postgres', 'CREATE DATABASE fresh02');
+$node->safe_psql('fresh02', "CREATE EXTENSION elastic_index VERSION '0.2.0'");
+is($node->safe_psql('fresh02',
 	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
-	'0.2.0', 'CREATE EXTENSION installs 0.2.0');
-my $fresh_catalog = $node->safe_psql('fresh', $catalog_query);
+	'0.2.0', 'CREATE EXTENSION VERSION installs 0.2.0');
+my $fresh_catalog = $node->safe_psql('fresh02', $catalog_query);
 like($fresh_catalog, qr/elastic_btree integer_ops proc 7 \(bigint,bigint\) elastic_btree_normalize\(bigint\) depends on /,
 	'0.2.0: the normalize function is support function 7');
 like($fresh_catalog, qr/osm_tree text_ops proc 4 \(text,text\) btvarstrequalimage\(oid\) depends on .*operator class text_ops for access method osm_tree \(i\)/,
 	'0.2.0: text has the equal-image function 4, a member of its class');
 unlike($fresh_catalog, qr/ proc 3 /, '0.2.0: no support function 3');
-my $nclasses = $node->safe_psql('fresh',
-	q{SELECT count(*) FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
-	  WHERE a.amname IN ('elastic_btree', 'osm_tree')});
-is($node->safe_psql('fresh', $validate_query), "$nclasses of $nclasses",
+my $nclasses = $node->safe_psql('fresh02', $nclasses_query);
+is($node->safe_psql('fresh02', $validate_query), "$nclasses of $nclasses",
 	'0.2.0: amvalidate accepts every operator class');
+unlike($fresh_catalog, qr/ (inet_ops|enum_ops|text_pattern_ops|name_ops) /,
+	'0.2.0 has none of the classes 0.3.0 adds');
+
+# a fresh 0.3.0 install, the default version: the reference catalog of 0.3.0
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', 'CREATE EXTENSION elastic_index');
+is($node->safe_psql('fresh',
+	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
+	'0.3.0', 'CREATE EXTENSION installs 0.3.0');
+my $fresh03_catalog = $node->safe_psql('fresh', $catalog_query);
+my $nclasses03 = $node->safe_psql('fresh', $nclasses_query);
+is($nclasses03, $nclasses + 34, '0.3.0 has 17 more operator classes per access method');
+is($node->safe_psql('fresh', $validate_query), "$nclasses03 of $nclasses03",
+	'0.3.0: amvalidate accepts every operator class');
+foreach my $am (qw(elastic_btree osm_tree))
+{
+	like($fresh03_catalog, qr/^$am class varchar_pattern_ops for text default f family text_pattern_ops$/m,
+		"0.3.0: $am has varchar_pattern_ops, sharing text_pattern_ops's members");
+	like($fresh03_catalog, qr/^$am class enum_ops for anyenum default t family enum_ops$/m,
+		"0.3.0: $am has a default class for enums");
+	like($fresh03_catalog, qr/^$am text_ops proc 1 \(name,text\) btnametextcmp\(name,text\) depends on /m,
+		"0.3.0: $am has name vs text in the family text_ops, as btree");
+	like($fresh03_catalog, qr/^$am network_ops proc 2 \(inet,inet\) network_sortsupport\(internal\) depends on .*operator class inet_ops for access method $am \(i\)/m,
+		"0.3.0: $am has inet's sort support, a member of inet_ops");
+}
+
+# 0.2.0 to 0.3.0, with an index built under 0.2.0
+$node->safe_psql('postgres', 'CREATE DATABASE mid');
+$node->safe_psql(
+	'mid', q{
+CREATE EXTENSION elastic_index VERSION '0.2.0';
+CREATE TABLE m (id int4, t text, ip inet, e text);
+INSERT INTO m SELECT g, md5((g % 500)::text),
+	('10.' || (g % 200) || '.' || (g % 7) || '.1')::inet,
+	(ARRAY['sad', 'ok', 'happy'])[1 + g % 3]
+FROM generate_series(1, 5000) AS g;
+CREATE INDEX m_t ON m USING elastic_btree (t);
+});
+my ($ret02, $out02, $err02) =
+  $node->psql('mid', 'CREATE INDEX m_ip ON m USING elastic_btree (ip)');
+like($err02, qr/data type inet has no default operator class for access method "elastic_btree"/,
+	'0.2.0 has no operator class for inet');
+$node->safe_psql('mid', 'ALTER EXTENSION elastic_index UPDATE');
+is($node->safe_psql('mid',
+	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
+	'0.3.0', 'ALTER EXTENSION UPDATE takes 0.2.0 to 0.3.0');
+is($node->safe_psql('mid', $catalog_query), $fresh03_catalog,
+	'the catalog updated from 0.2.0 is the one a fresh 0.3.0 install makes');
+is($node->safe_psql('mid', $validate_query), "$nclasses03 of $nclasses03",
+	'after the update from 0.2.0 amvalidate accepts every operator class');
+$node->safe_psql(
+	'mid', q{
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+ALTER TABLE m ALTER e TYPE mood USING e::mood;
+CREATE INDEX m_ip ON m USING elastic_btree (ip);
+CREATE INDEX m_e ON m USING osm_tree (e);
+CREATE INDEX m_tp ON m USING osm_tree (t text_pattern_ops);
+INSERT INTO m SELECT g, md5((g % 500)::text),
+	('10.' || (g % 200) || '.' || (g % 7) || '.1')::inet,
+	(ARRAY['sad', 'ok', 'happy'])[1 + g % 3]::mood
+FROM generate_series(5001, 6000) AS g;
+});
+my @mid_queries = (
+	q{SELECT count(*), sum(id) FROM m WHERE ip >= '10.50.0.0' AND ip < '10.120.0.0'},
+	q{SELECT count(*), sum(id) FROM m WHERE e > 'sad'},
+	q{SELECT count(*), sum(id) FROM m WHERE t ~>=~ '3' AND t ~<~ 'c'},
+	q{SELECT count(*), sum(id) FROM m WHERE t > '3' AND t < 'c'});
+my $mid_force = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+my $mid_noindex = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;';
+foreach my $q (@mid_queries)
+{
+	like($node->safe_psql('mid', "$mid_force EXPLAIN (COSTS OFF) $q"), qr/Index (Only )?Scan using m_/,
+		"after the update from 0.2.0 an index serves: $q");
+	is($node->safe_psql('mid', "$mid_force $q"), $node->safe_psql('mid', "$mid_noindex $q"),
+		"and answers like a sequential scan: $q");
+}
+foreach my $idx (qw(m_t m_ip m_e m_tp))
+{
+	my ($ret, $out, $err) =
+	  $node->psql('mid', "SELECT elastic_index_check('$idx', true)");
+	is($ret, 0, "elastic_index_check($idx) passes after the update from 0.2.0") or diag($err);
+}
 
 if ($major >= 18)
 {
@@ -142,7 +232,7 @@ my $same_session = $node->safe_psql(
 	'old', qq{
 $force
 SELECT count(*) FROM u WHERE k > 100 AND t > '0';
-ALTER EXTENSION elastic_index UPDATE;
+ALTER EXTENSION elastic_index UPDATE TO '0.2.0';
 INSERT INTO u SELECT g, (g * 7919) % 40000, md5(g::text), g
 FROM generate_series(20001, 21000) AS g;
 SELECT count(*) FROM u WHERE k >= 0;
@@ -150,7 +240,7 @@ SELECT count(*) FROM u WHERE k >= 0;
 like($same_session, qr/21000$/, 'inserts right after the update, in the same session, go into the indexes');
 is($node->safe_psql('old',
 	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
-	'0.2.0', 'ALTER EXTENSION UPDATE reaches 0.2.0');
+	'0.2.0', 'ALTER EXTENSION UPDATE TO reaches 0.2.0');
 is($node->safe_psql('old', $catalog_query), $fresh_catalog,
 	'the updated catalog is the one a fresh 0.2.0 install makes');
 is($node->safe_psql('old', $validate_query), "$nclasses of $nclasses",
@@ -181,6 +271,16 @@ is($node->safe_psql('old',
 	't', 'expand and shrink work on an index built under 0.1.0');
 is(answers('old', $force), answers('old', $noindex),
 	'and it answers like a sequential scan after both');
+
+# on to 0.3.0
+$node->safe_psql('old', 'ALTER EXTENSION elastic_index UPDATE');
+is($node->safe_psql('old',
+	"SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'"),
+	'0.3.0', 'a second ALTER EXTENSION UPDATE reaches 0.3.0');
+is($node->safe_psql('old', $catalog_query), $fresh03_catalog,
+	'the catalog updated from 0.1.0 through 0.2.0 is the one a fresh 0.3.0 install makes');
+is(answers('old', $force), answers('old', $noindex),
+	'the indexes built under 0.1.0 answer like a sequential scan at 0.3.0');
 
 $node->stop;
 done_testing();
