@@ -24,9 +24,9 @@ nfail=0
 out=
 rc=0
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/layers_selftest.XXXXXX")
-trap 'rm -rf "$scratch"' EXIT
-src=$scratch/src
+workdir=$(mktemp -d "${TMPDIR:-/tmp}/layers_selftest.XXXXXX")
+trap 'rm -rf "$workdir"' EXIT
+src=$workdir/src
 
 # Report test $1 (a description) as passed if the rest of the arguments,
 # run as a command, succeed; show the checker's last output if not.
