@@ -102,7 +102,8 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	amroutine->amsearchnulls = true;
 	amroutine->amstorage = false;
 	amroutine->amclusterable = true;
-	amroutine->ampredlocks = false;
+	/* page-level predicate locks for SERIALIZABLE (src/README.md) */
+	amroutine->ampredlocks = true;
 	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = false;
 	amroutine->amusemaintenanceworkmem = false;

@@ -70,10 +70,10 @@ EIOsmTreeInit(void)
  *
  * An exclusion constraint's check in another backend searches the index
  * for our uncommitted entry in order to wait for us, so those indexes
- * (and any uniqueness check) take entries at once.  Serializable
- * transactions need nothing special: an access method without predicate
- * locks is checked for conflicts at the relation level by index_insert,
- * before this is called.
+ * (and any uniqueness check) take entries at once.  A serializable
+ * transaction's entries never enter the insert buffer (OsmBufferInsert):
+ * they reach their leaves, by the batch or at once, through inserts that
+ * check the leaf for rw-conflicts (src/README.md, "Predicate locks").
  */
 bool
 osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,

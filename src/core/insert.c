@@ -22,10 +22,12 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "storage/smgr.h"
 #include "utils/rel.h"
 
-static void ei_insert(EIInsertState istate, bool from_batch);
+static void ei_insert(EIInsertState istate, bool from_batch,
+					  bool own_entry);
 static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
 							  EIStack stack, IndexTuple itup,
 							  OffsetNumber newitemoff,
@@ -83,7 +85,8 @@ static int	ei_drop_copies(IndexTuple *items, int nitems);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
-						  IndexTuple *items, int nitems, bool *dense);
+						  bool own_entries, IndexTuple *items, int nitems,
+						  bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
@@ -142,7 +145,7 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
 	EIInsertStateData istate;
 
 	ei_insert_begin(&istate, rel, heapRel, itup);
-	ei_insert(&istate, false);
+	ei_insert(&istate, false, true);
 	pfree(istate.key);
 	return false;
 }
@@ -162,9 +165,15 @@ EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel)
  * in the tree already (a batch applied again after an error) and is then
  * not inserted twice; and whose pole survives a few entries that land
  * elsewhere (EI_POLE_MISSES), as near-sorted input keeps returning to it.
+ *
+ * own_entry: the entry is this transaction's, so a serializable
+ * transaction checks the leaf for rw-conflicts with the predicate locks of
+ * readers (as _bt_doinsert does); false for entries of other transactions
+ * that osm_tree's flush moves from the insert buffer (see src/README.md,
+ * "Predicate locks").
  */
 static void
-ei_insert(EIInsertState istate, bool from_batch)
+ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 {
 	Relation	rel = istate->rel;
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
@@ -216,6 +225,15 @@ ei_insert(EIInsertState istate, bool from_batch)
 		/* an entry found there already was not inserted, nor counted */
 		EIStatsCount(rel, via_pole ? EI_STAT_FASTPATH_INSERTS :
 					 EI_STAT_DESCENTS, 1);
+
+		/*
+		 * The leaf is where a reader that looked for this key took its
+		 * predicate lock (a pole is taken only for a key inside its range),
+		 * so a serializable writer checks it here, under the leaf's lock.
+		 */
+		if (own_entry)
+			CheckForSerializableConflictIn(rel, NULL,
+										   BufferGetBlockNumber(istate->buf));
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
@@ -274,9 +292,15 @@ ei_insert(EIInsertState istate, bool from_batch)
  * applying the same entries twice adds each once; so is an entry that
  * items holds twice (osm_tree's insert buffer can, see ei_batch_apply),
  * which the sort put next to its copy.  items is compacted in place.
+ *
+ * own_entries: the entries are this transaction's (osm_tree's batch), and a
+ * serializable transaction checks each leaf it writes for rw-conflicts;
+ * false for a flush of the insert buffer, which moves other transactions'
+ * entries and checks nothing on the flusher's behalf.
  */
 void
-EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
+EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
+			   bool own_entries)
 {
 	int			i = 0;
 
@@ -309,8 +333,8 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 		done = 0;
 		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
-			done = ei_insert_run(rel, buf, stack, items + i, nitems - i,
-								 &dense);
+			done = ei_insert_run(rel, buf, stack, own_entries, items + i,
+								 nitems - i, &dense);
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
@@ -331,7 +355,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 				istate.run_next = items + i + 1;
 				istate.run_nnext = nitems - i - 1;
 			}
-			ei_insert(&istate, false);
+			ei_insert(&istate, false, own_entries);
 			pfree(istate.key);
 			done = 1;
 		}
@@ -374,10 +398,12 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * dealt with: inserted, found already present, or appended.  When an entry
  * does not fit, *dense tells whether the batch still holds at least an
  * eighth of the leaf's item count for it: a run worth splitting for.
+ * own_entries: check the leaf for serializable conflicts before it (or a
+ * leaf appended after it, whose key space it gives up) takes any entry.
  */
 static int
-ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
-			  int nitems, bool *dense)
+ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
+			  IndexTuple *items, int nitems, bool *dense)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -460,6 +486,10 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, IndexTuple *items,
 		offsets[ninserted] = off;
 		inserted[ninserted++] = itup;
 	}
+
+	/* a reader that looked into the leaf's key range locked the leaf */
+	if (own_entries && (ninserted > 0 || append))
+		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
 	if (ninserted > 0)
 	{
@@ -666,7 +696,7 @@ EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup)
 	EIInsertStateData istate;
 
 	ei_insert_begin(&istate, rel, heapRel, itup);
-	ei_insert(&istate, true);
+	ei_insert(&istate, true, true);
 	pfree(istate.key);
 }
 
@@ -1212,6 +1242,16 @@ ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
 	}
 
 	END_CRIT_SECTION();
+
+	/*
+	 * A leaf's key space is now divided between two pages: serializable
+	 * readers' predicate locks on it cover the right page too (as nbtree's
+	 * _bt_insertonpg does after _bt_split).  Outside the critical section,
+	 * with both pages still locked, so no insert into the right page can
+	 * come first.
+	 */
+	if (lopaque->ei_level == 0)
+		PredicateLockPageSplit(rel, BufferGetBlockNumber(buf), rightblk);
 }
 
 /*

@@ -34,6 +34,7 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
@@ -345,6 +346,7 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 	BlockNumber leafblk = BufferGetBlockNumber(leafbuf);
 	BlockNumber child = leafblk;
 	BlockNumber topright = opaque->ei_next;
+	BlockNumber leafright = opaque->ei_next;
 	Buffer		chain[EI_MAX_CHAIN_PARENTS];
 	int			nchain = 0;
 	Buffer		pbuf = InvalidBuffer;
@@ -415,6 +417,15 @@ EIPageDelete(Relation rel, Buffer leafbuf)
 
 	/* the parent loses an item: its line pointers must be sound first */
 	EICheckPageItems(rel, pbuf);
+
+	/*
+	 * The empty leaf's key space goes to its right sibling: an insert that
+	 * would have gone to the leaf goes there now, so serializable readers'
+	 * predicate locks on the leaf move there too (as nbtree's
+	 * _bt_mark_page_halfdead does).  Before the critical section: it may
+	 * error out.
+	 */
+	PredicateLockPageCombine(rel, leafblk, leafright);
 
 	START_CRIT_SECTION();
 

@@ -50,6 +50,7 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/condition_variable.h"
+#include "storage/predicate.h"
 #include "storage/spin.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -880,6 +881,16 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 						RelationGetRelationName(scan->indexRelation),
 						BufferGetBlockNumber(buf), opaque->ei_level,
 						EI_IS_LEAF(opaque) ? "" : " without the leaf flag")));
+
+	/*
+	 * Every leaf a scan reads is locked for SERIALIZABLE, with the matches
+	 * or without: the first one a descent reaches is where the keys the
+	 * scan looks for would be, also when it finds none (the tree always
+	 * has a root leaf, so there is no empty index to lock instead).  A
+	 * no-op unless the scan's snapshot is a serializable transaction's.
+	 */
+	PredicateLockPage(scan->indexRelation, BufferGetBlockNumber(buf),
+					  scan->xs_snapshot);
 
 	/* let the next participant move on before we work on this page */
 	if (scan->parallel_scan != NULL)

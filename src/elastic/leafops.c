@@ -23,6 +23,7 @@
 #include "eielastic.h"
 #include "eistats.h"
 #include "miscadmin.h"
+#include "storage/predicate.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -551,6 +552,9 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	EICompactLogImages(rel, EI_COMPACT_IMAGE_SPLIT, images, 2, sbuf);
 
 	END_CRIT_SECTION();
+
+	/* the right half's entries keep the readers' predicate locks */
+	PredicateLockPageSplit(rel, origblk, rightblk);
 
 	EIStatsCount(rel, EI_STAT_COMPACT_SPLITS, 1);
 	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);

@@ -739,7 +739,7 @@ extern BlockNumber EICheckDownlink(Relation rel, Buffer buf, OffsetNumber offnum
 extern bool EIDoInsert(Relation rel, IndexTuple itup, Relation heapRel);
 extern void EIInsertTop(Relation rel, Relation heapRel, IndexTuple itup);
 extern void EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items,
-						   int nitems);
+						   int nitems, bool own_entries);
 extern void EIFinishSplit(Relation rel, Buffer lbuf, EIStack stack);
 extern Buffer EIGetParentBuf(Relation rel, EIStack stack, BlockNumber child);
 /* levels of parent hints a left-to-right pass over a level keeps */

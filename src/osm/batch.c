@@ -365,6 +365,9 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 
 	if (bufsize <= 0)
 		return false;
+	/* a serializable transaction's entries bypass the buffer */
+	if (IsolationIsSerializable())
+		return false;
 	if (osm_top_inserts)
 		return n == 1;
 	perpage = (double) (BLCKSZ - SizeOfPageHeaderData) /
@@ -429,7 +432,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 		OsmBufferInsert(rel, heapRel, sorted, n);
 	else
 	{
-		EIInsertSorted(rel, heapRel, sorted, n);
+		EIInsertSorted(rel, heapRel, sorted, n, true);
 		batch->to_tree = true;
 	}
 	EIStatsCount(rel, EI_STAT_BATCHES, 1);

@@ -24,6 +24,7 @@
 #include "access/relscan.h"
 #include "access/table.h"
 #include "access/xlog.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "bloomfilter.h"
 #include "catalog/index.h"
@@ -666,6 +667,14 @@ osm_page_is_open_tail(Page page)
  * through the predicted leaf where they belong there, else by a descent);
  * without it they are appended to the buffer: as many as fit on the tail
  * page under one lock and in one WAL record, then on new tail pages.
+ *
+ * A serializable transaction's entries always go straight into the tree,
+ * where the insert checks their leaf for rw-conflicts with readers'
+ * predicate locks; so the buffer holds only entries of transactions that
+ * SSI does not track, and its flush need check nothing (src/README.md,
+ * "Predicate locks").  A transaction's isolation level is fixed from its
+ * first snapshot on, before any insert, so this decision never changes
+ * within a transaction.
  */
 void
 OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
@@ -673,7 +682,7 @@ OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items, int nitems)
 	int			i = 0;
 
 	EICheckPreloaded();
-	if (osm_top_inserts)
+	if (osm_top_inserts || IsolationIsSerializable())
 	{
 		for (int k = 0; k < nitems; k++)
 			EIInsertTop(rel, heapRel, items[k]);
@@ -1431,7 +1440,7 @@ osm_flush_step(Relation rel, Relation heapRel, int maxpages, bool *took_tail)
 		EIEntrySortRun(&esort, entries, nitems);
 		for (int i = 0; i < nitems; i++)
 			items[i] = entries[i].itup;
-		EIInsertSorted(rel, heapRel, items, nitems);
+		EIInsertSorted(rel, heapRel, items, nitems, false);
 	}
 	EIFaultPoint(EI_FAULT_AFTER_FLUSH_INSERT);
 
