@@ -254,3 +254,5 @@ COMMIT;
 RESET enable_seqscan;
 DROP TABLE ssi_bt, ssi_eb, ssi_cp, ssi_osm;
 DROP FUNCTION ssi_locks(regclass);
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
