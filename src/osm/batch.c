@@ -365,7 +365,11 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 
 	if (bufsize <= 0)
 		return false;
-	/* a serializable transaction's entries bypass the buffer */
+	/*
+	 * A serializable transaction's entries bypass the buffer
+	 * (OsmBufferInsert would insert them one by one): apply the batch
+	 * sorted, leaf by leaf.
+	 */
 	if (IsolationIsSerializable())
 		return false;
 	if (osm_top_inserts)
