@@ -245,6 +245,41 @@ SELECT count(*) FROM ssi_eb WHERE k BETWEEN 1000000 AND 3000000;
 SELECT * FROM ssi_locks('ssi_eb_k');
 COMMIT;
 
+-- an empty index: its empty root leaf, not the relation (btree locks the
+-- relation: it has no root page yet)
+CREATE TABLE ssi_ebt (k int4);
+CREATE INDEX ssi_ebt_k ON ssi_ebt USING btree (k);
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM ssi_ebt WHERE k = 5;
+SELECT * FROM ssi_locks('ssi_ebt_k');
+COMMIT;
+DROP TABLE ssi_ebt;
+CREATE TABLE ssi_eeb (k int4);
+CREATE INDEX ssi_eeb_k ON ssi_eeb USING elastic_btree (k);
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM ssi_eeb WHERE k = 5;
+SELECT * FROM ssi_locks('ssi_eeb_k');
+COMMIT;
+DROP TABLE ssi_eeb;
+CREATE TABLE ssi_ecp (k int4);
+CREATE INDEX ssi_ecp_k ON ssi_ecp USING elastic_btree (k) WITH (size_bound = '64kB');
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM ssi_ecp WHERE k = 5;
+SELECT * FROM ssi_locks('ssi_ecp_k');
+COMMIT;
+DROP TABLE ssi_ecp;
+CREATE TABLE ssi_eosm (k int4);
+CREATE INDEX ssi_eosm_k ON ssi_eosm USING osm_tree (k);
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM ssi_eosm WHERE k = 5;
+SELECT * FROM ssi_locks('ssi_eosm_k');
+COMMIT;
+DROP TABLE ssi_eosm;
+
 -- not serializable: no predicate locks
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT count(*) FROM ssi_eb WHERE k BETWEEN 1000000 AND 1010000;
