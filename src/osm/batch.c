@@ -365,6 +365,7 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 
 	if (bufsize <= 0)
 		return false;
+
 	/*
 	 * A serializable transaction's entries bypass the buffer
 	 * (OsmBufferInsert would insert them one by one): apply the batch
