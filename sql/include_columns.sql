@@ -83,6 +83,21 @@ SELECT elastic_index_check('ic_wide_e', true);
 SELECT elastic_index_check('ic_wide2_e', true);
 SELECT elastic_index_check('ic_wide2_o', true);
 SELECT count(*), count(DISTINCT t) FROM ic_wide2 WHERE k BETWEEN 1000 AND 2000;
+-- a build whose entries outgrow maintenance_work_mem sorts them on disk,
+-- INCLUDE columns carried along
+SET maintenance_work_mem = '1MB';
+CREATE INDEX ic_wide_s ON ic_wide USING elastic_btree (k DESC) INCLUDE (t);
+RESET maintenance_work_mem;
+SELECT elastic_index_check('ic_wide_s', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT k, t FROM ic_wide WHERE k > 3000 ORDER BY k DESC;
+SELECT md5(string_agg(k || t, ',' ORDER BY k DESC)) AS through_index
+FROM (SELECT k, t FROM ic_wide WHERE k > 3000 ORDER BY k DESC) AS x \gset
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT md5(string_agg(k || t, ',' ORDER BY k DESC)) = :'through_index' AS same
+FROM ic_wide WHERE k > 3000;
 SELECT (SELECT md5(string_agg(t, ',' ORDER BY k)) FROM ic_wide) =
 	   (SELECT md5(string_agg(t, ',' ORDER BY k)) FROM ic_wide2) AS same_texts;
 DROP TABLE ic_wide, ic_wide2;
