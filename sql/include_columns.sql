@@ -151,7 +151,8 @@ BEGIN
 		('SELECT j, k, a FROM %I WHERE j BETWEEN 10 AND 12 AND k < 2000 AND a IS NULL', false, '{index,indexonly,bitmap}'),
 		('SELECT u, t FROM %I WHERE u < ''20000000-0000-0000-0000-000000000000''', false, '{index,indexonly}'),
 		('SELECT u, t FROM %I WHERE u = ''c4ca4238-a0b9-2382-0dcc-509a6f75849b''', false, '{index,indexonly,bitmap}'),
-		('SELECT min(k), max(k), min(j), max(j) FROM %I', true, '{index,indexonly}')
+		('SELECT min(k), max(k), min(j), max(j) FROM %I', true, '{index,indexonly}'),
+		('SELECT k, id, a, t FROM %I WHERE k BETWEEN 2000 AND 6000', false, '{parallel}')
 	LOOP
 		IF NOT vacuumed THEN
 			m := array_remove(m, 'indexonly');
