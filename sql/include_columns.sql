@@ -19,6 +19,19 @@ RESET client_min_messages;
 -- still unflushed) and index-only scans show no heap fetches.
 SET synchronous_commit = on;
 
+-- EXPLAIN ANALYZE of an index-only scan, printed alike on every version:
+-- the scan node (with its row count, whole), its conditions and heap
+-- fetches (18 adds decimals to row counts, index searches and buffers)
+CREATE FUNCTION ic_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line		text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+		CONTINUE WHEN line ~ '^\s*(Index Searches|Buffers|Planning|Execution):';
+		RETURN NEXT regexp_replace(line, 'rows=([0-9]+)(\.[0-9]+)? loops', 'rows=\1 loops');
+	END LOOP;
+END $$;
+
 -- 1. What is refused, and what works as with btree
 CREATE TABLE ic_err (k int4, v int4, t text);
 CREATE UNIQUE INDEX ic_err_u ON ic_err USING elastic_btree (k) INCLUDE (v);
@@ -126,7 +139,7 @@ SELECT ei_setup('ic', 'ic_src', 15000);
 SELECT count(*) FILTER (WHERE pg_column_size(t) = 2560) > 500 AS toasted
 FROM ic_ei;
 SELECT ei_index('ic', 'k', '(k, id) INCLUDE (a, t)');
-SELECT ei_index('ic', 'jk', '(j DESC, k NULLS FIRST) INCLUDE (u, a, id)');
+SELECT ei_index('ic', 'jk', '(j DESC, a NULLS FIRST) INCLUDE (u, k, id)');
 SELECT ei_index('ic', 'u', '(u) INCLUDE (t)');
 VACUUM ANALYZE ic_seq, ic_bt, ic_ei;
 \d ic_ei
@@ -147,7 +160,7 @@ BEGIN
 		('SELECT id, a, t FROM %I WHERE k IS NULL', false, '{index,indexonly,bitmap}'),
 		('SELECT count(*), count(a), count(t), sum(length(t)) FROM %I WHERE k >= 0', false, '{index,bitmap}'),
 		('SELECT k, id, md5(t) FROM %I WHERE k BETWEEN 100 AND 1500', false, '{index,indexonly}'),
-		('SELECT j, k, u, a, id FROM %I WHERE j = 17 ORDER BY j DESC, k NULLS FIRST, id', false, '{index,indexonly,bitmap}'),
+		('SELECT j, k, u, a, id FROM %I WHERE j = 17 AND a > 20000', false, '{index,indexonly,bitmap}'),
 		('SELECT j, k, a FROM %I WHERE j BETWEEN 10 AND 12 AND k < 2000 AND a IS NULL', false, '{index,indexonly,bitmap}'),
 		('SELECT u, t FROM %I WHERE u < ''20000000-0000-0000-0000-000000000000''', false, '{index,indexonly}'),
 		('SELECT u, t FROM %I WHERE u = ''c4ca4238-a0b9-2382-0dcc-509a6f75849b''', false, '{index,indexonly,bitmap}'),
@@ -168,10 +181,10 @@ SELECT ei_check_all('ic');
 -- covering: no heap fetches once VACUUM has set the visibility map
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT k, id, a, t FROM ic_ei WHERE k BETWEEN 1000 AND 1100;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT j, k, a FROM ic_ei WHERE j = 3 AND a > 1000;
+SELECT * FROM ic_explain('SELECT k, id, a, t FROM ic_ei WHERE k BETWEEN 1000 AND 1100');
+SELECT * FROM ic_explain('SELECT j, k, a FROM ic_ei WHERE j = 3 AND a > 1000');
+-- a condition on an INCLUDE column filters index entries, no heap fetch
+SELECT * FROM ic_explain('SELECT k, id, a FROM ic_ei WHERE k BETWEEN 1000 AND 1100 AND a > 50000');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT s.height >= 2 AS has_inner_levels, s.entries
@@ -209,8 +222,7 @@ SELECT * FROM ic_queries();
 SELECT ei_check_all('ic');
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT k, id, a, t FROM ic_ei WHERE k BETWEEN 1000 AND 1100;
+SELECT * FROM ic_explain('SELECT k, id, a, t FROM ic_ei WHERE k BETWEEN 1000 AND 1100');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 -- inserts into compact leaves, which split (their high keys are formed
@@ -262,7 +274,7 @@ SET osm_tree.buffer_size = 8;
 SET osm_tree.flush_fraction = 0.5;
 SELECT ei_setup('io', 'ic_src', 10000);
 SELECT ei_index('io', 'k', '(k, id) INCLUDE (a, t)');
-SELECT ei_index('io', 'jk', '(j DESC, k NULLS FIRST) INCLUDE (u, a, id)');
+SELECT ei_index('io', 'jk', '(j DESC, a NULLS FIRST) INCLUDE (u, k, id)');
 SELECT ei_index('io', 'u', '(u) INCLUDE (t)');
 -- single-row inserts go to the buffer
 DO $$
@@ -291,7 +303,7 @@ BEGIN
 		('SELECT k, id, a, t FROM %I WHERE k > 7500 ORDER BY k DESC, id DESC', true, '{index,indexonly}'),
 		('SELECT k, id, a, t FROM %I WHERE k = 4321', false, '{index,indexonly,bitmap}'),
 		('SELECT id, a, t FROM %I WHERE k IS NULL', false, '{index,indexonly,bitmap}'),
-		('SELECT j, k, u, a, id FROM %I WHERE j = 17 ORDER BY j DESC, k NULLS FIRST, id', false, '{index,indexonly,bitmap}'),
+		('SELECT j, k, u, a, id FROM %I WHERE j = 17 AND a > 20000', false, '{index,indexonly,bitmap}'),
 		('SELECT u, t FROM %I WHERE u = ''c4ca4238-a0b9-2382-0dcc-509a6f75849b''', false, '{index,indexonly,bitmap}'),
 		('SELECT count(*), count(a), count(t), sum(length(t)) FROM %I WHERE k >= 0', false, '{index,bitmap}')
 	LOOP
@@ -326,8 +338,7 @@ SELECT * FROM io_queries();
 SELECT ei_check_all('io');
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT k, id, a, t FROM io_ei WHERE k BETWEEN 1000 AND 1100;
+SELECT * FROM ic_explain('SELECT k, id, a, t FROM io_ei WHERE k BETWEEN 1000 AND 1100');
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 \d io_ei

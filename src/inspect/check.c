@@ -389,18 +389,24 @@ static bool ei_is_halfdead(Page page);
 static Size
 ei_pivot_size_of_keys(Relation rel, IndexTuple itup)
 {
-	TupleDesc	keydesc = CreateTupleDescCopy(RelationGetDescr(rel));
-	Datum		values[INDEX_MAX_KEYS];
-	bool		isnull[INDEX_MAX_KEYS];
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	IndexTuple	keys;
 	Size		size;
 
-	keydesc->natts = IndexRelationGetNumberOfKeyAttributes(rel);
-	index_deform_tuple(itup, keydesc, values, isnull);
-	keys = index_form_tuple(keydesc, values, isnull);
+	if (nkeyatts < desc->natts)
+		keys = index_truncate_tuple(desc, itup, nkeyatts);
+	else
+	{
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		/* index_truncate_tuple would copy the whole pivot, TID included */
+		index_deform_tuple(itup, desc, values, isnull);
+		keys = index_form_tuple(desc, values, isnull);
+	}
 	size = MAXALIGN(IndexTupleSize(keys) + sizeof(ItemPointerData));
 	pfree(keys);
-	pfree(keydesc);
 	return size;
 }
 
