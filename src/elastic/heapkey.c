@@ -377,10 +377,11 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 		if (c != NULL && c->dead)
 			return EI_HEAPKEY_DEAD;
-		if (c != NULL)
+		/* a key remembered without its tuple does not serve a tuple read */
+		if (c != NULL && (c->itup != NULL || !reader->want_tuple))
 		{
 			appendBinaryStringInfo(&reader->key, c->key, c->keylen);
-			if (c->itup != NULL)
+			if (c->itup != NULL && reader->want_tuple)
 			{
 				reader->itup = palloc(IndexTupleSize(c->itup));
 				memcpy(reader->itup, c->itup, IndexTupleSize(c->itup));
@@ -462,10 +463,25 @@ ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
 								 HeapTupleHeaderGetXmin(tuple.t_data)))
 			return false;
 
-		if (reader->snapshot != NULL ?
-			HeapTupleSatisfiesVisibility(&tuple, reader->snapshot, reader->buf) :
-			!HeapTupleIsSurelyDead(&tuple, vistest))
-			return true;
+		if (reader->snapshot != NULL)
+		{
+			if (HeapTupleSatisfiesVisibility(&tuple, reader->snapshot,
+											 reader->buf))
+				return true;
+		}
+		else
+		{
+			TransactionId dead_after = InvalidTransactionId;
+			HTSV_Result state;
+
+			/* sets the hint bits HeapTupleIsSurelyDead would rely on */
+			state = HeapTupleSatisfiesVacuumHorizon(&tuple, reader->buf,
+													&dead_after);
+			if (state != HEAPTUPLE_DEAD &&
+				!(state == HEAPTUPLE_RECENTLY_DEAD &&
+				  GlobalVisTestIsRemovableXid(vistest, dead_after)))
+				return true;
+		}
 
 		if (!HeapTupleIsHotUpdated(&tuple))
 			return false;
