@@ -50,8 +50,6 @@ SELECT relname, reloptions FROM pg_class WHERE relname = 'e1_id10';
 -- what the access method does not support
 CREATE UNIQUE INDEX e1_u ON e1 USING elastic_btree (id);
 \echo :LAST_ERROR_SQLSTATE
-CREATE INDEX e1_inc ON e1 USING elastic_btree (id) INCLUDE (t);
-\echo :LAST_ERROR_SQLSTATE
 ALTER TABLE e1 ADD CONSTRAINT e1_excl EXCLUDE USING elastic_btree (id WITH <);
 \echo :LAST_ERROR_SQLSTATE
 CREATE INDEX e1_ok ON e1 USING elastic_btree (id);

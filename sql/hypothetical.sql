@@ -183,7 +183,7 @@ SELECT d AS definition, hy_error(d) AS error FROM (VALUES
 	('CREATE INDEX ON hy USING osm_tree (id) WITH (fillfactor = 5)'),
 	('CREATE INDEX ON hy USING elastic_btree (lower(v))'),
 	('CREATE INDEX ON hy USING elastic_btree (id) WHERE id > 0'),
-	('CREATE INDEX ON hy USING elastic_btree (id) INCLUDE (v)'),
+	('CREATE INDEX ON hy USING elastic_btree (id) INCLUDE (lower(v))'),
 	('CREATE UNIQUE INDEX ON hy USING elastic_btree (id)'),
 	('CREATE INDEX ON hy USING elastic_btree (id text_ops)'),
 	('CREATE INDEX ON hy USING elastic_btree (nosuch)'),

@@ -105,7 +105,7 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	/* page-level predicate locks for SERIALIZABLE (src/README.md) */
 	amroutine->ampredlocks = true;
 	amroutine->amcanparallel = true;
-	amroutine->amcaninclude = false;
+	amroutine->amcaninclude = true;
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
 		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;

@@ -48,6 +48,7 @@ typedef struct EIBuildState
 	Relation	heap;
 	Relation	index;
 	int			nkeys;			/* key columns of the index */
+	int			natts;			/* key and INCLUDE columns */
 	Tuplesortstate *sort;		/* rows: key columns, then heap TID */
 	TupleDesc	sortdesc;
 	TupleTableSlot *inslot;		/* virtual slot that feeds the sort */
@@ -183,6 +184,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	bstate.heap = heap;
 	bstate.index = index;
 	bstate.nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bstate.natts = IndexRelationGetNumberOfAttributes(index);
 	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "elastic_index build tuple",
 										  ALLOCSET_DEFAULT_SIZES);
@@ -234,7 +236,9 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 }
 
 /*
- * Set up the sort: one column per index key, plus the heap TID.
+ * Set up the sort: one column per index column, plus the heap TID; it
+ * orders by the key columns and the heap TID, and carries INCLUDE columns
+ * along unsorted.
  */
 static void
 ei_build_begin_sort(EIBuildState *bstate)
@@ -242,17 +246,20 @@ ei_build_begin_sort(EIBuildState *bstate)
 	Relation	index = bstate->index;
 	TupleDesc	itupdesc = RelationGetDescr(index);
 	int			nkeys = bstate->nkeys;
-	int			ncols = nkeys + 1;
-	AttrNumber *attnums = palloc(sizeof(AttrNumber) * ncols);
-	Oid		   *sortops = palloc(sizeof(Oid) * ncols);
-	Oid		   *collations = palloc(sizeof(Oid) * ncols);
-	bool	   *nullsfirst = palloc(sizeof(bool) * ncols);
+	int			natts = bstate->natts;
+	int			ncols = natts + 1;
+	int			nsortkeys = nkeys + 1;
+	AttrNumber *attnums = palloc(sizeof(AttrNumber) * nsortkeys);
+	Oid		   *sortops = palloc(sizeof(Oid) * nsortkeys);
+	Oid		   *collations = palloc(sizeof(Oid) * nsortkeys);
+	bool	   *nullsfirst = palloc(sizeof(bool) * nsortkeys);
 	int			i;
 
 	bstate->sortdesc = CreateTemplateTupleDesc(ncols);
+	for (i = 0; i < natts; i++)
+		TupleDescCopyEntry(bstate->sortdesc, i + 1, itupdesc, i + 1);
 	for (i = 0; i < nkeys; i++)
 	{
-		TupleDescCopyEntry(bstate->sortdesc, i + 1, itupdesc, i + 1);
 		attnums[i] = i + 1;
 		sortops[i] = EISortOperator(index, i);
 		collations[i] = index->rd_indcollation[i];
@@ -267,7 +274,7 @@ ei_build_begin_sort(EIBuildState *bstate)
 	/* the same orderings, for sorting formed tuples in memory */
 	EIEntrySortInit(&bstate->esort, index);
 
-	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, ncols, attnums,
+	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, nsortkeys, attnums,
 										sortops, collations, nullsfirst,
 										maintenance_work_mem, NULL,
 										TUPLESORT_NONE);
@@ -334,7 +341,7 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
- * Feed one formed entry to the tuplesort, as its key columns plus heap TID.
+ * Feed one formed entry to the tuplesort, as its columns plus heap TID.
  *
  * The stored (possibly compressed) form is sorted, as the tree compares it.
  */
@@ -346,8 +353,8 @@ ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup)
 	ExecClearTuple(slot);
 	index_deform_tuple(itup, RelationGetDescr(bstate->index),
 					   slot->tts_values, slot->tts_isnull);
-	slot->tts_values[bstate->nkeys] = PointerGetDatum(&itup->t_tid);
-	slot->tts_isnull[bstate->nkeys] = false;
+	slot->tts_values[bstate->natts] = PointerGetDatum(&itup->t_tid);
+	slot->tts_isnull[bstate->natts] = false;
 	ExecStoreVirtualTuple(slot);
 	tuplesort_puttupleslot(bstate->sort, slot);
 	ExecClearTuple(slot);
@@ -386,7 +393,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 {
 	Relation	index = bstate->index;
 	TupleDesc	itupdesc = RelationGetDescr(index);
-	int			nkeys = bstate->nkeys;
+	int			natts = bstate->natts;
 	EILoadState lstate;
 	TupleTableSlot *slot;
 	Buffer		metabuf;
@@ -422,7 +429,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 				break;
 			slot_getallattrs(slot);
 			itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
-			itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+			itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[natts]));
 		}
 		ei_load_add(&lstate, lstate.leaf, itup);
 
@@ -582,7 +589,7 @@ ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
 
 	/* the high key: leaf items gain their heap TID, inner pivots have it */
 	if (isleaf)
-		hikey = EIFormPivot(first);
+		hikey = EIFormPivot(lstate->index, first);
 	else
 		hikey = CopyIndexTuple(first);
 	EITupleSetDownlink(hikey, InvalidBlockNumber);

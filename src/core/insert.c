@@ -593,7 +593,7 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
 	EICheckPageItems(rel, buf);
 
-	lefthikey = EIFormPivot(items[0]);
+	lefthikey = EIFormPivot(rel, items[0]);
 	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
 	{
 		pfree(lefthikey);
@@ -1303,7 +1303,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	else
 		firstrightitem = EIReadTuple(origpage, firstright);
 	if (isleaf)
-		lefthikey = EIFormPivot(firstrightitem);
+		lefthikey = EIFormPivot(rel, firstrightitem);
 	else
 	{
 		lefthikey = CopyIndexTuple(firstrightitem);

@@ -645,22 +645,33 @@ EIGetRootHeight(Relation rel)
 }
 
 /*
- * Make a pivot tuple from a leaf tuple: keys plus heap TID, no downlink yet.
+ * Make a pivot tuple from a leaf tuple: its key columns plus heap TID, no
+ * downlink yet.
  *
+ * INCLUDE columns are cut off (index_truncate_tuple, as nbtree's
+ * _bt_truncate does), so a pivot holds exactly the index's key columns.
  * Only leaf tuples are accepted; a pivot that moves up from an inner page is
  * copied with CopyIndexTuple, since it already carries its tiebreaker.
  */
 IndexTuple
-EIFormPivot(IndexTuple itup)
+EIFormPivot(Relation rel, IndexTuple itup)
 {
-	Size		oldsz = IndexTupleSize(itup);
-	Size		newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	IndexTuple	keys = itup;
+	Size		oldsz;
+	Size		newsz;
 	IndexTuple	pivot;
 	ItemPointerData heaptid;
 
 	heaptid = itup->t_tid;
+	if (nkeyatts < IndexRelationGetNumberOfAttributes(rel))
+		keys = index_truncate_tuple(RelationGetDescr(rel), itup, nkeyatts);
+	oldsz = IndexTupleSize(keys);
+	newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
 	pivot = (IndexTuple) palloc0(newsz);
-	memcpy(pivot, itup, oldsz);
+	memcpy(pivot, keys, oldsz);
+	if (keys != itup)
+		pfree(keys);
 	pivot->t_info &= ~INDEX_SIZE_MASK;
 	pivot->t_info |= newsz;
 	ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));

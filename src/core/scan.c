@@ -192,7 +192,9 @@ ei_pos_copy(EIScanPos dst, EIScanPos src)
 /*
  * Allocate the tuple workspaces of an index-only scan (current and mark).
  * A standard leaf's tuples fit in BLCKSZ; an index that can have leaves of
- * its policy's kind needs room for as many tuples as such a leaf holds.
+ * its policy's kind starts with room for as many tuples as such a leaf
+ * holds by the policy's estimate, and EIScanSaveItem grows both when wider
+ * tuples (INCLUDE columns of variable width) need more.
  */
 static void
 ei_alloc_tuples(IndexScanDesc scan)
@@ -204,8 +206,8 @@ ei_alloc_tuples(IndexScanDesc scan)
 	if (leafops != NULL && leafops->tuple_space != NULL)
 		so->tuplesSize = Max(so->tuplesSize,
 							 leafops->tuple_space(scan->indexRelation));
-	so->currTuples = (char *) palloc(so->tuplesSize * 2);
-	so->markTuples = so->currTuples + so->tuplesSize;
+	so->currTuples = (char *) palloc(so->tuplesSize);
+	so->markTuples = (char *) palloc(so->tuplesSize);
 }
 
 /*
@@ -840,9 +842,21 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 	{
 		Size		itupsz = IndexTupleSize(itup);
 
+		/*
+		 * Only a policy's leaf, whose entries are not bounded by a page's
+		 * tuple space, can need more: grow both workspaces, whose items are
+		 * offsets.  No pointer into them is held while a page is read.
+		 */
 		if (so->currPos.nextTupleOffset + MAXALIGN(itupsz) > so->tuplesSize)
-			elog(ERROR, "index-only scan tuple workspace of %zu bytes is full",
-				 so->tuplesSize);
+		{
+			Size		newsize = Max(so->tuplesSize * 2,
+									  so->currPos.nextTupleOffset +
+									  MAXALIGN(itupsz));
+
+			so->currTuples = repalloc_huge(so->currTuples, newsize);
+			so->markTuples = repalloc_huge(so->markTuples, newsize);
+			so->tuplesSize = newsize;
+		}
 		item->tupleOffset = (uint32) so->currPos.nextTupleOffset;
 		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
 		so->currPos.nextTupleOffset += MAXALIGN(itupsz);
@@ -2261,6 +2275,8 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->killedItems);
 	if (so->currTuples != NULL)
 		pfree(so->currTuples);
+	if (so->markTuples != NULL)
+		pfree(so->markTuples);
 	if (so->leaf_state != NULL)
 	{
 		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;

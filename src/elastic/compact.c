@@ -305,16 +305,17 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 {
 	EIHeapKeyReader *reader = state->reader;
 	ItemPointerData tid;
+	bool		want_tuple = reader->want_tuple;
 
+	/*
+	 * A search needs the key, not the tuple an index-only scan's reader
+	 * forms: read the key columns only, so that an INCLUDE column toasted
+	 * out of line does not make the entry unreadable here.
+	 */
 	EICompactGetTid(state->page, pos, &tid);
+	reader->want_tuple = false;
 	*result = EIHeapKeyRead(reader, &tid);
-
-	/* a search needs the key, not the tuple an index-only scan's reader forms */
-	if (reader->itup != NULL)
-	{
-		pfree(reader->itup);
-		reader->itup = NULL;
-	}
+	reader->want_tuple = want_tuple;
 	if (*result != EI_HEAPKEY_FOUND)
 		return NULL;
 	return (const uint8_t *) reader->key.data;

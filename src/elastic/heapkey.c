@@ -48,6 +48,7 @@
 #include "eielastic.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /* A key read with the leaf unlocked (EIHeapKeyReadUnlocked). */
 typedef struct EIHeapKeyCached
@@ -57,10 +58,15 @@ typedef struct EIHeapKeyCached
 	int			keylen;
 	IndexTuple	itup;			/* with want_tuple (fixed per reader), else
 								 * NULL */
+	bool		dead;			/* no key: the entry was found dead */
 } EIHeapKeyCached;
 
 static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
 									   ItemPointer tid, bool unlocked);
+static bool ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page,
+									BlockNumber blkno, OffsetNumber root);
+static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
+											ItemPointer tid);
 
 /*
  * Prepare to read keys of the entries of index from its table heap.
@@ -99,7 +105,8 @@ EIHeapKeyReaderForget(EIHeapKeyReader *reader)
 	reader->last_valid = false;
 	for (int i = 0; i < reader->ncached; i++)
 	{
-		pfree(reader->cached[i].key);
+		if (reader->cached[i].key != NULL)
+			pfree(reader->cached[i].key);
 		if (reader->cached[i].itup != NULL)
 			pfree(reader->cached[i].itup);
 	}
@@ -143,9 +150,11 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
  * normalized key with tid appended.  Returns EI_HEAPKEY_FOUND,
  * EI_HEAPKEY_DEAD (the chain is dead to all; the entry may be removed) or
  * EI_HEAPKEY_UNREADABLE (a key column is toasted out of line).  With
- * want_tuple, reader->itup is then also the entry as an index tuple (only
- * for indexes without INCLUDE columns).  The caller must hold a lock on the
- * leaf holding the entry.
+ * want_tuple, reader->itup is then also the entry as an index tuple, with
+ * its INCLUDE columns read from the same heap tuple (which share the HOT
+ * chain's values as the key columns do); one of those toasted out of line
+ * makes the entry unreadable too.  The caller must hold a lock on the leaf
+ * holding the entry.
  */
 EIHeapKeyResult
 EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
@@ -209,6 +218,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	bool		isnull[INDEX_MAX_KEYS];
 	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
 	HeapTuple	copy = NULL;
+	int			natts;
 
 	/* the tuple of an earlier read is its caller's (or already freed) */
 	reader->itup = NULL;
@@ -270,12 +280,28 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	 */
 	if (unlocked)
 	{
+		/*
+		 * TOAST is read for this entry: a HOT chain nobody can see any more
+		 * may have lost its TOAST values already (pruning of the TOAST
+		 * table removes them once the deleter is old enough), so it is
+		 * reported dead rather than detoasted.
+		 */
+		if (!ei_heapkey_chain_needed(reader, page, blkno, offnum))
+		{
+			LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
+			if (ei_heapkey_cached(reader, tid) == NULL)
+				ei_heapkey_remember(reader, tid)->dead = true;
+			return EI_HEAPKEY_DEAD;
+		}
 		copy = heap_copytuple(&tuple);
 		LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
 		tuple = *copy;
 	}
 
-	for (int i = 0; i < reader->norm->nkeyatts; i++)
+	/* the key columns, and for a tuple the INCLUDE columns after them */
+	natts = reader->want_tuple ? IndexRelationGetNumberOfAttributes(index) :
+		reader->norm->nkeyatts;
+	for (int i = 0; i < natts; i++)
 	{
 		AttrNumber	attnum = index->rd_index->indkey.values[i];
 
@@ -323,20 +349,10 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 		if (c == NULL)
 		{
-			if (reader->ncached == reader->maxcached)
-			{
-				reader->maxcached = Max(8, reader->maxcached * 2);
-				reader->cached = reader->cached == NULL ?
-					palloc(sizeof(EIHeapKeyCached) * reader->maxcached) :
-					repalloc(reader->cached,
-							 sizeof(EIHeapKeyCached) * reader->maxcached);
-			}
-			c = &reader->cached[reader->ncached++];
-			c->tid = *tid;
+			c = ei_heapkey_remember(reader, tid);
 			c->keylen = reader->key.len;
 			c->key = palloc(reader->key.len);
 			memcpy(c->key, reader->key.data, reader->key.len);
-			c->itup = NULL;
 			if (reader->itup != NULL)
 			{
 				c->itup = palloc(IndexTupleSize(reader->itup));
@@ -359,10 +375,13 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	{
 		EIHeapKeyCached *c = ei_heapkey_cached(reader, tid);
 
-		if (c != NULL)
+		if (c != NULL && c->dead)
+			return EI_HEAPKEY_DEAD;
+		/* a key remembered without its tuple does not serve a tuple read */
+		if (c != NULL && (c->itup != NULL || !reader->want_tuple))
 		{
 			appendBinaryStringInfo(&reader->key, c->key, c->keylen);
-			if (c->itup != NULL)
+			if (c->itup != NULL && reader->want_tuple)
 			{
 				reader->itup = palloc(IndexTupleSize(c->itup));
 				memcpy(reader->itup, c->itup, IndexTupleSize(c->itup));
@@ -371,4 +390,102 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		}
 	}
 	return result;
+}
+
+/*
+ * Add an empty remembered entry for tid (the caller has checked that there
+ * is none) in the reader's memory context.
+ */
+static EIHeapKeyCached *
+ei_heapkey_remember(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(reader->cxt);
+	EIHeapKeyCached *c;
+
+	if (reader->ncached == reader->maxcached)
+	{
+		reader->maxcached = Max(8, reader->maxcached * 2);
+		reader->cached = reader->cached == NULL ?
+			palloc(sizeof(EIHeapKeyCached) * reader->maxcached) :
+			repalloc(reader->cached,
+					 sizeof(EIHeapKeyCached) * reader->maxcached);
+	}
+	c = &reader->cached[reader->ncached++];
+	memset(c, 0, sizeof(EIHeapKeyCached));
+	c->tid = *tid;
+	MemoryContextSwitchTo(oldcxt);
+	return c;
+}
+
+/*
+ * May a member of the HOT chain at root of the share-locked heap page
+ * still be needed: visible to the reader's snapshot if it has one (an
+ * index-only scan, which skips the others), else not surely dead to
+ * everybody?  Only such a chain's TOAST values are sure to exist: the
+ * TOAST rows of a value are deleted with the last version that has it,
+ * and pruned once that deletion is old enough for every snapshot.
+ */
+static bool
+ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
+						OffsetNumber root)
+{
+	GlobalVisState *vistest = NULL;
+	OffsetNumber offnum = root;
+	TransactionId prev_xmax = InvalidTransactionId;
+	bool		at_root = true;
+
+	if (reader->snapshot == NULL)
+		vistest = GlobalVisTestFor(reader->heap);
+	for (;;)
+	{
+		ItemId		lp;
+		HeapTupleData tuple;
+
+		if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(page))
+			return false;
+		lp = PageGetItemId(page, offnum);
+		if (ItemIdIsRedirected(lp) && at_root)
+		{
+			offnum = ItemIdGetRedirect(lp);
+			at_root = false;
+			continue;
+		}
+		if (!ItemIdIsNormal(lp))
+			return false;
+		at_root = false;
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		tuple.t_len = ItemIdGetLength(lp);
+		tuple.t_tableOid = RelationGetRelid(reader->heap);
+		ItemPointerSet(&tuple.t_self, blkno, offnum);
+		if (TransactionIdIsValid(prev_xmax) &&
+			!TransactionIdEquals(prev_xmax,
+								 HeapTupleHeaderGetXmin(tuple.t_data)))
+			return false;
+
+		if (reader->snapshot != NULL)
+		{
+			if (HeapTupleSatisfiesVisibility(&tuple, reader->snapshot,
+											 reader->buf))
+				return true;
+		}
+		else
+		{
+			TransactionId dead_after = InvalidTransactionId;
+			HTSV_Result state;
+
+			/* sets the hint bits HeapTupleIsSurelyDead would rely on */
+			state = HeapTupleSatisfiesVacuumHorizon(&tuple, reader->buf,
+													&dead_after);
+			if (state != HEAPTUPLE_DEAD &&
+				!(state == HEAPTUPLE_RECENTLY_DEAD &&
+				  GlobalVisTestIsRemovableXid(vistest, dead_after)))
+				return true;
+		}
+
+		if (!HeapTupleIsHotUpdated(&tuple))
+			return false;
+		offnum = ItemPointerGetOffsetNumber(&tuple.t_data->t_ctid);
+		prev_xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
+	}
 }

@@ -50,9 +50,10 @@ ei_table_is_heap(Oid relid)
 /*
  * Return the normalized-key information of an index whose leaves can be
  * compact, or NULL if they cannot: the keys need normalized forms
- * (core/normkey.c; variable-width ones are padded), no INCLUDE columns
- * (an expanded entry is formed from the key columns read from the heap)
- * and a heap table.  Cached in
+ * (core/normkey.c; variable-width ones are padded) and a heap table.
+ * INCLUDE columns are allowed: they are plain columns, read from the heap
+ * with the keys where a whole entry is needed (index-only scans,
+ * expansion).  Cached in
  * the policy's cache (EIGetPolicyCache) for the index's current file: the
  * cache outlives an in-place relcache rebuild, and a table whose access
  * method changed (a rewrite) gave the index a new file, so the answer is
@@ -83,8 +84,6 @@ EICompactInfo(Relation rel)
 	MemoryContextSwitchTo(oldcxt);
 	possible = (norm->ok && norm->keylen > 0 &&
 				norm->keylen <= SEQTREE_MAX_KEYLEN &&
-				IndexRelationGetNumberOfAttributes(rel) ==
-				IndexRelationGetNumberOfKeyAttributes(rel) &&
 				ei_table_is_heap(rel->rd_index->indrelid));
 
 	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
@@ -476,7 +475,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 				if (result == EI_HEAPKEY_FOUND)
 				{
 					at = cands[c];
-					lefthikey = EIFormPivot(reader->itup);
+					lefthikey = EIFormPivot(rel, reader->itup);
 					pfree(reader->itup);
 				}
 				else if (result == EI_HEAPKEY_UNREADABLE && unreadable < 0)

@@ -667,7 +667,7 @@ ei_open_for_conversion(Oid indexoid)
 				 errmsg("index \"%s\" cannot have compact leaves",
 						RelationGetRelationName(rel)),
 				 errdetail("%s.", !norm->ok ? norm->reason :
-						   "it has INCLUDE columns, or its table is not a heap table"),
+						   "its table is not a heap table"),
 				 errhint("Compact leaves need plain key columns whose types have normalized keys, such as integers, floats, date and time types, uuid, bool, oid, bytea, and text under the C collation or a deterministic ICU collation.")));
 	}
 	return rel;

@@ -20,6 +20,7 @@
 #include "eielastic.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 /*
  * What a scan needs on compact leaves (src/README.md, "Compact leaves in the
@@ -67,6 +68,10 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 	}
 	((EIScanCompact *) so->leaf_state)->reader->want_tuple =
 		(so->currTuples != NULL);
+	/* an index-only scan needs no TOAST of entries its snapshot cannot see */
+	((EIScanCompact *) so->leaf_state)->reader->snapshot =
+		(so->currTuples != NULL && IsMVCCSnapshot(scan->xs_snapshot)) ?
+		scan->xs_snapshot : NULL;
 	return (EIScanCompact *) so->leaf_state;
 }
 

@@ -87,7 +87,8 @@ typedef struct EIHypoIndex
 	Oid			amoid;
 	char		amname[NAMEDATALEN];
 	bool		osm;			/* osm_tree: no size bound */
-	int			ncolumns;
+	int			ncolumns;		/* key and INCLUDE columns */
+	int			nkeycolumns;	/* key columns, the first ones */
 	AttrNumber	indexkeys[INDEX_MAX_KEYS];
 	Oid			atttypes[INDEX_MAX_KEYS];	/* column types when created */
 	Oid			collations[INDEX_MAX_KEYS];
@@ -100,7 +101,8 @@ typedef struct EIHypoIndex
 	int			fillfactor;		/* leaf fill factor, percent */
 	char	   *size_bound;		/* size_bound reloption, or NULL */
 	Size		itemsz;			/* a leaf entry, MAXALIGN'd */
-	Size		pivotsz;		/* a pivot (high key, inner entry), MAXALIGN'd */
+	Size		pivotsz;		/* a pivot (high key, inner entry): key
+								 * columns and heap TID, MAXALIGN'd */
 	int			keylen;			/* normalized key bytes, or -1: no compact
 								 * leaves */
 	/* the access method's properties, for IndexOptInfo */
@@ -393,6 +395,7 @@ ei_hypo_index_info(EIHypoIndex *hypo, RelOptInfo *rel, Oid relationObjectId)
 	IndexOptInfo *info = makeNode(IndexOptInfo);
 	EIHypoEstimate est;
 	int			n = hypo->ncolumns;
+	int			nkey = hypo->nkeycolumns;
 
 	info->indexoid = hypo->oid;
 	info->reltablespace = rel->reltablespace;
@@ -401,19 +404,20 @@ ei_hypo_index_info(EIHypoIndex *hypo, RelOptInfo *rel, Oid relationObjectId)
 	ei_hypo_estimate(hypo, rel->tuples, rel->pages, &est);
 	info->pages = (BlockNumber) Min(est.total_pages, (double) MaxBlockNumber);
 	info->tree_height = est.height - 1; /* levels above the leaves */
+	/* as plancat.c: operator class arrays for the key columns only */
 	info->ncolumns = n;
-	info->nkeycolumns = n;
+	info->nkeycolumns = nkey;
 	info->indexkeys = palloc(sizeof(int) * n);
-	info->indexcollations = palloc(sizeof(Oid) * n);
-	info->opfamily = palloc(sizeof(Oid) * n);
-	info->opcintype = palloc(sizeof(Oid) * n);
+	info->indexcollations = palloc(sizeof(Oid) * nkey);
+	info->opfamily = palloc(sizeof(Oid) * nkey);
+	info->opcintype = palloc(sizeof(Oid) * nkey);
 	info->canreturn = palloc(sizeof(bool) * n);
-	info->opclassoptions = palloc0(sizeof(bytea *) * n);
+	info->opclassoptions = palloc0(sizeof(bytea *) * nkey);
 	if (hypo->ordered)
 	{
-		info->sortopfamily = palloc(sizeof(Oid) * n);
-		info->reverse_sort = palloc(sizeof(bool) * n);
-		info->nulls_first = palloc(sizeof(bool) * n);
+		info->sortopfamily = palloc(sizeof(Oid) * nkey);
+		info->reverse_sort = palloc(sizeof(bool) * nkey);
+		info->nulls_first = palloc(sizeof(bool) * nkey);
 	}
 	info->indextlist = NIL;
 	for (int i = 0; i < n; i++)
@@ -423,11 +427,14 @@ ei_hypo_index_info(EIHypoIndex *hypo, RelOptInfo *rel, Oid relationObjectId)
 		Oid			attcoll;
 
 		info->indexkeys[i] = hypo->indexkeys[i];
-		info->indexcollations[i] = hypo->collations[i];
-		info->opfamily[i] = hypo->opfamily[i];
-		info->opcintype[i] = hypo->opcintype[i];
 		info->canreturn[i] = hypo->amcanreturn;
-		if (hypo->ordered)
+		if (i < nkey)
+		{
+			info->indexcollations[i] = hypo->collations[i];
+			info->opfamily[i] = hypo->opfamily[i];
+			info->opcintype[i] = hypo->opcintype[i];
+		}
+		if (hypo->ordered && i < nkey)
 		{
 			info->sortopfamily[i] = hypo->sortopfamily[i];
 			info->reverse_sort[i] = hypo->desc[i];
@@ -593,7 +600,8 @@ ei_hypo_set_name(char *dst, const char *src)
  * Fill in the key columns of a hypothetical index from the statement's
  * column list: operator classes, collations, orderings, the btree
  * families that sort like them, and the entry sizes and normalized key
- * length for the size model.
+ * length for the size model; then its INCLUDE columns, which count in the
+ * leaf entries' size only.
  */
 static void
 ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
@@ -714,9 +722,64 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		appendStringInfo(colnames, "_%s", elem->name);
 		i++;
 	}
+	hypo->nkeycolumns = i;
+	/* pivots hold the key columns only (EIFormPivot cuts INCLUDE columns) */
+	hypo->pivotsz = MAXALIGN(MAXALIGN(sizeof(IndexTupleData) + datasz) +
+							 sizeof(ItemPointerData));
+
+	/*
+	 * INCLUDE columns: in leaf entries only; compact leaves read them from
+	 * the heap with the keys, so they change neither keylen nor whether
+	 * leaves can be compact.
+	 */
+	foreach(lc, stmt->indexIncludingParams)
+	{
+		IndexElem  *elem = (IndexElem *) lfirst(lc);
+		AttrNumber	attno;
+		Form_pg_attribute att;
+
+		if (i >= INDEX_MAX_KEYS)
+			ereport(ERROR,
+					(errcode(ERRCODE_TOO_MANY_COLUMNS),
+					 errmsg("cannot use more than %d columns in an index",
+							INDEX_MAX_KEYS)));
+		if (elem->name == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("expressions are not supported in included columns")));
+		if (elem->opclass != NIL || elem->collation != NIL ||
+			elem->ordering != SORTBY_DEFAULT ||
+			elem->nulls_ordering != SORTBY_NULLS_DEFAULT)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("including column does not support an operator class, a collation or ordering options")));
+		attno = get_attnum(relid, elem->name);
+		if (attno == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" does not exist", elem->name)));
+		if (attno < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("index creation on system columns is not supported")));
+		att = TupleDescAttr(RelationGetDescr(heap), attno - 1);
+		hypo->indexkeys[i] = attno;
+		hypo->atttypes[i] = att->atttypid;
+		if (att->attlen > 0)
+			datasz = att_align_nominal(datasz, att->attalign) + att->attlen;
+		else
+		{
+			int32		width = get_attavgwidth(relid, attno);
+
+			if (width <= 0)
+				width = get_typavgwidth(att->atttypid, att->atttypmod);
+			datasz += width;
+		}
+		appendStringInfo(colnames, "_%s", elem->name);
+		i++;
+	}
 	hypo->ncolumns = i;
 	hypo->itemsz = MAXALIGN(sizeof(IndexTupleData) + datasz);
-	hypo->pivotsz = MAXALIGN(hypo->itemsz + sizeof(ItemPointerData));
 	if (varwidth)
 		keylen = EI_NORMKEY_VARKEY_LEN;
 	hypo->keylen = (compactable && keylen <= SEQTREE_MAX_KEYLEN) ? keylen : -1;
@@ -728,7 +791,8 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
  *
  * Make a hypothetical index from a CREATE INDEX statement using
  * elastic_btree or osm_tree: plain key columns, operator classes,
- * collations, ASC/DESC, NULLS FIRST/LAST, WITH (...) storage parameters.
+ * collations, ASC/DESC, NULLS FIRST/LAST, INCLUDE columns, WITH (...)
+ * storage parameters.
  */
 Datum
 elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
@@ -794,11 +858,6 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("access method \"%s\" does not support unique indexes",
-						hypo->amname)));
-	if (stmt->indexIncludingParams != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("access method \"%s\" does not support included columns",
 						hypo->amname)));
 	if (stmt->whereClause != NULL)
 		ereport(ERROR,

@@ -172,7 +172,8 @@ extern const char *EIElasticGetSizeBound(Relation rel);
 typedef enum EIHeapKeyResult
 {
 	EI_HEAPKEY_FOUND,			/* reader->key holds the key */
-	EI_HEAPKEY_DEAD,			/* the HOT chain is dead to everybody */
+	EI_HEAPKEY_DEAD,			/* the HOT chain is dead to everybody (or,
+								 * read unlocked, to the reader's snapshot) */
 	EI_HEAPKEY_UNREADABLE		/* a key column is toasted out of line */
 } EIHeapKeyResult;
 
@@ -186,6 +187,8 @@ typedef struct EIHeapKeyReader
 	bool		want_tuple;		/* also form the entry's index tuple (set
 								 * before the first read) */
 	IndexTuple	itup;			/* if so, the last one read (palloc'd) */
+	Snapshot	snapshot;		/* an index-only scan's MVCC snapshot, or
+								 * NULL (see ei_heapkey_chain_needed) */
 	uint64		nreads;			/* keys read so far */
 	bool		last_valid;		/* key holds the key of last_tid */
 	ItemPointerData last_tid;

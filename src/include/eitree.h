@@ -639,7 +639,7 @@ extern EIRelCache *EIGetRelCache(Relation rel);
 extern void EISetMetaCached(Relation rel, const EIMetaPageData *meta);
 extern Buffer EIGetRoot(Relation rel, int access, bool create);
 extern int	EIGetRootHeight(Relation rel);
-extern IndexTuple EIFormPivot(IndexTuple itup);
+extern IndexTuple EIFormPivot(Relation rel, IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);

@@ -382,6 +382,56 @@ ei_check_page_copy(EICheckState *state, BlockNumber blkno, Page page,
 static bool ei_is_halfdead(Page page);
 
 /*
+ * Size a pivot made from the key columns of itup takes: those columns
+ * formed alone (INCLUDE columns cut off, as EIFormPivot does) plus the
+ * heap TID.  Reads only the key columns, so itup may be a pivot itself.
+ */
+static Size
+ei_pivot_size_of_keys(Relation rel, IndexTuple itup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	IndexTuple	keys;
+	Size		size;
+
+	if (nkeyatts < desc->natts)
+		keys = index_truncate_tuple(desc, itup, nkeyatts);
+	else
+	{
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		/* index_truncate_tuple would copy the whole pivot, TID included */
+		index_deform_tuple(itup, desc, values, isnull);
+		keys = index_form_tuple(desc, values, isnull);
+	}
+	size = MAXALIGN(IndexTupleSize(keys) + sizeof(ItemPointerData));
+	pfree(keys);
+	return size;
+}
+
+/*
+ * A pivot holds exactly the key columns and the heap TID (README "Items"):
+ * one whose size says otherwise (an INCLUDE column left in it, or bytes
+ * after its keys) is reported.
+ */
+static void
+ei_check_pivot_size(EICheckState *state, BlockNumber blkno,
+					OffsetNumber off, IndexTuple itup)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(state->keycxt);
+	Size		expected = ei_pivot_size_of_keys(state->rel, itup);
+
+	MemoryContextSwitchTo(oldcxt);
+	if (IndexTupleSize(itup) != expected)
+		ei_corrupt(state, blkno, off,
+				   "pivot tuple of %u bytes does not hold exactly the %d key columns and a heap TID (%u bytes)",
+				   (unsigned) IndexTupleSize(itup),
+				   IndexRelationGetNumberOfKeyAttributes(state->rel),
+				   (unsigned) expected);
+}
+
+/*
  * Check the kind of every item of a page: high key, minus infinity item,
  * pivots with heap TID and sane downlinks, leaf items with valid heap TIDs.
  */
@@ -426,6 +476,7 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 				ei_corrupt(state, blkno, off,
 						   "high key of %u bytes is too short to hold a heap TID",
 						   (unsigned) IndexTupleSize(itup));
+			ei_check_pivot_size(state, blkno, off, itup);
 			continue;
 		}
 
@@ -463,6 +514,7 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 				sizeof(ItemPointerData))
 				ei_corrupt(state, blkno, off,
 						   "pivot tuple has no heap TID");
+			ei_check_pivot_size(state, blkno, off, itup);
 		}
 
 		if (EITupleGetDownlink(itup) == EI_METAPAGE ||

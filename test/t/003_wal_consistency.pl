@@ -6,7 +6,9 @@
 # level, new roots, VACUUM (with page deletion and page reuse), the
 # opportunistic deletion of dead entries before a split, index builds, and
 # compact leaves (conversion, inserts, splits, VACUUM, expansion), and
-# osm_tree's batches (multi-entry inserts, bulk appends).
+# osm_tree's batches (multi-entry inserts, bulk appends), and indexes with
+# INCLUDE columns, whose pivots hold the key columns only (splits of leaves
+# and inner pages, builds, compact leaves, osm_tree's batches and buffer).
 # Then the same once more with wal_consistency_checking = 'all'.
 
 use strict;
@@ -24,8 +26,8 @@ shared_preload_libraries = 'elastic_index'
 wal_consistency_checking = 'elastic_index'
 autovacuum = off
 # keep the WAL of the first round for pg_walinspect
-wal_keep_size = '1GB'
-max_wal_size = '2GB'
+wal_keep_size = '2GB'
+max_wal_size = '3GB'
 });
 $primary->start;
 
@@ -141,6 +143,27 @@ SELECT osm_tree_flush('ob_t');
 INSERT INTO ob SELECT (g * 7919) % 20011, md5(g::text) FROM generate_series(6001, 7000) AS g;
 RESET osm_tree.top_inserts;
 RESET osm_tree.flush_worker;
+-- INCLUDE columns: wide included text makes leaves split often and the
+-- truncated pivots fill inner pages; a build, compact leaves (convert,
+-- insert, split with a high key formed from the heap, VACUUM, expand),
+-- and osm_tree's batches and buffer with INCLUDE columns
+DROP TABLE IF EXISTS ic;
+CREATE TABLE ic (id int4, k int4, a int4, w text);
+CREATE INDEX ic_k ON ic USING elastic_btree (k, id) INCLUDE (a, w);
+CREATE INDEX ic_o ON ic USING osm_tree (k) INCLUDE (w, a) WITH (batch_size = 1, buffer_size = 8, flush_fraction = 0.5);
+SET osm_tree.top_inserts = off;
+SET osm_tree.flush_worker = off;
+INSERT INTO ic SELECT g, (g * 7919) % 3000, g % 97, CASE WHEN g % 10 = 0 THEN NULL ELSE repeat(md5(g::text), 1 + g % 8) END
+FROM generate_series(1, 2500) AS g;
+CREATE INDEX ic_b ON ic USING elastic_btree (a) INCLUDE (k);
+SELECT elastic_btree_shrink('ic_b');
+INSERT INTO ic SELECT g, g % 3000, g % 101, md5(g::text) FROM generate_series(2501, 5000) AS g;
+DELETE FROM ic WHERE id % 4 = 0;
+VACUUM ic;
+SELECT elastic_btree_expand('ic_b');
+INSERT INTO ic SELECT g, g, g % 7, 'z' FROM generate_series(5001, 5500) AS g;
+RESET osm_tree.top_inserts;
+RESET osm_tree.flush_worker;
 };
 
 sub run_and_check
@@ -166,7 +189,10 @@ sub run_and_check
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM of ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM of ORDER BY t DESC) AS x},
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM ob ORDER BY k) AS x},
-		q{SELECT count(*) FROM ob AS x WHERE x.k % 9 = 0 AND (SELECT count(*) FROM ob AS y WHERE y.t = x.t) = 1})
+		q{SELECT count(*) FROM ob AS x WHERE x.k % 9 = 0 AND (SELECT count(*) FROM ob AS y WHERE y.t = x.t) = 1},
+		q{SELECT count(*), md5(string_agg(concat_ws('/', k, id, a, w), ',')) FROM (SELECT k, id, a, w FROM ic WHERE k > 100 ORDER BY k, id) AS x},
+		q{SELECT count(*), sum(k), md5(string_agg(w, ',')) FROM (SELECT k, w FROM ic WHERE k < 2000 ORDER BY k) AS x},
+		q{SELECT count(*), sum(k) FROM (SELECT a, k FROM ic WHERE a BETWEEN 10 AND 60 ORDER BY a) AS x})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
 			$primary->safe_psql('postgres', "$force $q"),
@@ -199,6 +225,9 @@ foreach my $type (
 my $height = $primary->safe_psql('postgres',
 	"SELECT max(height) FROM elastic_index_stats('t_w')");
 cmp_ok($height, '>=', 3, "t_w reached $height levels");
+$height = $primary->safe_psql('postgres',
+	"SELECT max(height) FROM elastic_index_stats('ic_k')");
+cmp_ok($height, '>=', 2, "ic_k (INCLUDE) reached $height levels");
 # of's leaves are packed by sorted-run splits (95% here, 80% and 72% with
 # the split of the previous format of this rule)
 foreach my $idx (qw(of_k of_t))
@@ -216,7 +245,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t))
+foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t ic_k ic_o ic_b))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
