@@ -78,6 +78,17 @@ typedef struct EIScanMerge
 	IndexTuple	last;			/* copy of the last item returned, or NULL */
 	EISortEntry last_entry;		/* the same, ready to compare */
 	struct EIScanMerge *mark; /* state at eimarkpos, or NULL */
+
+	/* parallel scans (ei_gettuple_parallel) */
+	bool		parallel;		/* return only entries of our key ranges */
+	bool		solo;			/* this participant took the whole scan */
+	bool	   *owned;			/* per entry: in a key range we read */
+	int			own_next;		/* first entry beyond our last range */
+	IndexTuple	lo;				/* our current page's range starts here
+								 * (NULL: minus infinity), in lo_space */
+	EISortEntry lo_entry;		/* the same, ready to compare */
+	char	   *lo_space;		/* EI_PARALLEL_BOUND_SPACE bytes */
+	char	   *hi_space;		/* the same, for the page's high key */
 } EIScanMerge;
 
 /*
@@ -137,6 +148,26 @@ static bool ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno,
 							  bool *first);
 static void ei_parallel_release(IndexScanDesc scan, BlockNumber blkno);
 static void ei_parallel_done(IndexScanDesc scan);
+static void ei_parallel_take_range(IndexScanDesc scan, Page page,
+								   EIPageOpaque opaque);
+static bool ei_parallel_trim(IndexScanDesc scan, ScanDirection dir,
+							 bool found);
+static bool ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir);
+
+
+/*
+ * Does this participant share the scan with others?  (A participant that
+ * took a whole backward scan merging entries from outside the tree reads
+ * alone; see ei_first.)
+ */
+static inline bool
+ei_scan_parallel(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	return scan->parallel_scan != NULL &&
+		!(so->extra != NULL && so->extra->solo);
+}
 
 
 /* ----------------------------------------------------------------
@@ -881,10 +912,19 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 						BufferGetBlockNumber(buf), opaque->ei_level,
 						EI_IS_LEAF(opaque) ? "" : " without the leaf flag")));
 
-	/* let the next participant move on before we work on this page */
-	if (scan->parallel_scan != NULL)
+	/*
+	 * Let the next participant move on before we work on this page; a
+	 * forward scan that merges entries from outside the tree takes the
+	 * page's key range first.
+	 */
+	if (ei_scan_parallel(scan))
+	{
+		if (so->extra != NULL && so->extra->parallel &&
+			ScanDirectionIsForward(dir))
+			ei_parallel_take_range(scan, page, opaque);
 		ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
 							opaque->ei_next : BufferGetBlockNumber(buf));
+	}
 
 	so->currPos.currPage = BufferGetBlockNumber(buf);
 	so->currPos.nextPage = opaque->ei_next;
@@ -917,7 +957,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
 							RelationGetRelationName(scan->indexRelation),
 							so->currPos.currPage)));
-		return leafops->read(scan, dir);
+		return ei_parallel_trim(scan, dir, leafops->read(scan, dir));
 	}
 
 	if (ScanDirectionIsForward(dir))
@@ -994,7 +1034,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
 	}
 
-	return so->currPos.firstItem <= so->currPos.lastItem;
+	return ei_parallel_trim(scan, dir,
+							so->currPos.firstItem <= so->currPos.lastItem);
 }
 
 
@@ -1144,7 +1185,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	bool		forward = ScanDirectionIsForward(dir);
-	bool		parallel = (scan->parallel_scan != NULL);
+	bool		parallel = ei_scan_parallel(scan);
 
 	Assert(!EIScanPosIsPinned(so->currPos));
 
@@ -1266,7 +1307,7 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 		leftknown = true;
 	}
 
-	if (scan->parallel_scan != NULL)
+	if (ei_scan_parallel(scan))
 	{
 		BlockNumber seized;
 		bool		first;
@@ -1378,7 +1419,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 
 	if (!so->qual_ok)
 	{
-		if (scan->parallel_scan != NULL)
+		if (ei_scan_parallel(scan))
 			ei_parallel_done(scan);
 		return false;
 	}
@@ -1388,14 +1429,27 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 
 	ei_init_more(so, dir);
 
-	if (scan->parallel_scan != NULL)
+	if (ei_scan_parallel(scan))
 	{
 		BlockNumber blkno;
 		bool		first;
 
 		if (!ei_parallel_seize(scan, &blkno, &first))
 			return false;
-		if (!first)
+		if (first && !ScanDirectionIsForward(dir) &&
+			so->extra != NULL && so->extra->parallel)
+		{
+			/*
+			 * A backward scan that merges entries from outside the tree
+			 * cannot share out its pages exactly (a page's key range starts
+			 * at its left sibling's high key, known only after the page is
+			 * read), so the first participant takes the whole scan.
+			 */
+			ei_parallel_done(scan);
+			so->extra->solo = true;
+			memset(so->extra->owned, true, sizeof(bool) * so->extra->nitems);
+		}
+		else if (!first)
 		{
 			/* another participant has positioned the scan already */
 			if (!ei_read_next_page(scan, dir, blkno, InvalidBlockNumber, false))
@@ -1491,9 +1545,10 @@ static void
 ei_buffer_begin(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		parallel = (scan->parallel_scan != NULL);
 	EIScanMerge *sb;
-	IndexTuple *items;
-	int			n;
+	IndexTuple *items = NULL;
+	int			n = 0;
 	MemoryContext cxt;
 	MemoryContext oldcxt;
 
@@ -1509,8 +1564,10 @@ ei_buffer_begin(IndexScanDesc scan)
 	 * in the tree before it leaves its own store, so that one of our two
 	 * reads sees it.)
 	 */
-	if (!EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &n) ||
-		n == 0)
+	if (!EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &n))
+		n = 0;
+	/* (a parallel scan needs the merge anyway, to return only its ranges) */
+	if (n == 0 && !parallel)
 	{
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(cxt);
@@ -1541,6 +1598,13 @@ ei_buffer_begin(IndexScanDesc scan)
 		n = kept;
 	}
 	sb->nitems = n;
+	if (parallel)
+	{
+		sb->parallel = true;
+		sb->owned = palloc0(sizeof(bool) * Max(n, 1));
+		sb->lo_space = palloc(EI_PARALLEL_BOUND_SPACE);
+		sb->hi_space = palloc(EI_PARALLEL_BOUND_SPACE);
+	}
 	MemoryContextSwitchTo(oldcxt);
 	so->extra = sb;
 
@@ -1783,6 +1847,110 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
+ * Return the next item of a parallel scan that merges entries from outside
+ * the tree: the tree's items of the pages we read, merged with those of our
+ * entries that lie in their key ranges (ei_parallel_take_range; all of
+ * them if we took the whole scan).  The direction never changes (the
+ * executor does not fetch backward from a parallel scan, and never marks).
+ */
+static bool
+ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	bool		fwd = ScanDirectionIsForward(dir);
+	bool		tree_ok;
+
+	scan->xs_recheck = false;
+
+	if (!sb->started)
+	{
+		sb->started = true;
+		sb->pending_dir = dir;
+		sb->fwd = 0;
+		sb->bwd = sb->nitems - 1;
+		tree_ok = ei_first(scan, dir);
+	}
+	else
+	{
+		if (dir != sb->pending_dir)
+			elog(ERROR, "parallel scan of index \"%s\" cannot change direction",
+				 RelationGetRelationName(scan->indexRelation));
+
+		/* the executor may ask us to kill the item we returned last */
+		if (scan->kill_prior_tuple && !sb->last_from_buffer &&
+			EIScanPosIsValid(so->currPos))
+			ei_remember_killed(so);
+
+		if (sb->tree_pending)
+			tree_ok = true;
+		else if (sb->tree_end_fwd)
+			tree_ok = false;
+		else
+			tree_ok = ei_next(scan, dir);
+	}
+	if (!tree_ok)
+		sb->tree_end_fwd = true;
+
+	/*
+	 * Our entries before the tree's item come first.  An entry before it
+	 * that is not ours never will be: our ranges so far reach past the
+	 * tree's item, and later ones lie beyond it.
+	 */
+	while (fwd ? sb->fwd < sb->nitems : sb->bwd >= 0)
+	{
+		int			bi = fwd ? sb->fwd : sb->bwd;
+		IndexTuple	itup;
+
+		if (tree_ok)
+		{
+			EISortEntry tent;
+			int			cmp;
+
+			EIEntrySortSet(sb->esort, &tent, ei_tree_current(so));
+			cmp = EIEntryCompare(sb->esort, &tent, &sb->entries[bi]);
+			if (!fwd)
+				cmp = -cmp;
+			if (cmp <= 0)
+			{
+				/* the tree's item first; the same entry in both: once */
+				if (cmp == 0)
+				{
+					if (fwd)
+						sb->fwd++;
+					else
+						sb->bwd--;
+				}
+				break;
+			}
+		}
+		if (fwd)
+			sb->fwd++;
+		else
+			sb->bwd--;
+		if (!sb->owned[bi])
+			continue;
+
+		itup = sb->entries[bi].itup;
+		EIScanCheckHeapTid(scan, &itup->t_tid);
+		scan->xs_heaptid = itup->t_tid;
+		scan->xs_recheck = ei_recheck_outside_tree(scan);
+		if (scan->xs_want_itup)
+			scan->xs_itup = itup;
+		sb->tree_pending = tree_ok;
+		sb->last_from_buffer = true;
+		return true;
+	}
+
+	if (!tree_ok)
+		return false;
+	ei_return_item(scan);
+	sb->tree_pending = false;
+	sb->last_from_buffer = false;
+	return true;
+}
+
+/*
  * Copy the merge state for a mark (to NULL: drop it), or back from it.
  */
 static void
@@ -1994,6 +2162,120 @@ ei_parallel_done(IndexScanDesc scan)
 }
 
 /*
+ * Take the key range of the leaf a forward parallel scan is about to read
+ * (pinned and share-locked, scan seized): from the bound in the shared
+ * state to the page's high key.  Mark our entries from outside the tree
+ * that fall in it as ours to return, and publish the start of the next
+ * page's range.
+ *
+ * The pages handed out in turn follow right links saved when each was
+ * read, so the ranges [previous bound, high key) partition the key space;
+ * a page whose left sibling was deleted after that sibling was read may
+ * have a high key at or below the bound (its range is then empty), which
+ * is why the bound is the largest high key so far.  A page's left bound
+ * only moves down (its left sibling's deletion gives it that key space),
+ * so when the page is read it holds every tree entry of its range: an
+ * entry of the range is in the tree on this page, or still outside the
+ * tree and so in our collection (taken before we read any page), and no
+ * other participant returns it.  Items on the page below the range (moved
+ * in after its start was fixed) are dropped by ei_parallel_trim.
+ */
+static void
+ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	IndexTuple	hi = NULL;
+	EISortEntry hi_entry;
+
+	/* where the range starts: the shared bound, or minus infinity */
+	sb->lo = NULL;
+	if (ps->lowSize > 0)
+	{
+		if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
+			elog(ERROR, "parallel scan of index \"%s\" has a range bound of %zu bytes",
+				 RelationGetRelationName(rel), ps->lowSize);
+		memcpy(sb->lo_space, ps->low, ps->lowSize);
+		sb->lo = (IndexTuple) sb->lo_space;
+		EIEntrySortSet(sb->esort, &sb->lo_entry, sb->lo);
+	}
+
+	/* where it ends: the high key in leaf form, or plus infinity */
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTupleChecked(rel, page, EI_HIKEY);
+		Size		hisize = IndexTupleSize(hikey);
+
+		if ((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) == 0 ||
+			hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData) ||
+			hisize > EI_PARALLEL_BOUND_SPACE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple with heap TID",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(so->currPos.buf)),
+					 errhint("Please REINDEX it.")));
+		memcpy(sb->hi_space, hikey, hisize);
+		hi = (IndexTuple) sb->hi_space;
+		hi->t_tid = *EIPivotGetHeapTID(hikey);
+		EIEntrySortSet(sb->esort, &hi_entry, hi);
+	}
+
+	/* our entries in [lo, hi); ranges come in ascending order */
+	while (sb->own_next < sb->nitems)
+	{
+		EISortEntry *entry = &sb->entries[sb->own_next];
+
+		if (hi != NULL && EIEntryCompare(sb->esort, entry, &hi_entry) >= 0)
+			break;
+		if (sb->lo == NULL ||
+			EIEntryCompare(sb->esort, entry, &sb->lo_entry) >= 0)
+			sb->owned[sb->own_next] = true;
+		sb->own_next++;
+	}
+
+	/* the next page's range starts at the larger of lo and hi */
+	if (hi != NULL &&
+		(sb->lo == NULL || EIEntryCompare(sb->esort, &hi_entry, &sb->lo_entry) > 0))
+	{
+		memcpy(ps->low, hi, IndexTupleSize(hi));
+		ps->lowSize = IndexTupleSize(hi);
+	}
+}
+
+/*
+ * Drop the items of the page just read (forward, in a parallel scan that
+ * took its range) that lie below the range's start: they belong to an
+ * earlier range, whose owner returns them.  Returns whether items remain.
+ */
+static bool
+ei_parallel_trim(IndexScanDesc scan, ScanDirection dir, bool found)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+
+	if (!found || sb == NULL || !sb->parallel || sb->lo == NULL ||
+		!ScanDirectionIsForward(dir) || !ei_scan_parallel(scan))
+		return found;
+
+	while (so->currPos.firstItem <= so->currPos.lastItem)
+	{
+		EISortEntry item;
+
+		EIEntrySortSet(sb->esort, &item,
+					   (IndexTuple) (so->currTuples +
+									 so->currPos.items[so->currPos.firstItem].tupleOffset));
+		if (EIEntryCompare(sb->esort, &item, &sb->lo_entry) >= 0)
+			break;
+		so->currPos.firstItem++;
+	}
+	so->currPos.itemIndex = so->currPos.firstItem;
+	return so->currPos.firstItem <= so->currPos.lastItem;
+}
+
+/*
  * Size of the shared state of a parallel scan.
  */
 #if PG_VERSION_NUM >= 180000
@@ -2007,7 +2289,9 @@ Size
 eiestimateparallelscan(void)
 #endif
 {
-	return sizeof(EIParallelScanDescData);
+	/* room for one range bound (a high key), see ei_parallel_take_range */
+	return add_size(offsetof(EIParallelScanDescData, low),
+					EI_PARALLEL_BOUND_SPACE);
 }
 
 /*
@@ -2021,6 +2305,7 @@ eiinitparallelscan(void *target)
 	SpinLockInit(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowSize = 0;
 	ConditionVariableInit(&ps->cv);
 }
 
@@ -2038,6 +2323,7 @@ eiparallelrescan(IndexScanDesc scan)
 	SpinLockAcquire(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowSize = 0;
 	SpinLockRelease(&ps->mutex);
 }
 
@@ -2161,7 +2447,8 @@ eigettuple(IndexScanDesc scan, ScanDirection dir)
 			ei_buffer_begin(scan);
 	}
 	if (so->extra != NULL)
-		return ei_gettuple_merged(scan, dir);
+		return so->extra->parallel ? ei_gettuple_parallel(scan, dir) :
+			ei_gettuple_merged(scan, dir);
 
 	if (!EIScanPosIsValid(so->currPos))
 		return ei_first(scan, dir);
@@ -2273,6 +2560,11 @@ eimarkpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 
+	/* the planner never asks (a partial path is never a merge join's inner) */
+	if (scan->parallel_scan != NULL)
+		elog(ERROR, "parallel scan of index \"%s\" cannot mark its position",
+			 RelationGetRelationName(scan->indexRelation));
+
 	ei_pos_unpin(&so->markPos);
 	ei_pos_invalidate(&so->markPos);
 
@@ -2302,6 +2594,10 @@ void
 eirestrpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan != NULL)
+		elog(ERROR, "parallel scan of index \"%s\" cannot restore a position",
+			 RelationGetRelationName(scan->indexRelation));
 
 	if (so->extra != NULL && so->extra->mark != NULL)
 		ei_buffer_copy_state(so->extra, so->extra->mark);
