@@ -30,6 +30,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_seal", EI_FAULT_AFTER_SEAL, false},
 	{"after_flush_insert", EI_FAULT_AFTER_FLUSH_INSERT, false},
 	{"parallel_collect_gate", EI_FAULT_PARALLEL_COLLECT_GATE, false},
+	{"parallel_alone", EI_FAULT_PARALLEL_ALONE, false},
 	{NULL, 0, false}
 };
 #endif

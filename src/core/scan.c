@@ -37,6 +37,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
@@ -83,12 +84,16 @@ typedef struct EIScanMerge
 	bool		parallel;		/* return only entries of our key ranges */
 	bool		solo;			/* this participant took the whole scan */
 	bool	   *owned;			/* per entry: in a key range we read */
-	int			own_next;		/* first entry beyond our last range */
-	IndexTuple	lo;				/* our current page's range starts here
-								 * (NULL: minus infinity), in lo_space */
+	int			own_next;		/* forward: first entry beyond our ranges */
+	int			own_prev;		/* backward: last entry below them */
+	IndexTuple	lo;				/* the shared range bound when we took our
+								 * current page (NULL: none), in lo_space */
 	EISortEntry lo_entry;		/* the same, ready to compare */
+	IndexTuple	hi;				/* backward: the high key of the page just
+								 * read (NULL: rightmost), in hi_space */
+	EISortEntry hi_entry;		/* the same, ready to compare */
 	char	   *lo_space;		/* EI_PARALLEL_BOUND_SPACE bytes */
-	char	   *hi_space;		/* the same, for the page's high key */
+	char	   *hi_space;		/* the same, for a high key */
 } EIScanMerge;
 
 /*
@@ -152,6 +157,12 @@ static void ei_parallel_take_range(IndexScanDesc scan, Page page,
 								   EIPageOpaque opaque);
 static bool ei_parallel_trim(IndexScanDesc scan, ScanDirection dir,
 							 bool found);
+static bool ei_parallel_ranges(IndexScanDesc scan);
+static void ei_parallel_load_bound(IndexScanDesc scan);
+static IndexTuple ei_high_key_entry(Relation rel, Buffer buf, char *space,
+									EISortEntry *entry, EIEntrySort *esort);
+static bool ei_parallel_take_range_left(IndexScanDesc scan);
+static bool ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir);
 static bool ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir);
 
 
@@ -919,11 +930,23 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	 */
 	if (ei_scan_parallel(scan))
 	{
-		if (so->extra != NULL && so->extra->parallel &&
-			ScanDirectionIsForward(dir))
+		if (!ei_parallel_ranges(scan))
+			ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
+								opaque->ei_next : BufferGetBlockNumber(buf));
+		else if (ScanDirectionIsForward(dir))
+		{
 			ei_parallel_take_range(scan, page, opaque);
-		ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
-							opaque->ei_next : BufferGetBlockNumber(buf));
+			ei_parallel_release(scan, opaque->ei_next);
+		}
+		else
+		{
+			/* the caller takes the range once the page is unlocked */
+			EIScanMerge *sb = so->extra;
+
+			sb->hi = EI_RIGHTMOST(opaque) ? NULL :
+				ei_high_key_entry(scan->indexRelation, buf, sb->hi_space,
+								  &sb->hi_entry, sb->esort);
+		}
 	}
 
 	so->currPos.currPage = BufferGetBlockNumber(buf);
@@ -1212,6 +1235,42 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
 
+		if (parallel && !forward && ei_parallel_ranges(scan))
+		{
+			bool		found = false;
+			bool		taken = false;
+
+			/*
+			 * A backward parallel scan that merges entries from outside the
+			 * tree takes the page's range after reading it; a page that
+			 * does not end where the last range began (a page was deleted
+			 * meanwhile) makes us read the rest alone.
+			 */
+			if (!EI_IGNORE(opaque))
+			{
+				so->currPos.buf = buf;
+				found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page));
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				taken = ei_parallel_take_range_left(scan);
+			}
+			else
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (!taken)
+			{
+				ReleaseBuffer(buf);
+				so->currPos.buf = InvalidBuffer;
+				return ei_parallel_solo_below(scan, dir);
+			}
+			if (found)
+				return true;
+			so->currPos.buf = InvalidBuffer;
+			blkno = BufferGetBlockNumber(buf);
+			leftblk = so->currPos.prevPage;
+			leftknown = true;
+			ReleaseBuffer(buf);
+			goto seize_next;
+		}
+
 		if (!EI_IGNORE(opaque))
 		{
 			so->currPos.buf = buf;
@@ -1238,6 +1297,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		}
 		EIRelBuf(rel, buf);
 
+seize_next:
 		if (parallel)
 		{
 			BlockNumber seized;
@@ -1411,6 +1471,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	Buffer		buf;
 	OffsetNumber offnum;
+	bool		found;
 
 	Assert(!EIScanPosIsValid(so->currPos));
 	Assert(!EIScanPosIsPinned(so->currPos));
@@ -1436,20 +1497,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 
 		if (!ei_parallel_seize(scan, &blkno, &first))
 			return false;
-		if (first && !ScanDirectionIsForward(dir) &&
-			so->extra != NULL && so->extra->parallel)
-		{
-			/*
-			 * A backward scan that merges entries from outside the tree
-			 * cannot share out its pages exactly (a page's key range starts
-			 * at its left sibling's high key, known only after the page is
-			 * read), so the first participant takes the whole scan.
-			 */
-			ei_parallel_done(scan);
-			so->extra->solo = true;
-			memset(so->extra->owned, true, sizeof(bool) * so->extra->nitems);
-		}
-		else if (!first)
+		if (!first)
 		{
 			/* another participant has positioned the scan already */
 			if (!ei_read_next_page(scan, dir, blkno, InvalidBlockNumber, false))
@@ -1466,14 +1514,15 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 #endif
 	buf = ei_descend(scan, dir, &offnum);
 	so->currPos.buf = buf;
-	if (ei_read_page(scan, dir, offnum))
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	else
-	{
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (!ei_step_page(scan, dir))
-			return false;
-	}
+	found = ei_read_page(scan, dir, offnum);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	/* backward with ranges: the first page's range ends at plus infinity */
+	if (ei_scan_parallel(scan) && !ScanDirectionIsForward(dir) &&
+		ei_parallel_ranges(scan) && !ei_parallel_take_range_left(scan))
+		elog(ERROR, "parallel scan of index \"%s\" has a bound before its first page",
+			 RelationGetRelationName(rel));
+	if (!found && !ei_step_page(scan, dir))
+		return false;
 
 	ei_return_item(scan);
 	return true;
@@ -1555,6 +1604,10 @@ ei_buffer_begin(IndexScanDesc scan)
 	if (!so->qual_ok)
 		return;
 
+	/* (tests: a parallel worker waits here, the leader after collecting) */
+	if (parallel && IsParallelWorker())
+		EIFaultGate(EI_FAULT_PARALLEL_COLLECT_GATE, 2);
+
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "elastic_index scan merge",
 								ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(cxt);
@@ -1602,11 +1655,14 @@ ei_buffer_begin(IndexScanDesc scan)
 	{
 		sb->parallel = true;
 		sb->owned = palloc0(sizeof(bool) * Max(n, 1));
+		sb->own_prev = n - 1;
 		sb->lo_space = palloc(EI_PARALLEL_BOUND_SPACE);
 		sb->hi_space = palloc(EI_PARALLEL_BOUND_SPACE);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	so->extra = sb;
+	if (parallel && !IsParallelWorker())
+		EIFaultGate(EI_FAULT_PARALLEL_COLLECT_GATE, 1);
 
 	/* the merge compares tree items, so keep copies of them */
 	if (so->currTuples == NULL)
@@ -2162,6 +2218,67 @@ ei_parallel_done(IndexScanDesc scan)
 }
 
 /*
+ * Does this parallel scan share out key ranges (it merges entries from
+ * outside the tree)?
+ */
+static bool
+ei_parallel_ranges(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	return so->extra != NULL && so->extra->parallel;
+}
+
+/*
+ * Copy the range bound of the shared state into sb->lo (NULL if there is
+ * none); the caller has seized the scan.
+ */
+static void
+ei_parallel_load_bound(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+	sb->lo = NULL;
+	if (ps->lowSize == 0)
+		return;
+	if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
+		elog(ERROR, "parallel scan of index \"%s\" has a range bound of %zu bytes",
+			 RelationGetRelationName(scan->indexRelation), ps->lowSize);
+	memcpy(sb->lo_space, ps->low, ps->lowSize);
+	sb->lo = (IndexTuple) sb->lo_space;
+	EIEntrySortSet(sb->esort, &sb->lo_entry, sb->lo);
+}
+
+/*
+ * Copy the high key of the locked leaf buf (not the rightmost) into space
+ * in leaf form, its heap TID in t_tid, and set up entry to compare it.
+ */
+static IndexTuple
+ei_high_key_entry(Relation rel, Buffer buf, char *space, EISortEntry *entry,
+				  EIEntrySort *esort)
+{
+	IndexTuple	hikey = EIReadTupleChecked(rel, BufferGetPage(buf), EI_HIKEY);
+	Size		hisize = IndexTupleSize(hikey);
+	IndexTuple	result;
+
+	if ((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) == 0 ||
+		hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData) ||
+		hisize > EI_PARALLEL_BOUND_SPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple with heap TID",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+	memcpy(space, hikey, hisize);
+	result = (IndexTuple) space;
+	result->t_tid = *EIPivotGetHeapTID(hikey);
+	EIEntrySortSet(esort, entry, result);
+	return result;
+}
+
+/*
  * Take the key range of the leaf a forward parallel scan is about to read
  * (pinned and share-locked, scan seized): from the bound in the shared
  * state to the page's high key.  Mark our entries from outside the tree
@@ -2183,7 +2300,6 @@ ei_parallel_done(IndexScanDesc scan)
 static void
 ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
 {
-	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	EIScanMerge *sb = so->extra;
 	EIParallelScanDesc ps = ei_parallel_desc(scan);
@@ -2191,37 +2307,12 @@ ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
 	EISortEntry hi_entry;
 
 	/* where the range starts: the shared bound, or minus infinity */
-	sb->lo = NULL;
-	if (ps->lowSize > 0)
-	{
-		if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
-			elog(ERROR, "parallel scan of index \"%s\" has a range bound of %zu bytes",
-				 RelationGetRelationName(rel), ps->lowSize);
-		memcpy(sb->lo_space, ps->low, ps->lowSize);
-		sb->lo = (IndexTuple) sb->lo_space;
-		EIEntrySortSet(sb->esort, &sb->lo_entry, sb->lo);
-	}
+	ei_parallel_load_bound(scan);
 
 	/* where it ends: the high key in leaf form, or plus infinity */
 	if (!EI_RIGHTMOST(opaque))
-	{
-		IndexTuple	hikey = EIReadTupleChecked(rel, page, EI_HIKEY);
-		Size		hisize = IndexTupleSize(hikey);
-
-		if ((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) == 0 ||
-			hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData) ||
-			hisize > EI_PARALLEL_BOUND_SPACE)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple with heap TID",
-							RelationGetRelationName(rel),
-							BufferGetBlockNumber(so->currPos.buf)),
-					 errhint("Please REINDEX it.")));
-		memcpy(sb->hi_space, hikey, hisize);
-		hi = (IndexTuple) sb->hi_space;
-		hi->t_tid = *EIPivotGetHeapTID(hikey);
-		EIEntrySortSet(sb->esort, &hi_entry, hi);
-	}
+		hi = ei_high_key_entry(scan->indexRelation, so->currPos.buf,
+							   sb->hi_space, &hi_entry, sb->esort);
 
 	/* our entries in [lo, hi); ranges come in ascending order */
 	while (sb->own_next < sb->nitems)
@@ -2243,6 +2334,170 @@ ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
 		memcpy(ps->low, hi, IndexTupleSize(hi));
 		ps->lowSize = IndexTupleSize(hi);
 	}
+}
+
+/*
+ * Take the key range of the leaf a backward parallel scan has just read
+ * (still pinned, unlocked, scan seized), publish where the next
+ * participant goes on, and let it go; false, with the scan still seized,
+ * if the page does not end where the last range began.
+ *
+ * A leaf does not know its left bound, so we find it: the high key of the
+ * live page to its left, which we read after the leaf (walking left past
+ * half-dead pages, whose key space is already the leaf's).  The range is
+ * [that bound, the bound in the shared state), which we replace with the
+ * new bound, and the next participant walks left from the page we walked
+ * left from.  A left bound only moves down, by deletions of pages that
+ * held no entry our snapshot sees, so the leaf, read before we found its
+ * bound, held every tree entry of its range that we must return; the rest
+ * are in our collection.  The page the next participant finds must end
+ * exactly at the new bound (its high key is the bound, or the bound moved
+ * down since, by a deletion, and part of the range it would take now lies
+ * in a page already read): otherwise it reads the rest alone
+ * (ei_parallel_solo_below).
+ */
+static bool
+ei_parallel_take_range_left(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	BlockNumber origin = InvalidBlockNumber;
+	IndexTuple	bound = NULL;
+	EISortEntry bound_entry;
+
+	/* where the range ends: the shared bound, or plus infinity */
+	ei_parallel_load_bound(scan);
+	if (sb->lo != NULL &&
+		(sb->hi == NULL ||
+		 EIEntryCompare(sb->esort, &sb->hi_entry, &sb->lo_entry) != 0 ||
+		 ei_debug_fault == EI_FAULT_PARALLEL_ALONE))
+		return false;
+
+	/* where it starts: the high key of the live page to the left */
+	if (so->currPos.moreLeft)
+	{
+		BlockNumber blkno = so->currPos.currPage;
+		BlockNumber leftblk = so->currPos.prevPage;
+		bool		leftknown = true;
+
+		for (;;)
+		{
+			Buffer		buf;
+			EIPageOpaque opaque;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
+			if (!BufferIsValid(buf))
+				break;
+			opaque = EIPageGetOpaque(BufferGetPage(buf));
+			if (EI_IGNORE(opaque))
+			{
+				blkno = BufferGetBlockNumber(buf);
+				leftblk = opaque->ei_prev;
+				leftknown = true;
+				EIRelBuf(rel, buf);
+				continue;
+			}
+			bound = ei_high_key_entry(rel, buf, sb->hi_space, &bound_entry,
+									  sb->esort);
+			origin = blkno;
+			EIRelBuf(rel, buf);
+			break;
+		}
+	}
+	/* (nothing to the left, or nothing there matches: the range is open) */
+
+	/* our entries in [bound, lo); ranges come in descending order */
+	while (sb->own_prev >= 0)
+	{
+		EISortEntry *entry = &sb->entries[sb->own_prev];
+
+		if (bound != NULL && EIEntryCompare(sb->esort, entry, &bound_entry) < 0)
+			break;
+		if (sb->lo == NULL ||
+			EIEntryCompare(sb->esort, entry, &sb->lo_entry) < 0)
+			sb->owned[sb->own_prev] = true;
+		sb->own_prev--;
+	}
+
+	if (bound != NULL)
+	{
+		memcpy(ps->low, bound, IndexTupleSize(bound));
+		ps->lowSize = IndexTupleSize(bound);
+	}
+	sb->hi = NULL;
+	ei_parallel_release(scan, origin);
+	return true;
+}
+
+/*
+ * Read the rest of a backward parallel scan alone: everything below the
+ * bound in the shared state (the scan is seized).  The others stop; we
+ * descend to the bound and go on as a scan of our own would, returning all
+ * our entries below it.  Returns as ei_read_next_page does.
+ */
+static bool
+ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIScanInsert key;
+	EIStack		stack;
+	Buffer		buf;
+	Page		page;
+	OffsetNumber offnum = InvalidOffsetNumber;
+	bool		found;
+
+	ei_parallel_load_bound(scan);
+	if (sb->lo == NULL)
+		elog(ERROR, "parallel scan of index \"%s\" lost its range bound",
+			 RelationGetRelationName(rel));
+	sb->solo = true;
+	ei_parallel_done(scan);
+
+	for (int i = 0; i <= sb->own_prev; i++)
+	{
+		if (EIEntryCompare(sb->esort, &sb->entries[i], &sb->lo_entry) < 0)
+			sb->owned[i] = true;
+	}
+	sb->own_prev = -1;
+
+	/* the last item below the bound */
+	ei_pos_invalidate(&so->currPos);
+	so->numKilled = 0;
+	ei_init_more(so, dir);
+	key = EIMakeScanKey(rel, sb->lo, true);
+	key->nextkey = false;
+	stack = EISearch(rel, key, &buf, EI_READ);
+	EIFreeStack(stack);
+	page = BufferGetPage(buf);
+	if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
+		offnum = OffsetNumberPrev(EIBinSearch(rel, key, page));
+	pfree(key);
+
+	so->currPos.buf = buf;
+	found = ei_read_page(scan, dir, offnum);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+	/* (a policy's leaf reads by the scan keys: drop what is not below) */
+	while (found && so->currPos.lastItem >= so->currPos.firstItem)
+	{
+		EISortEntry item;
+
+		EIEntrySortSet(sb->esort, &item,
+					   (IndexTuple) (so->currTuples +
+									 so->currPos.items[so->currPos.lastItem].tupleOffset));
+		if (EIEntryCompare(sb->esort, &item, &sb->lo_entry) < 0)
+			break;
+		so->currPos.lastItem--;
+	}
+	so->currPos.itemIndex = so->currPos.lastItem;
+	if (found && so->currPos.firstItem <= so->currPos.lastItem)
+		return true;
+	return ei_step_page(scan, dir);
 }
 
 /*

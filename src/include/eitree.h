@@ -842,6 +842,8 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_PARALLEL_COLLECT_GATE	6	/* parallel scan: the leader waits
 											 * after collecting the policy's
 											 * entries, a worker before */
+#define EI_FAULT_PARALLEL_ALONE	7	/* backward parallel scan: the second
+									 * page's taker reads the rest alone */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
