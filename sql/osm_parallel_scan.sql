@@ -189,6 +189,18 @@ SELECT op_shape('SELECT k FROM op_empty WHERE k > 0 ORDER BY k DESC');
 SELECT count(*), count(DISTINCT k), sum(k) FROM
 	(SELECT k FROM op_empty WHERE k > 0 ORDER BY k DESC LIMIT 1000) AS s;
 
+-- A transaction's own rows, held in its batch until a scan of the index
+-- begins (the leader's, before the workers start)
+RESET osm_tree.batch_size;
+BEGIN;
+INSERT INTO op_empty SELECT g FROM generate_series(1001, 4000) AS g;
+SELECT op_shape('SELECT count(*), sum(k) FROM op_empty WHERE k > 0');
+SELECT count(*), sum(k) FROM op_empty WHERE k > 0;
+SELECT count(*), count(DISTINCT k), sum(k) FROM
+	(SELECT k FROM op_empty WHERE k > 0 ORDER BY k DESC LIMIT 10000) AS s;
+ROLLBACK;
+SELECT count(*), sum(k) FROM op_empty WHERE k > 0;
+
 -- The indexes are intact, and still hold buffered rows
 SELECT ei_check_all('op');
 SELECT count(*) FILTER (WHERE s.entries > 0) AS buffered, count(*) AS indexes
@@ -198,3 +210,5 @@ WHERE indrelid = 'op_ei'::regclass;
 RESET ALL;
 SET client_min_messages = warning;
 DROP SCHEMA ei_osmpar CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;

@@ -30,7 +30,10 @@
  * the scan, reads one page, and publishes where the next participant
  * should continue (the right link, or for backward scans the page itself,
  * whose left sibling has to be found from it) before it processes the
- * page's items, so the others can proceed meanwhile.
+ * page's items, so the others can proceed meanwhile.  When the policy
+ * keeps entries outside the tree, each page read also takes a key range,
+ * and a participant returns only its own collected entries that fall in
+ * the ranges of its pages (see "Parallel scans" in src/README.md).
  *
  *-------------------------------------------------------------------------
  */
