@@ -1233,7 +1233,16 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		{
 			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
 			if (!BufferIsValid(buf))
+			{
+				/*
+				 * With ranges, the page to our right had a left sibling
+				 * when its range was taken; it was deleted since, so the
+				 * key space below the range is that page's now.
+				 */
+				if (parallel && ei_parallel_ranges(scan))
+					return ei_parallel_solo_below(scan, dir);
 				break;
+			}
 		}
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
