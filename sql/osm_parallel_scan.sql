@@ -70,7 +70,7 @@ ANALYZE op_seq, op_bt, op_ei;
 -- every index holds rows in its buffer
 SELECT indexrelid::regclass AS index, s.entries
 FROM pg_index i, LATERAL osm_tree_buffer_stats(indexrelid) s
-WHERE indrelid = 'op_ei'::regclass ORDER BY 1::text;
+WHERE indrelid = 'op_ei'::regclass ORDER BY indexrelid::regclass::text;
 
 -- Plans: parallel aggregates and ordered reads through osm_tree, as btree
 SET max_parallel_workers_per_gather = 2;

@@ -165,7 +165,7 @@ ORDER BY c.relname;
 SELECT i.inhrelid::regclass AS partition_index, elastic_index_check(i.inhrelid, true)
 FROM pg_inherits AS i
 WHERE i.inhparent = 'pt_k'::regclass
-ORDER BY 1::text;
+ORDER BY i.inhrelid::regclass::text;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SET enable_indexonlyscan = off;
@@ -182,7 +182,7 @@ INSERT INTO s4 SELECT g % 5000, md5(g::text) FROM generate_series(1, 30000) AS g
 CREATE INDEX CONCURRENTLY s4_k ON s4 USING elastic_btree (k);
 CREATE INDEX CONCURRENTLY s4_t ON s4 USING elastic_btree (t DESC);
 SELECT indexrelid::regclass, indisvalid, indisready FROM pg_index
-WHERE indrelid = 's4'::regclass ORDER BY 1::text;
+WHERE indrelid = 's4'::regclass ORDER BY indexrelid::regclass::text;
 SELECT s.* FROM s_shape('s4_k', 30000) AS s;
 SELECT elastic_index_check('s4_k', true);
 SELECT elastic_index_check('s4_t', true);
@@ -194,7 +194,7 @@ REINDEX INDEX CONCURRENTLY s4_k;
 SELECT elastic_index_check('s4_k', true);
 REINDEX TABLE CONCURRENTLY s4;
 SELECT indexrelid::regclass, indisvalid, indisready FROM pg_index
-WHERE indrelid = 's4'::regclass ORDER BY 1::text;
+WHERE indrelid = 's4'::regclass ORDER BY indexrelid::regclass::text;
 SELECT elastic_index_check('s4_k', true);
 SELECT elastic_index_check('s4_t', true);
 SET enable_seqscan = off;

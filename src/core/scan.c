@@ -1917,9 +1917,10 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 /*
  * Return the next item of a parallel scan that merges entries from outside
  * the tree: the tree's items of the pages we read, merged with those of our
- * entries that lie in their key ranges (ei_parallel_take_range; all of
- * them if we took the whole scan).  The direction never changes (the
- * executor does not fetch backward from a parallel scan, and never marks).
+ * entries that lie in their key ranges (ei_parallel_take_range[_left]; all
+ * those below the bound if we read the rest alone).  The direction never
+ * changes (the executor does not fetch backward from a parallel scan, and
+ * never marks).
  */
 static bool
 ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir)
