@@ -111,6 +111,22 @@ SELECT ei_diff('op', 'SELECT j, k FROM %I WHERE j < 900 ORDER BY j, k DESC', tru
 SELECT ei_diff('op', 'SELECT t FROM %I WHERE t > ''4'' ORDER BY t', true, '{parallel}');
 SELECT ei_diff('op', 'SELECT count(*) FROM %I WHERE t < ''c''', false, '{parallel}');
 
+-- NULLs, a DESC NULLS LAST column and a second column, both directions
+CREATE TABLE on_src AS
+SELECT g AS id, CASE WHEN g % 9 = 0 THEN NULL ELSE (g * 7919) % 2000 END AS k,
+	   g % 13 AS j
+FROM generate_series(1, 15000) AS g;
+SELECT ei_setup('on', 'on_src', 12000);
+SELECT ei_index('on', 'kj', '(k DESC NULLS LAST, j)');
+VACUUM ANALYZE on_seq, on_bt, on_ei;
+SELECT ei_exec('on', 'INSERT INTO %I SELECT * FROM on_src WHERE id > 12000 ORDER BY id');
+ANALYZE on_seq, on_bt, on_ei;
+SELECT entries FROM osm_tree_buffer_stats('on_ei_kj');
+SELECT ei_diff('on', 'SELECT k, j FROM %I ORDER BY k DESC NULLS LAST, j', true, '{parallel}');
+SELECT ei_diff('on', 'SELECT k, j FROM %I ORDER BY k NULLS FIRST, j DESC', true, '{parallel}');
+SELECT ei_diff('on', 'SELECT k, j, id FROM %I WHERE k IS NULL', false, '{parallel}');
+SELECT ei_diff('on', 'SELECT k, j FROM %I WHERE k IS NOT NULL AND k < 500 ORDER BY k DESC NULLS LAST, j', true, '{parallel}');
+
 -- The same with the leader taking part, and with the leader alone (no
 -- worker can start): each query returns what a sequential scan returns.
 CREATE FUNCTION op_same(q text) RETURNS text
