@@ -112,8 +112,8 @@ osm_tree_handler(PG_FUNCTION_ARGS)
 																	   PointerGetDatum(NULL)));
 	amroutine->aminsert = osminsert;
 	amroutine->amoptions = osmoptions;
-	/* a participant could return a buffered entry another read in the tree */
-	amroutine->amcanparallel = false;
+	/* parallel scans share out key ranges, buffer included (core/scan.c) */
+	Assert(amroutine->amcanparallel);
 
 	PG_RETURN_POINTER(amroutine);
 }

@@ -34,6 +34,7 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "storage/predicate.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
@@ -58,6 +59,23 @@ EIFaultPoint(int point)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("elastic_index: fault injected at step %d", point)));
+}
+
+/*
+ * Wait at a named step, when the debug GUC asks for it, until advisory lock
+ * (point, gate) of the current database (pg_advisory_lock(point, gate))
+ * can be shared, so that a test holding it can act while we wait.
+ */
+void
+EIFaultGate(int point, uint32 gate)
+{
+	LOCKTAG		tag;
+
+	if (ei_debug_fault != point)
+		return;
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) point, gate, 2);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+	LockRelease(&tag, ShareLock, false);
 }
 #endif
 

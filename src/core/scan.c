@@ -30,13 +30,17 @@
  * the scan, reads one page, and publishes where the next participant
  * should continue (the right link, or for backward scans the page itself,
  * whose left sibling has to be found from it) before it processes the
- * page's items, so the others can proceed meanwhile.
+ * page's items, so the others can proceed meanwhile.  When the policy
+ * keeps entries outside the tree, each page read also takes a key range,
+ * and a participant returns only its own collected entries that fall in
+ * the ranges of its pages (see "Parallel scans" in src/README.md).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
@@ -79,6 +83,21 @@ typedef struct EIScanMerge
 	IndexTuple	last;			/* copy of the last item returned, or NULL */
 	EISortEntry last_entry;		/* the same, ready to compare */
 	struct EIScanMerge *mark; /* state at eimarkpos, or NULL */
+
+	/* parallel scans (ei_gettuple_parallel) */
+	bool		parallel;		/* return only entries of our key ranges */
+	bool		solo;			/* this participant took the whole scan */
+	bool	   *owned;			/* per entry: in a key range we read */
+	int			own_next;		/* forward: first entry beyond our ranges */
+	int			own_prev;		/* backward: last entry below them */
+	IndexTuple	lo;				/* the shared range bound when we took our
+								 * current page (NULL: none), in lo_space */
+	EISortEntry lo_entry;		/* the same, ready to compare */
+	IndexTuple	hi;				/* backward: the high key of the page just
+								 * read (NULL: rightmost), in hi_space */
+	EISortEntry hi_entry;		/* the same, ready to compare */
+	char	   *lo_space;		/* EI_PARALLEL_BOUND_SPACE bytes */
+	char	   *hi_space;		/* the same, for a high key */
 } EIScanMerge;
 
 /*
@@ -138,6 +157,32 @@ static bool ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno,
 							  bool *first);
 static void ei_parallel_release(IndexScanDesc scan, BlockNumber blkno);
 static void ei_parallel_done(IndexScanDesc scan);
+static void ei_parallel_take_range(IndexScanDesc scan, Page page,
+								   EIPageOpaque opaque);
+static bool ei_parallel_trim(IndexScanDesc scan, ScanDirection dir,
+							 bool found);
+static bool ei_parallel_ranges(IndexScanDesc scan);
+static void ei_parallel_load_bound(IndexScanDesc scan);
+static IndexTuple ei_high_key_entry(Relation rel, Buffer buf, char *space,
+									EISortEntry *entry, EIEntrySort *esort);
+static bool ei_parallel_take_range_left(IndexScanDesc scan);
+static bool ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir);
+static bool ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir);
+
+
+/*
+ * Does this participant share the scan with others?  (A participant that
+ * took a whole backward scan merging entries from outside the tree reads
+ * alone; see ei_first.)
+ */
+static inline bool
+ei_scan_parallel(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	return scan->parallel_scan != NULL &&
+		!(so->extra != NULL && so->extra->solo);
+}
 
 
 /* ----------------------------------------------------------------
@@ -906,10 +951,31 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	PredicateLockPage(scan->indexRelation, BufferGetBlockNumber(buf),
 					  scan->xs_snapshot);
 
-	/* let the next participant move on before we work on this page */
-	if (scan->parallel_scan != NULL)
-		ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
-							opaque->ei_next : BufferGetBlockNumber(buf));
+	/*
+	 * Let the next participant move on before we work on this page; a
+	 * forward scan that merges entries from outside the tree takes the
+	 * page's key range first.
+	 */
+	if (ei_scan_parallel(scan))
+	{
+		if (!ei_parallel_ranges(scan))
+			ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
+								opaque->ei_next : BufferGetBlockNumber(buf));
+		else if (ScanDirectionIsForward(dir))
+		{
+			ei_parallel_take_range(scan, page, opaque);
+			ei_parallel_release(scan, opaque->ei_next);
+		}
+		else
+		{
+			/* the caller takes the range once the page is unlocked */
+			EIScanMerge *sb = so->extra;
+
+			sb->hi = EI_RIGHTMOST(opaque) ? NULL :
+				ei_high_key_entry(scan->indexRelation, buf, sb->hi_space,
+								  &sb->hi_entry, sb->esort);
+		}
+	}
 
 	so->currPos.currPage = BufferGetBlockNumber(buf);
 	so->currPos.nextPage = opaque->ei_next;
@@ -942,7 +1008,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
 							RelationGetRelationName(scan->indexRelation),
 							so->currPos.currPage)));
-		return leafops->read(scan, dir);
+		return ei_parallel_trim(scan, dir, leafops->read(scan, dir));
 	}
 
 	if (ScanDirectionIsForward(dir))
@@ -1019,7 +1085,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
 	}
 
-	return so->currPos.firstItem <= so->currPos.lastItem;
+	return ei_parallel_trim(scan, dir,
+							so->currPos.firstItem <= so->currPos.lastItem);
 }
 
 
@@ -1169,7 +1236,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	bool		forward = ScanDirectionIsForward(dir);
-	bool		parallel = (scan->parallel_scan != NULL);
+	bool		parallel = ei_scan_parallel(scan);
 
 	Assert(!EIScanPosIsPinned(so->currPos));
 
@@ -1191,10 +1258,55 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		{
 			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
 			if (!BufferIsValid(buf))
+			{
+				/*
+				 * With ranges, the page to our right had a left sibling
+				 * when its range was taken; it was deleted since, so the
+				 * key space below the range is that page's now.
+				 */
+				if (parallel && ei_parallel_ranges(scan))
+					return ei_parallel_solo_below(scan, dir);
 				break;
+			}
 		}
 		page = BufferGetPage(buf);
 		opaque = EIPageGetOpaque(page);
+
+		if (parallel && !forward && ei_parallel_ranges(scan))
+		{
+			bool		found = false;
+			bool		taken = false;
+
+			/*
+			 * A backward parallel scan that merges entries from outside the
+			 * tree takes the page's range after reading it; a page that
+			 * does not end where the last range began (a page was deleted
+			 * meanwhile) makes us read the rest alone.
+			 */
+			if (!EI_IGNORE(opaque))
+			{
+				so->currPos.buf = buf;
+				found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page));
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				taken = ei_parallel_take_range_left(scan);
+			}
+			else
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			if (!taken)
+			{
+				ReleaseBuffer(buf);
+				so->currPos.buf = InvalidBuffer;
+				return ei_parallel_solo_below(scan, dir);
+			}
+			if (found)
+				return true;
+			so->currPos.buf = InvalidBuffer;
+			blkno = BufferGetBlockNumber(buf);
+			leftblk = so->currPos.prevPage;
+			leftknown = true;
+			ReleaseBuffer(buf);
+			goto seize_next;
+		}
 
 		if (!EI_IGNORE(opaque))
 		{
@@ -1222,6 +1334,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		}
 		EIRelBuf(rel, buf);
 
+seize_next:
 		if (parallel)
 		{
 			BlockNumber seized;
@@ -1291,7 +1404,7 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 		leftknown = true;
 	}
 
-	if (scan->parallel_scan != NULL)
+	if (ei_scan_parallel(scan))
 	{
 		BlockNumber seized;
 		bool		first;
@@ -1395,6 +1508,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	Buffer		buf;
 	OffsetNumber offnum;
+	bool		found;
 
 	Assert(!EIScanPosIsValid(so->currPos));
 	Assert(!EIScanPosIsPinned(so->currPos));
@@ -1403,7 +1517,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 
 	if (!so->qual_ok)
 	{
-		if (scan->parallel_scan != NULL)
+		if (ei_scan_parallel(scan))
 			ei_parallel_done(scan);
 		return false;
 	}
@@ -1413,7 +1527,7 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 
 	ei_init_more(so, dir);
 
-	if (scan->parallel_scan != NULL)
+	if (ei_scan_parallel(scan))
 	{
 		BlockNumber blkno;
 		bool		first;
@@ -1437,14 +1551,15 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 #endif
 	buf = ei_descend(scan, dir, &offnum);
 	so->currPos.buf = buf;
-	if (ei_read_page(scan, dir, offnum))
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	else
-	{
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-		if (!ei_step_page(scan, dir))
-			return false;
-	}
+	found = ei_read_page(scan, dir, offnum);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	/* backward with ranges: the first page's range ends at plus infinity */
+	if (ei_scan_parallel(scan) && !ScanDirectionIsForward(dir) &&
+		ei_parallel_ranges(scan) && !ei_parallel_take_range_left(scan))
+		elog(ERROR, "parallel scan of index \"%s\" has a bound before its first page",
+			 RelationGetRelationName(rel));
+	if (!found && !ei_step_page(scan, dir))
+		return false;
 
 	ei_return_item(scan);
 	return true;
@@ -1516,14 +1631,19 @@ static void
 ei_buffer_begin(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		parallel = (scan->parallel_scan != NULL);
 	EIScanMerge *sb;
-	IndexTuple *items;
-	int			n;
+	IndexTuple *items = NULL;
+	int			n = 0;
 	MemoryContext cxt;
 	MemoryContext oldcxt;
 
 	if (!so->qual_ok)
 		return;
+
+	/* (tests: a parallel worker waits here, the leader after collecting) */
+	if (parallel && IsParallelWorker())
+		EIFaultGate(EI_FAULT_PARALLEL_COLLECT_GATE, 2);
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "elastic_index scan merge",
 								ALLOCSET_DEFAULT_SIZES);
@@ -1534,8 +1654,10 @@ ei_buffer_begin(IndexScanDesc scan)
 	 * in the tree before it leaves its own store, so that one of our two
 	 * reads sees it.)
 	 */
-	if (!EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &n) ||
-		n == 0)
+	if (!EIGetPolicyChecked(scan->indexRelation)->scan_collect(scan, &items, &n))
+		n = 0;
+	/* (a parallel scan needs the merge anyway, to return only its ranges) */
+	if (n == 0 && !parallel)
 	{
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(cxt);
@@ -1566,8 +1688,18 @@ ei_buffer_begin(IndexScanDesc scan)
 		n = kept;
 	}
 	sb->nitems = n;
+	if (parallel)
+	{
+		sb->parallel = true;
+		sb->owned = palloc0(sizeof(bool) * Max(n, 1));
+		sb->own_prev = n - 1;
+		sb->lo_space = palloc(EI_PARALLEL_BOUND_SPACE);
+		sb->hi_space = palloc(EI_PARALLEL_BOUND_SPACE);
+	}
 	MemoryContextSwitchTo(oldcxt);
 	so->extra = sb;
+	if (parallel && !IsParallelWorker())
+		EIFaultGate(EI_FAULT_PARALLEL_COLLECT_GATE, 1);
 
 	/* the merge compares tree items, so keep copies of them */
 	if (so->currTuples == NULL)
@@ -1808,6 +1940,111 @@ ei_gettuple_merged(IndexScanDesc scan, ScanDirection dir)
 }
 
 /*
+ * Return the next item of a parallel scan that merges entries from outside
+ * the tree: the tree's items of the pages we read, merged with those of our
+ * entries that lie in their key ranges (ei_parallel_take_range[_left]; all
+ * those below the bound if we read the rest alone).  The direction never
+ * changes (the executor does not fetch backward from a parallel scan, and
+ * never marks).
+ */
+static bool
+ei_gettuple_parallel(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	bool		fwd = ScanDirectionIsForward(dir);
+	bool		tree_ok;
+
+	scan->xs_recheck = false;
+
+	if (!sb->started)
+	{
+		sb->started = true;
+		sb->pending_dir = dir;
+		sb->fwd = 0;
+		sb->bwd = sb->nitems - 1;
+		tree_ok = ei_first(scan, dir);
+	}
+	else
+	{
+		if (dir != sb->pending_dir)
+			elog(ERROR, "parallel scan of index \"%s\" cannot change direction",
+				 RelationGetRelationName(scan->indexRelation));
+
+		/* the executor may ask us to kill the item we returned last */
+		if (scan->kill_prior_tuple && !sb->last_from_buffer &&
+			EIScanPosIsValid(so->currPos))
+			ei_remember_killed(so);
+
+		if (sb->tree_pending)
+			tree_ok = true;
+		else if (sb->tree_end_fwd)
+			tree_ok = false;
+		else
+			tree_ok = ei_next(scan, dir);
+	}
+	if (!tree_ok)
+		sb->tree_end_fwd = true;
+
+	/*
+	 * Our entries before the tree's item come first.  An entry before it
+	 * that is not ours never will be: our ranges so far reach past the
+	 * tree's item, and later ones lie beyond it.
+	 */
+	while (fwd ? sb->fwd < sb->nitems : sb->bwd >= 0)
+	{
+		int			bi = fwd ? sb->fwd : sb->bwd;
+		IndexTuple	itup;
+
+		if (tree_ok)
+		{
+			EISortEntry tent;
+			int			cmp;
+
+			EIEntrySortSet(sb->esort, &tent, ei_tree_current(so));
+			cmp = EIEntryCompare(sb->esort, &tent, &sb->entries[bi]);
+			if (!fwd)
+				cmp = -cmp;
+			if (cmp <= 0)
+			{
+				/* the tree's item first; the same entry in both: once */
+				if (cmp == 0)
+				{
+					if (fwd)
+						sb->fwd++;
+					else
+						sb->bwd--;
+				}
+				break;
+			}
+		}
+		if (fwd)
+			sb->fwd++;
+		else
+			sb->bwd--;
+		if (!sb->owned[bi])
+			continue;
+
+		itup = sb->entries[bi].itup;
+		EIScanCheckHeapTid(scan, &itup->t_tid);
+		scan->xs_heaptid = itup->t_tid;
+		scan->xs_recheck = ei_recheck_outside_tree(scan);
+		if (scan->xs_want_itup)
+			scan->xs_itup = itup;
+		sb->tree_pending = tree_ok;
+		sb->last_from_buffer = true;
+		return true;
+	}
+
+	if (!tree_ok)
+		return false;
+	ei_return_item(scan);
+	sb->tree_pending = false;
+	sb->last_from_buffer = false;
+	return true;
+}
+
+/*
  * Copy the merge state for a mark (to NULL: drop it), or back from it.
  */
 static void
@@ -2019,6 +2256,319 @@ ei_parallel_done(IndexScanDesc scan)
 }
 
 /*
+ * Does this parallel scan share out key ranges (it merges entries from
+ * outside the tree)?
+ */
+static bool
+ei_parallel_ranges(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	return so->extra != NULL && so->extra->parallel;
+}
+
+/*
+ * Copy the range bound of the shared state into sb->lo (NULL if there is
+ * none); the caller has seized the scan.
+ */
+static void
+ei_parallel_load_bound(IndexScanDesc scan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+	sb->lo = NULL;
+	if (ps->lowSize == 0)
+		return;
+	if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
+		elog(ERROR, "parallel scan of index \"%s\" has a range bound of %zu bytes",
+			 RelationGetRelationName(scan->indexRelation), ps->lowSize);
+	memcpy(sb->lo_space, ps->low, ps->lowSize);
+	sb->lo = (IndexTuple) sb->lo_space;
+	EIEntrySortSet(sb->esort, &sb->lo_entry, sb->lo);
+}
+
+/*
+ * Copy the high key of the locked leaf buf (not the rightmost) into space
+ * in leaf form, its heap TID in t_tid, and set up entry to compare it.
+ */
+static IndexTuple
+ei_high_key_entry(Relation rel, Buffer buf, char *space, EISortEntry *entry,
+				  EIEntrySort *esort)
+{
+	IndexTuple	hikey = EIReadTupleChecked(rel, BufferGetPage(buf), EI_HIKEY);
+	Size		hisize = IndexTupleSize(hikey);
+	IndexTuple	result;
+
+	if ((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) == 0 ||
+		hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData) ||
+		hisize > EI_PARALLEL_BOUND_SPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple with heap TID",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+	memcpy(space, hikey, hisize);
+	result = (IndexTuple) space;
+	result->t_tid = *EIPivotGetHeapTID(hikey);
+	EIEntrySortSet(esort, entry, result);
+	return result;
+}
+
+/*
+ * Take the key range of the leaf a forward parallel scan is about to read
+ * (pinned and share-locked, scan seized): from the bound in the shared
+ * state to the page's high key.  Mark our entries from outside the tree
+ * that fall in it as ours to return, and publish the start of the next
+ * page's range.
+ *
+ * The pages handed out in turn follow right links saved when each was
+ * read, so the ranges [previous bound, high key) partition the key space;
+ * a page whose left sibling was deleted after that sibling was read may
+ * have a high key at or below the bound (its range is then empty), which
+ * is why the bound is the largest high key so far.  A page's left bound
+ * only moves down (its left sibling's deletion gives it that key space),
+ * so when the page is read it holds every tree entry of its range: an
+ * entry of the range is in the tree on this page, or still outside the
+ * tree and so in our collection (taken before we read any page), and no
+ * other participant returns it.  Items on the page below the range (moved
+ * in after its start was fixed) are dropped by ei_parallel_trim.
+ */
+static void
+ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	IndexTuple	hi = NULL;
+	EISortEntry hi_entry;
+
+	/* where the range starts: the shared bound, or minus infinity */
+	ei_parallel_load_bound(scan);
+
+	/* where it ends: the high key in leaf form, or plus infinity */
+	if (!EI_RIGHTMOST(opaque))
+		hi = ei_high_key_entry(scan->indexRelation, so->currPos.buf,
+							   sb->hi_space, &hi_entry, sb->esort);
+
+	/* our entries in [lo, hi); ranges come in ascending order */
+	while (sb->own_next < sb->nitems)
+	{
+		EISortEntry *entry = &sb->entries[sb->own_next];
+
+		if (hi != NULL && EIEntryCompare(sb->esort, entry, &hi_entry) >= 0)
+			break;
+		if (sb->lo == NULL ||
+			EIEntryCompare(sb->esort, entry, &sb->lo_entry) >= 0)
+			sb->owned[sb->own_next] = true;
+		sb->own_next++;
+	}
+
+	/* the next page's range starts at the larger of lo and hi */
+	if (hi != NULL &&
+		(sb->lo == NULL || EIEntryCompare(sb->esort, &hi_entry, &sb->lo_entry) > 0))
+	{
+		memcpy(ps->low, hi, IndexTupleSize(hi));
+		ps->lowSize = IndexTupleSize(hi);
+	}
+}
+
+/*
+ * Take the key range of the leaf a backward parallel scan has just read
+ * (still pinned, unlocked, scan seized), publish where the next
+ * participant goes on, and let it go; false, with the scan still seized,
+ * if the page does not end where the last range began.
+ *
+ * A leaf does not know its left bound, so we find it: the high key of the
+ * live page to its left, which we read after the leaf (walking left past
+ * half-dead pages, whose key space is already the leaf's).  The range is
+ * [that bound, the bound in the shared state), which we replace with the
+ * new bound, and the next participant walks left from the page we walked
+ * left from.  A left bound only moves down, by deletions of pages that
+ * held no entry our snapshot sees, so the leaf, read before we found its
+ * bound, held every tree entry of its range that we must return; the rest
+ * are in our collection.  The page the next participant finds must end
+ * exactly at the new bound (its high key is the bound, or the bound moved
+ * down since, by a deletion, and part of the range it would take now lies
+ * in a page already read): otherwise it reads the rest alone
+ * (ei_parallel_solo_below).
+ */
+static bool
+ei_parallel_take_range_left(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	BlockNumber origin = InvalidBlockNumber;
+	IndexTuple	bound = NULL;
+	EISortEntry bound_entry;
+
+	/* where the range ends: the shared bound, or plus infinity */
+	ei_parallel_load_bound(scan);
+	if (sb->lo != NULL &&
+		(sb->hi == NULL ||
+		 EIEntryCompare(sb->esort, &sb->hi_entry, &sb->lo_entry) != 0 ||
+		 ei_debug_fault == EI_FAULT_PARALLEL_ALONE))
+		return false;
+
+	/* where it starts: the high key of the live page to the left */
+	if (so->currPos.moreLeft)
+	{
+		BlockNumber blkno = so->currPos.currPage;
+		BlockNumber leftblk = so->currPos.prevPage;
+		bool		leftknown = true;
+
+		for (;;)
+		{
+			Buffer		buf;
+			EIPageOpaque opaque;
+
+			CHECK_FOR_INTERRUPTS();
+			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
+			if (!BufferIsValid(buf))
+				break;
+			opaque = EIPageGetOpaque(BufferGetPage(buf));
+			if (EI_IGNORE(opaque))
+			{
+				blkno = BufferGetBlockNumber(buf);
+				leftblk = opaque->ei_prev;
+				leftknown = true;
+				EIRelBuf(rel, buf);
+				continue;
+			}
+			bound = ei_high_key_entry(rel, buf, sb->hi_space, &bound_entry,
+									  sb->esort);
+			origin = blkno;
+			EIRelBuf(rel, buf);
+			break;
+		}
+	}
+	/* (nothing to the left, or nothing there matches: the range is open) */
+
+	/* our entries in [bound, lo); ranges come in descending order */
+	while (sb->own_prev >= 0)
+	{
+		EISortEntry *entry = &sb->entries[sb->own_prev];
+
+		if (bound != NULL && EIEntryCompare(sb->esort, entry, &bound_entry) < 0)
+			break;
+		if (sb->lo == NULL ||
+			EIEntryCompare(sb->esort, entry, &sb->lo_entry) < 0)
+			sb->owned[sb->own_prev] = true;
+		sb->own_prev--;
+	}
+
+	if (bound != NULL)
+	{
+		memcpy(ps->low, bound, IndexTupleSize(bound));
+		ps->lowSize = IndexTupleSize(bound);
+	}
+	sb->hi = NULL;
+	ei_parallel_release(scan, origin);
+	return true;
+}
+
+/*
+ * Read the rest of a backward parallel scan alone: everything below the
+ * bound in the shared state (the scan is seized).  The others stop; we
+ * descend to the bound and go on as a scan of our own would, returning all
+ * our entries below it.  Returns as ei_read_next_page does.
+ */
+static bool
+ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	EIScanInsert key;
+	EIStack		stack;
+	Buffer		buf;
+	Page		page;
+	OffsetNumber offnum = InvalidOffsetNumber;
+	bool		found;
+
+	ei_parallel_load_bound(scan);
+	if (sb->lo == NULL)
+		elog(ERROR, "parallel scan of index \"%s\" lost its range bound",
+			 RelationGetRelationName(rel));
+	sb->solo = true;
+	ei_parallel_done(scan);
+
+	for (int i = 0; i <= sb->own_prev; i++)
+	{
+		if (EIEntryCompare(sb->esort, &sb->entries[i], &sb->lo_entry) < 0)
+			sb->owned[i] = true;
+	}
+	sb->own_prev = -1;
+
+	/* the last item below the bound */
+	ei_pos_invalidate(&so->currPos);
+	so->numKilled = 0;
+	ei_init_more(so, dir);
+	key = EIMakeScanKey(rel, sb->lo, true);
+	key->nextkey = false;
+	stack = EISearch(rel, key, &buf, EI_READ);
+	EIFreeStack(stack);
+	page = BufferGetPage(buf);
+	if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
+		offnum = OffsetNumberPrev(EIBinSearch(rel, key, page));
+	pfree(key);
+
+	so->currPos.buf = buf;
+	found = ei_read_page(scan, dir, offnum);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+	/* (a policy's leaf reads by the scan keys: drop what is not below) */
+	while (found && so->currPos.lastItem >= so->currPos.firstItem)
+	{
+		EISortEntry item;
+
+		EIEntrySortSet(sb->esort, &item,
+					   (IndexTuple) (so->currTuples +
+									 so->currPos.items[so->currPos.lastItem].tupleOffset));
+		if (EIEntryCompare(sb->esort, &item, &sb->lo_entry) < 0)
+			break;
+		so->currPos.lastItem--;
+	}
+	so->currPos.itemIndex = so->currPos.lastItem;
+	if (found && so->currPos.firstItem <= so->currPos.lastItem)
+		return true;
+	return ei_step_page(scan, dir);
+}
+
+/*
+ * Drop the items of the page just read (forward, in a parallel scan that
+ * took its range) that lie below the range's start: they belong to an
+ * earlier range, whose owner returns them.  Returns whether items remain.
+ */
+static bool
+ei_parallel_trim(IndexScanDesc scan, ScanDirection dir, bool found)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+
+	if (!found || sb == NULL || !sb->parallel || sb->lo == NULL ||
+		!ScanDirectionIsForward(dir) || !ei_scan_parallel(scan))
+		return found;
+
+	while (so->currPos.firstItem <= so->currPos.lastItem)
+	{
+		EISortEntry item;
+
+		EIEntrySortSet(sb->esort, &item,
+					   (IndexTuple) (so->currTuples +
+									 so->currPos.items[so->currPos.firstItem].tupleOffset));
+		if (EIEntryCompare(sb->esort, &item, &sb->lo_entry) >= 0)
+			break;
+		so->currPos.firstItem++;
+	}
+	so->currPos.itemIndex = so->currPos.firstItem;
+	return so->currPos.firstItem <= so->currPos.lastItem;
+}
+
+/*
  * Size of the shared state of a parallel scan.
  */
 #if PG_VERSION_NUM >= 180000
@@ -2032,7 +2582,9 @@ Size
 eiestimateparallelscan(void)
 #endif
 {
-	return sizeof(EIParallelScanDescData);
+	/* room for one range bound (a high key), see ei_parallel_take_range */
+	return add_size(offsetof(EIParallelScanDescData, low),
+					EI_PARALLEL_BOUND_SPACE);
 }
 
 /*
@@ -2046,6 +2598,7 @@ eiinitparallelscan(void *target)
 	SpinLockInit(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowSize = 0;
 	ConditionVariableInit(&ps->cv);
 }
 
@@ -2063,6 +2616,7 @@ eiparallelrescan(IndexScanDesc scan)
 	SpinLockAcquire(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowSize = 0;
 	SpinLockRelease(&ps->mutex);
 }
 
@@ -2186,7 +2740,8 @@ eigettuple(IndexScanDesc scan, ScanDirection dir)
 			ei_buffer_begin(scan);
 	}
 	if (so->extra != NULL)
-		return ei_gettuple_merged(scan, dir);
+		return so->extra->parallel ? ei_gettuple_parallel(scan, dir) :
+			ei_gettuple_merged(scan, dir);
 
 	if (!EIScanPosIsValid(so->currPos))
 		return ei_first(scan, dir);
@@ -2300,6 +2855,11 @@ eimarkpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 
+	/* the planner never asks (a partial path is never a merge join's inner) */
+	if (scan->parallel_scan != NULL)
+		elog(ERROR, "parallel scan of index \"%s\" cannot mark its position",
+			 RelationGetRelationName(scan->indexRelation));
+
 	ei_pos_unpin(&so->markPos);
 	ei_pos_invalidate(&so->markPos);
 
@@ -2329,6 +2889,10 @@ void
 eirestrpos(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (scan->parallel_scan != NULL)
+		elog(ERROR, "parallel scan of index \"%s\" cannot restore a position",
+			 RelationGetRelationName(scan->indexRelation));
 
 	if (so->extra != NULL && so->extra->mark != NULL)
 		ei_buffer_copy_state(so->extra, so->extra->mark);

@@ -395,7 +395,18 @@ typedef struct EIParallelScanDescData
 	EIParallelPageStatus status;
 	BlockNumber nextPage;		/* next leaf for a participant to read */
 	ConditionVariable cv;		/* participants wait here while ADVANCING */
+	/*
+	 * Forward scans of a policy with scan_collect: where the key range of
+	 * nextPage starts, as an entry in leaf form (the largest high key read so
+	 * far, heap TID in t_tid), lowSize bytes at low; 0: minus infinity.
+	 * Written and read only by the participant that has seized the scan.
+	 */
+	Size		lowSize;
+	char		low[FLEXIBLE_ARRAY_MEMBER];	/* EI_PARALLEL_BOUND_SPACE bytes */
 } EIParallelScanDescData;
+
+/* room for a range bound in EIParallelScanDescData: one maximal high key */
+#define EI_PARALLEL_BOUND_SPACE	MAXALIGN(EI_MAX_PIVOT_SIZE)
 
 typedef EIParallelScanDescData *EIParallelScanDesc;
 
@@ -828,12 +839,19 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_SEAL		4	/* osm flush: tail page closed */
 #define EI_FAULT_AFTER_FLUSH_INSERT	5	/* osm flush: entries in the tree, pages
 											 * not yet unlinked */
+#define EI_FAULT_PARALLEL_COLLECT_GATE	6	/* parallel scan: the leader waits
+											 * after collecting the policy's
+											 * entries, a worker before */
+#define EI_FAULT_PARALLEL_ALONE	7	/* backward parallel scan: the second
+									 * page's taker reads the rest alone */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
+extern void EIFaultGate(int point, uint32 gate);
 #else
 #define ei_debug_fault			EI_FAULT_NONE
 #define EIFaultPoint(point)		((void) (point))
+#define EIFaultGate(point, gate)	((void) (point), (void) (gate))
 #endif
 
 /* core/vacuum.c: VACUUM */

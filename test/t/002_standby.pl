@@ -225,6 +225,24 @@ $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 cmp_ok($standby->safe_psql('postgres',
 		"SELECT buffer_pages FROM elastic_index_stats('o_k')"),
 	'>', 0, 'standby: the osm_tree index o_k has insert buffer pages');
+# parallel scans of o_k on the standby, buffer included, return what a
+# sequential scan returns
+my $parallel = 'SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; '
+  . 'SET parallel_tuple_cost = 0; SET min_parallel_index_scan_size = 0; '
+  . 'SET cpu_operator_cost = 0; SET enable_seqscan = off; SET enable_bitmapscan = off; ';
+my $oq = 'SELECT count(*), sum(k) FROM (SELECT k FROM o WHERE k > 10 ORDER BY k%s LIMIT 100000) AS x';
+foreach my $dir ('', ' DESC')
+{
+	like($standby->safe_psql('postgres',
+			$parallel . 'EXPLAIN (COSTS OFF) ' . sprintf($oq, $dir)),
+		qr/Parallel Index Only Scan (Backward )?using o_k/,
+		"standby: parallel scan of o_k,$dir plan");
+	is($standby->safe_psql('postgres', $parallel . sprintf($oq, $dir)),
+		$standby->safe_psql('postgres',
+			'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
+			  . 'SET enable_bitmapscan = off; ' . sprintf($oq, $dir)),
+		"standby: parallel scan of o_k,$dir returns every row once");
+}
 foreach my $idx (qw(t_k t_w t_kid c_k o_k))
 {
 	my ($ret, $out, $err) = $standby->psql('postgres',
