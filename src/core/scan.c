@@ -224,6 +224,9 @@ static bool ei_required_failed(IndexScanDesc scan, IndexTuple itup,
 static int	ei_arrays_cmp_tuple(IndexScanDesc scan, IndexTuple itup);
 static bool ei_arrays_beyond_page(IndexScanDesc scan, Page page,
 								  ScanDirection dir);
+static OffsetNumber ei_arrays_skip(IndexScanDesc scan, Page page,
+								   ScanDirection dir, OffsetNumber offnum,
+								   OffsetNumber limit);
 static void ei_arrays_after_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_count_descent(IndexScanDesc scan, bool again);
 static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
@@ -621,18 +624,25 @@ ei_preprocess_keys(IndexScanDesc scan)
  * ----------------------------------------------------------------
  */
 
+/* How ei_array_elem_cmp compares two elements of an array key. */
+typedef struct EIArraySortArg
+{
+	FmgrInfo	cmp;			/* 3-way comparison (element, element) */
+	Oid			collation;
+	bool		desc;			/* the column is DESC */
+} EIArraySortArg;
+
 /* qsort_arg comparator of array elements, in index order. */
 static int
 ei_array_elem_cmp(const void *a, const void *b, void *arg)
 {
-	EIScanArrayKey *ak = (EIScanArrayKey *) arg;
-	FmgrInfo   *cmp = (FmgrInfo *) ((char *) arg + sizeof(EIScanArrayKey));
+	EIArraySortArg *sortarg = (EIArraySortArg *) arg;
 	int32		c;
 
-	c = DatumGetInt32(FunctionCall2Coll(cmp, ak->collation,
+	c = DatumGetInt32(FunctionCall2Coll(&sortarg->cmp, sortarg->collation,
 										*(const Datum *) a,
 										*(const Datum *) b));
-	if (ak->desc)
+	if (sortarg->desc)
 		INVERT_COMPARE_RESULT(c);
 	return c;
 }
@@ -771,11 +781,7 @@ ei_arrays_prepare(IndexScanDesc scan)
 		bool	   *nulls;
 		int			nelems;
 		int			n = 0;
-		struct
-		{
-			EIScanArrayKey ak;
-			FmgrInfo	cmp;
-		}			sortarg;
+		EIArraySortArg sortarg;
 
 		arrays->arrayOfKey[i] = -1;
 		if (!(key->sk_flags & SK_SEARCHARRAY))
@@ -812,7 +818,8 @@ ei_arrays_prepare(IndexScanDesc scan)
 		/* sort and deduplicate in index order */
 		if (n > 1)
 		{
-			sortarg.ak = *ak;
+			sortarg.collation = ak->collation;
+			sortarg.desc = ak->desc;
 			ei_array_cmp_proc(rel, key->sk_attno, elemtype, elemtype,
 							  &sortarg.cmp);
 			qsort_arg(elems, n, sizeof(Datum), ei_array_elem_cmp, &sortarg);
@@ -1160,6 +1167,57 @@ ei_arrays_beyond_page(IndexScanDesc scan, Page page, ScanDirection dir)
 		return false;
 	return ei_arrays_cmp_tuple(scan, EIReadTupleChecked(scan->indexRelation,
 														page, minoff)) > 0;
+}
+
+/*
+ * The array keys moved ahead of the item at offnum, but not off the page:
+ * skip the items between by binary search.  The required equalities are
+ * the leading key columns, so the page's items are in their order.
+ * Returns the offset to continue from, such that the reading loop's next
+ * step lands on the first item (forward: at or after, backward: at or
+ * before) the new combination; limit is maxoff forward, minoff backward.
+ */
+static OffsetNumber
+ei_arrays_skip(IndexScanDesc scan, Page page, ScanDirection dir,
+			   OffsetNumber offnum, OffsetNumber limit)
+{
+	Relation	rel = scan->indexRelation;
+	OffsetNumber lo;
+	OffsetNumber hi;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		/* the first item at or after the keys, in (offnum, limit] */
+		lo = OffsetNumberNext(offnum);
+		hi = OffsetNumberNext(limit);
+		while (lo < hi)
+		{
+			OffsetNumber mid = lo + (hi - lo) / 2;
+
+			if (ei_arrays_cmp_tuple(scan, EIReadTupleChecked(rel, page, mid)) < 0)
+				lo = OffsetNumberNext(mid);
+			else
+				hi = mid;
+		}
+		return OffsetNumberPrev(lo);
+	}
+
+	/* the first item after the keys in [limit, offnum); step back from it */
+	if (offnum <= limit)
+		return offnum;
+	lo = limit;
+	hi = offnum;
+	while (lo < hi)
+	{
+		OffsetNumber mid = lo + (hi - lo) / 2;
+
+		if (ei_arrays_cmp_tuple(scan, EIReadTupleChecked(rel, page, mid)) <= 0)
+			lo = OffsetNumberNext(mid);
+		else
+			hi = mid;
+	}
+	/* keep the first data item in reach: the loop tests it even if dead */
+	return lo;
 }
 
 /*
@@ -1778,13 +1836,17 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			if (ei_check_keys(scan, itup, dir, &continuescan, true))
 				EIScanSaveItem(so, itemIndex++, offnum, itup);
-			if (continuescan && so->arrays != NULL && so->arrays->advanced &&
-				ei_arrays_beyond_page(scan, page, dir))
+			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 			{
-				/* the array keys left this page: descend to them */
-				so->arrays->needPrimScan = true;
-				so->arrays->primScanDir = dir;
-				continuescan = false;
+				if (ei_arrays_beyond_page(scan, page, dir))
+				{
+					/* the array keys left this page: descend to them */
+					so->arrays->needPrimScan = true;
+					so->arrays->primScanDir = dir;
+					continuescan = false;
+				}
+				else
+					offnum = ei_arrays_skip(scan, page, dir, offnum, maxoff);
 			}
 			if (!continuescan)
 				break;
@@ -1833,13 +1895,17 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			passes = ei_check_keys(scan, itup, dir, &continuescan, true);
 			if (passes && alive)
 				EIScanSaveItem(so, --itemIndex, offnum, itup);
-			if (continuescan && so->arrays != NULL && so->arrays->advanced &&
-				ei_arrays_beyond_page(scan, page, dir))
+			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 			{
-				/* the array keys left this page: descend to them */
-				so->arrays->needPrimScan = true;
-				so->arrays->primScanDir = dir;
-				continuescan = false;
+				if (ei_arrays_beyond_page(scan, page, dir))
+				{
+					/* the array keys left this page: descend to them */
+					so->arrays->needPrimScan = true;
+					so->arrays->primScanDir = dir;
+					continuescan = false;
+				}
+				else
+					offnum = ei_arrays_skip(scan, page, dir, offnum, minoff);
 			}
 			if (!continuescan)
 			{
