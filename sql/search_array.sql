@@ -76,7 +76,7 @@ SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a = ANY (ARRAY(SELECT generate_seri
 SELECT ei_diff('sa', 'SELECT id, a FROM %I WHERE a = ANY (ARRAY(SELECT (g * 7919) %% 2100 FROM generate_series(1, 1000) g))',
 			   false, '{index,bitmap,parallel}');
 SELECT ei_diff('sa', 'SELECT id FROM %I WHERE id = ANY (ARRAY(SELECT (g * 7919) %% 21000 FROM generate_series(1, 1000) g)) ORDER BY id DESC',
-			   true, '{index,indexonly,parallel}');
+			   true, '{index,indexonly}');
 SELECT ei_diff('sa', 'SELECT id FROM %I WHERE id = ANY (ARRAY(SELECT (g * 7919) %% 21000 FROM generate_series(1, 1000) g)) ORDER BY id',
 			   true, '{index,indexonly}');
 
