@@ -297,3 +297,8 @@ RESET enable_hashjoin;
 RESET enable_nestloop;
 SELECT ei_check_all('so');
 RESET ei_test.am;
+SET client_min_messages = warning;
+DROP SCHEMA ei_sa CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;

@@ -17,8 +17,13 @@
  * IS NULL becomes "=" and IS NOT NULL a bound against the NULLs) and each
  * key marked as required for the forward and/or backward direction when a
  * failure proves that no later item in that direction can match.  Every
- * key is still tested on every item; preprocessing only decides where the
- * scan starts and when it may stop early.
+ * key is still tested on every item the scan returns; preprocessing only
+ * decides where the scan starts and when it may stop early.
+ *
+ * "= ANY (array)" keys are read in one pass as well: the array keys move
+ * with the items read, items before the next element are skipped by
+ * binary search, and the scan descends again only when the next element
+ * lies beyond the leaf (see "Array keys" below and in src/README.md).
  *
  * Moving right follows the right link saved when the page was read (items
  * that a later split moved right were already copied).  Moving left goes to
