@@ -70,6 +70,19 @@ SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a = ANY (''{5, 40, 41, 300, 1999}''
 SELECT ei_diff('sa', 'SELECT id FROM %I WHERE a = ANY (''{5, 40}'') AND a IS NULL', false, '{index}');
 SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a = ANY (''{5, 40, 41}'') AND a = ANY (''{41, 5, 1000}'') ORDER BY a',
 			   true, '{index,indexonly}');
+-- inequalities against an array: the same as against its greatest element
+-- (<, <=) or least (>, >=); ASC and DESC columns
+SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a < ANY (''{5, 17, NULL, 3}'') ORDER BY a DESC',
+			   true, '{index,indexonly}');
+SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a >= ANY (''{1990, 1995, NULL}''::int8[]) ORDER BY a',
+			   true, '{index,indexonly}');
+SELECT ei_diff('sa', 'SELECT id FROM %I WHERE id <= ANY (''{30, 7}'') ORDER BY id DESC',
+			   true, '{index,indexonly}');
+SELECT ei_diff('sa', 'SELECT id FROM %I WHERE id > ANY (''{19990, 19985}'') ORDER BY id',
+			   true, '{index,indexonly}');
+SELECT ei_diff('sa', 'SELECT id FROM %I WHERE id > ANY (''{NULL}'')', false, '{index,bitmap}');
+SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a < ANY (''{40, 20}'') AND a = ANY (''{1, 19, 20, 39, 41}'') ORDER BY a',
+			   true, '{index,indexonly}');
 -- long arrays: 1000 adjacent keys, 1000 random ones
 SELECT ei_diff('sa', 'SELECT a FROM %I WHERE a = ANY (ARRAY(SELECT generate_series(500, 1499))) ORDER BY a',
 			   true, '{index,indexonly,parallel}');

@@ -214,6 +214,7 @@ static int	ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
 					 Datum value, bool isnull, Datum arg, bool argnull);
 static int	ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
 							ScanDirection dir, bool *equal);
+static void ei_array_reduce_inequality(IndexScanDesc scan, ScanKey key);
 static void ei_arrays_prepare(IndexScanDesc scan);
 static void ei_arrays_finish(IndexScanDesc scan);
 static void ei_arrays_set_args(EIScanOpaque so);
@@ -739,11 +740,73 @@ ei_array_cmp_proc(Relation rel, AttrNumber attno, Oid lefttype, Oid righttype,
 }
 
 /*
- * Deconstruct the array keys: drop NULL elements (= NULL is never true),
- * sort the rest in index order, drop duplicates and, where the elements
- * have the column's type, the elements the column's other keys reject.
- * An array left empty makes the quals false.  The second array key of a
- * column only filters.
+ * Turn "col < ANY (array)" (or <=, >, >=) into the ordinary key it is the
+ * same as: col < its greatest non-NULL element (for > and >=: its least).
+ * No such element makes the quals false.  Runs in the array keys' memory
+ * context, which keeps a detoasted array's elements.
+ */
+static void
+ei_array_reduce_inequality(IndexScanDesc scan, ScanKey key)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	ArrayType  *arr = DatumGetArrayTypeP(key->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	StrategyNumber typestrat = key->sk_strategy;
+	bool		want_greatest;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	FmgrInfo	cmp;
+	bool		found = false;
+	Datum		extreme = (Datum) 0;
+
+	/* the key's strategy is in index order; the elements compare by value */
+	if (key->sk_flags & EI_SK_DESC)
+		typestrat = EI_COMMUTE_STRATEGY(typestrat);
+	want_greatest = (typestrat == BTLessStrategyNumber ||
+					 typestrat == BTLessEqualStrategyNumber);
+
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &nelems);
+	ei_array_cmp_proc(rel, key->sk_attno, elemtype, elemtype, &cmp);
+	for (int e = 0; e < nelems; e++)
+	{
+		int32		c;
+
+		if (nulls[e])
+			continue;
+		if (!found)
+		{
+			extreme = elems[e];
+			found = true;
+			continue;
+		}
+		c = DatumGetInt32(FunctionCall2Coll(&cmp, key->sk_collation,
+											elems[e], extreme));
+		if (want_greatest ? c > 0 : c < 0)
+			extreme = elems[e];
+	}
+	if (!found)
+	{
+		so->qual_ok = false;
+		return;
+	}
+	key->sk_argument = extreme;
+	key->sk_flags &= ~SK_SEARCHARRAY;
+}
+
+/*
+ * Deconstruct the array keys.  An inequality becomes an ordinary key
+ * (ei_array_reduce_inequality).  For "=": drop NULL elements (= NULL is
+ * never true), sort the rest in index order, drop duplicates and, where
+ * the elements have the column's type, the elements the column's other
+ * keys reject.  An array left empty makes the quals false.  The second
+ * array key of a column only filters.
  */
 static void
 ei_arrays_prepare(IndexScanDesc scan)
@@ -795,6 +858,14 @@ ei_arrays_prepare(IndexScanDesc scan)
 			elog(ERROR, "missing support function %d(%u,%u) for attribute %d of index \"%s\"",
 				 EI_CMP_PROC, rel->rd_opcintype[col], key->sk_subtype,
 				 key->sk_attno, RelationGetRelationName(rel));
+
+		if (key->sk_strategy != BTEqualStrategyNumber)
+		{
+			ei_array_reduce_inequality(scan, key);
+			if (!so->qual_ok)
+				break;
+			continue;
+		}
 
 		ak = &arrays->keys[arrays->nkeys];
 		arrays->arrayOfKey[i] = arrays->nkeys++;
