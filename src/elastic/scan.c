@@ -73,10 +73,10 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 
 /*
  * Turn the scan's keys on the first column into normalized lower and upper
- * bounds (in index order: the keys' strategies already are; an array key's
- * elements are sorted so, and bound the column by the first and last).  A bound is
- * the column's normalized prefix padded with 0x00 or 0xFF to the key
- * length; no entry equals a padded key, because no heap TID has offset 0
+ * bounds (in index order: the keys' strategies already are, and an array
+ * key's elements are sorted so: its first and last bound the column).  A
+ * bound is the column's normalized prefix padded with 0x00 or 0xFF to the
+ * key length; no entry equals a padded key, because no heap TID has offset 0
  * or 0xFFFF (a variable-width prefix ends in its terminator, so the next
  * byte of an entry is a column marker or a heap TID byte, followed by more
  * non-padding bytes).  Keys that cannot be converted give no bound.
