@@ -16,6 +16,8 @@
 #                                elastic_btree, osm_tree
 #   bench/serializable/run.sh    serialization failures under SERIALIZABLE:
 #                                btree, elastic_btree, osm_tree
+#   bench/search_array/run.sh    = ANY (array) lookups, 10 and 1000 keys: btree,
+#                                elastic_btree, osm_tree
 #
 # Each runner prints its own progress; this script prints which one runs
 # ([i/n]), how long it took, and the elapsed total.  The default sizes
@@ -38,7 +40,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array"
 size=default
 out=""
 plot_only=0
@@ -90,6 +92,7 @@ runner_args() {
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
 		serializable) echo "--small" ;;
+		search_array) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -107,6 +110,7 @@ report_of() {
 	elastic) echo elastic ;;
 	ycsb) echo ycsb ;;
 	serializable) echo serializable ;;
+	search_array) echo search-array ;;
 	esac
 }
 

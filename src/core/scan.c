@@ -17,8 +17,13 @@
  * IS NULL becomes "=" and IS NOT NULL a bound against the NULLs) and each
  * key marked as required for the forward and/or backward direction when a
  * failure proves that no later item in that direction can match.  Every
- * key is still tested on every item; preprocessing only decides where the
- * scan starts and when it may stop early.
+ * key is still tested on every item the scan returns; preprocessing only
+ * decides where the scan starts and when it may stop early.
+ *
+ * "= ANY (array)" keys are read in one pass as well: the array keys move
+ * with the items read, items before the next element are skipped by
+ * binary search, and the scan descends again only when the next element
+ * lies beyond the leaf (see "Array keys" below and in src/README.md).
  *
  * Moving right follows the right link saved when the page was read (items
  * that a later split moved right were already copied).  Moving left goes to
@@ -56,6 +61,7 @@
 #include "storage/condition_variable.h"
 #include "storage/predicate.h"
 #include "storage/spin.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -108,6 +114,89 @@ typedef struct EIScanMerge
 #define EISCAN_SK_CMP_OK	(1 << 24)	/* a 3-way comparison proc exists */
 #define EISCAN_SK_LOOSE		(1 << 25)	/* another key bounds the same side
 										 * of the column more tightly */
+#define EISCAN_SK_ARRAY_FILTER	(1 << 26)	/* an array key that only
+											 * filters, never positions */
+
+/*
+ * One "= ANY (array)" key (SK_SEARCHARRAY) of so->keyData, preprocessed:
+ * its non-NULL elements, distinct and sorted in index order.  A positioning
+ * key (the first array key on a column of the required prefix) has a
+ * current element, which its key in so->keyData carries as an ordinary
+ * "=" argument; any other array key only filters, by binary search.
+ */
+typedef struct EIScanArrayKey
+{
+	int			keyIndex;		/* its key in so->keyData */
+	bool		positions;		/* positioning key, else a filter */
+	int			nelems;
+	Datum	   *elems;
+	int			cur;			/* current element (positioning keys) */
+	FmgrInfo	cmp;			/* 3-way comparison (column, element) */
+	Oid			collation;
+	bool		desc;			/* the column is DESC */
+	bool		nulls_first;	/* ... NULLS FIRST */
+} EIScanArrayKey;
+
+/*
+ * An equality of the required prefix when the scan has positioning array
+ * keys: a positioning array key, an ordinary "=" or IS NULL, in attribute
+ * order.  Together they name the next position the scan is looking for.
+ */
+typedef struct EIScanEqKey
+{
+	int			keyIndex;		/* its key in so->keyData */
+	int			array;			/* its array key, or -1 */
+	AttrNumber	attno;
+	bool		isnull;			/* IS NULL */
+	FmgrInfo	cmp;			/* 3-way comparison (column, argument) */
+	Oid			collation;
+	bool		desc;
+	bool		nulls_first;
+} EIScanEqKey;
+
+/*
+ * The array keys of a scan (so->arrays), rebuilt by every rescan in their
+ * own memory context.  See src/README.md, "Array keys".
+ */
+typedef struct EIScanArrays
+{
+	MemoryContext cxt;
+	int			nkeys;			/* array keys */
+	EIScanArrayKey *keys;
+	int		   *arrayOfKey;		/* per key of so->keyData: its array key,
+								 * or -1 */
+	int			npositioning;	/* positioning array keys */
+	AttrNumber	firstPosAttno;	/* column of the first one (0: none) */
+	int			neq;
+	EIScanEqKey *eq;			/* the required equalities, if npositioning */
+	bool		advanced;		/* ei_check_keys moved the keys ahead of the
+								 * tuple it tested */
+	bool		needPrimScan;	/* the keys lie beyond the page read last:
+								 * descend again */
+	ScanDirection primScanDir;	/* ... in this direction */
+	/* the state at eimarkpos */
+	bool		marked;
+	int		   *markCur;
+	bool		markNeedPrimScan;
+	ScanDirection markPrimScanDir;
+} EIScanArrays;
+
+/* What moving the array keys to a tuple found (ei_arrays_locate). */
+typedef enum EIArraysResult
+{
+	EI_ARRAYS_MATCH,			/* the tuple matches the new keys' equalities */
+	EI_ARRAYS_AHEAD,			/* the new keys lie beyond the tuple */
+	EI_ARRAYS_DONE				/* no combination of elements is left */
+} EIArraysResult;
+
+/* How ei_read_next_page starts: on a page, or by a descent. */
+typedef enum EIDescend
+{
+	EI_DESCEND_NONE,			/* read blkno */
+	EI_DESCEND_FIRST,			/* descend; ei_first counted the scan */
+	EI_DESCEND_AGAIN			/* descend to the array keys: a new
+								 * primitive scan */
+} EIDescend;
 
 /* Is this strategy (in index order) an upper / lower bound? */
 #define EI_STRAT_IS_UPPER(strat) \
@@ -138,14 +227,41 @@ static ScanKey ei_better_start_key(ScanKey chosen, ScanKey cur);
 static Buffer ei_descend(IndexScanDesc scan, ScanDirection dir,
 						 OffsetNumber *offnum);
 static bool ei_check_keys(IndexScanDesc scan, IndexTuple itup,
-						  ScanDirection dir, bool *continuescan);
+						  ScanDirection dir, bool *continuescan, bool advance);
+static bool ei_check_final(IndexScanDesc scan, IndexTuple itup,
+						   ScanDirection dir, bool *continuescan);
+static int	ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
+					 Datum value, bool isnull, Datum arg, bool argnull);
+static int	ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
+							ScanDirection dir, bool *equal);
+static void ei_array_reduce_inequality(IndexScanDesc scan, ScanKey key);
+static void ei_arrays_prepare(IndexScanDesc scan);
+static void ei_arrays_finish(IndexScanDesc scan);
+static void ei_arrays_set_args(EIScanOpaque so);
+static void ei_arrays_start(EIScanOpaque so, ScanDirection dir);
+static void ei_arrays_reset_after(EIScanArrays *arrays, int j, ScanDirection dir);
+static EIArraysResult ei_arrays_increment(EIScanArrays *arrays, int j,
+										  ScanDirection dir);
+static EIArraysResult ei_arrays_locate(IndexScanDesc scan, IndexTuple itup,
+									   ScanDirection dir, AttrNumber failattno);
+static bool ei_required_failed(IndexScanDesc scan, IndexTuple itup,
+							   ScanDirection dir, AttrNumber attno,
+							   bool advance);
+static int	ei_arrays_cmp_tuple(IndexScanDesc scan, IndexTuple itup);
+static bool ei_arrays_beyond_page(IndexScanDesc scan, Page page,
+								  ScanDirection dir);
+static OffsetNumber ei_arrays_skip(IndexScanDesc scan, Page page,
+								   ScanDirection dir, OffsetNumber offnum,
+								   OffsetNumber limit);
+static void ei_arrays_after_page(IndexScanDesc scan, ScanDirection dir);
+static void ei_count_descent(IndexScanDesc scan, bool again);
 static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
 						 OffsetNumber offnum);
 static Buffer ei_walk_left(Relation rel, BlockNumber origblk,
 						   BlockNumber leftblk, bool leftknown);
 static bool ei_read_next_page(IndexScanDesc scan, ScanDirection dir,
 							  BlockNumber blkno, BlockNumber leftblk,
-							  bool leftknown);
+							  bool leftknown, EIDescend descend);
 static bool ei_step_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_return_item(IndexScanDesc scan);
 static bool ei_first(IndexScanDesc scan, ScanDirection dir);
@@ -154,8 +270,11 @@ static void ei_kill_items(IndexScanDesc scan);
 static void ei_remember_killed(EIScanOpaque so);
 static EIParallelScanDesc ei_parallel_desc(IndexScanDesc scan);
 static bool ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno,
-							  bool *first);
-static void ei_parallel_release(IndexScanDesc scan, BlockNumber blkno);
+							  bool *first, bool *primscan);
+static void ei_parallel_release(IndexScanDesc scan, BlockNumber blkno,
+								BlockNumber currblk);
+static void ei_parallel_primscan_schedule(IndexScanDesc scan,
+										  BlockNumber currblk);
 static void ei_parallel_done(IndexScanDesc scan);
 static void ei_parallel_take_range(IndexScanDesc scan, Page page,
 								   EIPageOpaque opaque);
@@ -416,7 +535,8 @@ ei_mark_required_keys(EIScanOpaque so)
 		{
 			ScanKey		key = &so->keyData[j];
 
-			if (!ei_key_can_position(key))
+			if (!ei_key_can_position(key) ||
+				(key->sk_flags & EISCAN_SK_ARRAY_FILTER))
 				continue;
 
 			if (key->sk_strategy == BTEqualStrategyNumber)
@@ -453,6 +573,11 @@ ei_preprocess_keys(IndexScanDesc scan)
 
 	so->numberOfKeys = 0;
 	so->qual_ok = true;
+	if (so->arrays != NULL)
+	{
+		MemoryContextDelete(so->arrays->cxt);
+		so->arrays = NULL;
+	}
 	if (nkeys <= 0)
 		return;
 
@@ -479,8 +604,7 @@ ei_preprocess_keys(IndexScanDesc scan)
 		so->keyRequiredFwd[i] = false;
 		so->keyRequiredBwd[i] = false;
 
-		if (key->sk_flags & (SK_ROW_HEADER | SK_ROW_MEMBER | SK_SEARCHARRAY |
-							 SK_ORDER_BY))
+		if (key->sk_flags & (SK_ROW_HEADER | SK_ROW_MEMBER | SK_ORDER_BY))
 			elog(ERROR, "unsupported scan key flags 0x%x for index \"%s\"",
 				 key->sk_flags, RelationGetRelationName(rel));
 		if (key->sk_attno < 1 || key->sk_attno > nkeyatts)
@@ -489,7 +613,8 @@ ei_preprocess_keys(IndexScanDesc scan)
 
 		opt = rel->rd_indoption[key->sk_attno - 1];
 		key->sk_flags &= ~(EI_SK_DESC | EI_SK_NULLS_FIRST |
-						   EISCAN_SK_CMP_OK | EISCAN_SK_LOOSE);
+						   EISCAN_SK_CMP_OK | EISCAN_SK_LOOSE |
+						   EISCAN_SK_ARRAY_FILTER);
 		if (opt & INDOPTION_DESC)
 			key->sk_flags |= EI_SK_DESC;
 		if (opt & INDOPTION_NULLS_FIRST)
@@ -528,8 +653,757 @@ ei_preprocess_keys(IndexScanDesc scan)
 	if (!so->qual_ok)
 		return;
 
+	ei_arrays_prepare(scan);
+	if (!so->qual_ok)
+		return;
+
 	ei_mark_loose_keys(rel, so);
 	ei_mark_required_keys(so);
+	ei_arrays_finish(scan);
+}
+
+
+/* ----------------------------------------------------------------
+ * Array keys ("= ANY (array)", SK_SEARCHARRAY)
+ *
+ * As in nbtree since PostgreSQL 17, a scan with array keys reads the
+ * index once in order.  The positioning array keys have a current element
+ * each; a tuple beyond the current combination moves them to the first
+ * combination at or beyond it (ei_arrays_locate), found by binary search
+ * in each array.  When that combination lies beyond the page being read,
+ * the scan stops reading the page and descends again from the root to it
+ * (a new primitive scan); otherwise it keeps reading, so that a run of
+ * elements on the same leaf costs one descent.  See src/README.md, "Array
+ * keys".
+ * ----------------------------------------------------------------
+ */
+
+/* How ei_array_elem_cmp compares two elements of an array key. */
+typedef struct EIArraySortArg
+{
+	FmgrInfo	cmp;			/* 3-way comparison (element, element) */
+	Oid			collation;
+	bool		desc;			/* the column is DESC */
+} EIArraySortArg;
+
+/* qsort_arg comparator of array elements, in index order. */
+static int
+ei_array_elem_cmp(const void *a, const void *b, void *arg)
+{
+	EIArraySortArg *sortarg = (EIArraySortArg *) arg;
+	int32		c;
+
+	c = DatumGetInt32(FunctionCall2Coll(&sortarg->cmp, sortarg->collation,
+										*(const Datum *) a,
+										*(const Datum *) b));
+	if (sortarg->desc)
+		INVERT_COMPARE_RESULT(c);
+	return c;
+}
+
+/*
+ * Where a column value lies relative to an argument, in index order:
+ * negative before it, 0 equal, positive after.  A NULL argument stands for
+ * IS NULL; NULLs sort after every value, or before them with NULLS FIRST.
+ */
+static int
+ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
+		 Datum value, bool isnull, Datum arg, bool argnull)
+{
+	int32		c;
+
+	if (isnull || argnull)
+	{
+		if (isnull && argnull)
+			return 0;
+		c = isnull ? 1 : -1;
+		return nulls_first ? -c : c;
+	}
+	c = DatumGetInt32(FunctionCall2Coll(cmp, collation, value, arg));
+	if (desc)
+		INVERT_COMPARE_RESULT(c);
+	return (c > 0) - (c < 0);
+}
+
+/*
+ * The first element of an array key at or beyond a value in the scan
+ * direction (index nelems forward, -1 backward, if there is none); *equal
+ * tells whether it equals the value.
+ */
+static int
+ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
+				ScanDirection dir, bool *equal)
+{
+	bool		forward = ScanDirectionIsForward(dir);
+	int			lo = 0;
+	int			hi = ak->nelems;
+	int			k;
+
+	/* the first element after the value (forward: at or after it) */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int			c = ei_order(&ak->cmp, ak->collation, ak->desc,
+								 ak->nulls_first, value, isnull,
+								 ak->elems[mid], false);
+
+		if (forward ? c <= 0 : c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	k = forward ? lo : lo - 1;
+	*equal = false;
+	if (k >= 0 && k < ak->nelems)
+		*equal = ei_order(&ak->cmp, ak->collation, ak->desc, ak->nulls_first,
+						  value, isnull, ak->elems[k], false) == 0;
+	return k;
+}
+
+/*
+ * Look up the 3-way comparison proc of index column attno (from 1) with an
+ * argument type, into *finfo (in the current memory context).
+ */
+static void
+ei_array_cmp_proc(Relation rel, AttrNumber attno, Oid lefttype, Oid righttype,
+				  FmgrInfo *finfo)
+{
+	int			col = attno - 1;
+	RegProcedure proc;
+
+	if (lefttype == rel->rd_opcintype[col] &&
+		righttype == rel->rd_opcintype[col])
+	{
+		fmgr_info_copy(finfo, index_getprocinfo(rel, attno, EI_CMP_PROC),
+					   CurrentMemoryContext);
+		return;
+	}
+	proc = get_opfamily_proc(rel->rd_opfamily[col], lefttype, righttype,
+							 EI_CMP_PROC);
+	if (!RegProcedureIsValid(proc))
+		elog(ERROR, "missing support function %d(%u,%u) for attribute %d of index \"%s\"",
+			 EI_CMP_PROC, lefttype, righttype, attno,
+			 RelationGetRelationName(rel));
+	fmgr_info(proc, finfo);
+}
+
+/*
+ * Turn "col < ANY (array)" (or <=, >, >=) into the ordinary key it is the
+ * same as: col < its greatest non-NULL element (for > and >=: its least).
+ * No such element makes the quals false.  Runs in the array keys' memory
+ * context, which keeps a detoasted array's elements.
+ */
+static void
+ei_array_reduce_inequality(IndexScanDesc scan, ScanKey key)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	ArrayType  *arr = DatumGetArrayTypeP(key->sk_argument);
+	Oid			elemtype = ARR_ELEMTYPE(arr);
+	StrategyNumber typestrat = key->sk_strategy;
+	bool		want_greatest;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	FmgrInfo	cmp;
+	bool		found = false;
+	Datum		extreme = (Datum) 0;
+
+	/* the key's strategy is in index order; the elements compare by value */
+	if (key->sk_flags & EI_SK_DESC)
+		typestrat = EI_COMMUTE_STRATEGY(typestrat);
+	want_greatest = (typestrat == BTLessStrategyNumber ||
+					 typestrat == BTLessEqualStrategyNumber);
+
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &nelems);
+	ei_array_cmp_proc(rel, key->sk_attno, elemtype, elemtype, &cmp);
+	for (int e = 0; e < nelems; e++)
+	{
+		int32		c;
+
+		if (nulls[e])
+			continue;
+		if (!found)
+		{
+			extreme = elems[e];
+			found = true;
+			continue;
+		}
+		c = DatumGetInt32(FunctionCall2Coll(&cmp, key->sk_collation,
+											elems[e], extreme));
+		if (want_greatest ? c > 0 : c < 0)
+			extreme = elems[e];
+	}
+	if (!found)
+	{
+		so->qual_ok = false;
+		return;
+	}
+	key->sk_argument = extreme;
+	key->sk_flags &= ~SK_SEARCHARRAY;
+}
+
+/*
+ * Deconstruct the array keys.  An inequality becomes an ordinary key
+ * (ei_array_reduce_inequality).  For "=": drop NULL elements (= NULL is
+ * never true), sort the rest in index order, drop duplicates and, where
+ * the elements have the column's type, the elements the column's other
+ * keys reject.  An array left empty makes the quals false.  The second
+ * array key of a column only filters.
+ */
+static void
+ei_arrays_prepare(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	int			nkeys = 0;
+	AttrNumber	lastattno = 0;
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+		if (so->keyData[i].sk_flags & SK_SEARCHARRAY)
+			nkeys++;
+	if (nkeys == 0)
+		return;
+
+	cxt = AllocSetContextCreate(GetMemoryChunkContext(so),
+								"elastic_index array keys",
+								ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	arrays = palloc0(sizeof(EIScanArrays));
+	arrays->cxt = cxt;
+	arrays->keys = palloc0(sizeof(EIScanArrayKey) * nkeys);
+	arrays->arrayOfKey = palloc(sizeof(int) * so->numberOfKeys);
+	so->arrays = arrays;
+
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		int			col = key->sk_attno - 1;
+		EIScanArrayKey *ak;
+		ArrayType  *arr;
+		Oid			elemtype;
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			nelems;
+		int			n = 0;
+		EIArraySortArg sortarg;
+
+		arrays->arrayOfKey[i] = -1;
+		if (!(key->sk_flags & SK_SEARCHARRAY))
+			continue;
+		if (!(key->sk_flags & EISCAN_SK_CMP_OK))
+			elog(ERROR, "missing support function %d(%u,%u) for attribute %d of index \"%s\"",
+				 EI_CMP_PROC, rel->rd_opcintype[col], key->sk_subtype,
+				 key->sk_attno, RelationGetRelationName(rel));
+
+		if (key->sk_strategy != BTEqualStrategyNumber)
+		{
+			ei_array_reduce_inequality(scan, key);
+			if (!so->qual_ok)
+				break;
+			continue;
+		}
+
+		ak = &arrays->keys[arrays->nkeys];
+		arrays->arrayOfKey[i] = arrays->nkeys++;
+		ak->keyIndex = i;
+		ak->collation = key->sk_collation;
+		ak->desc = (key->sk_flags & EI_SK_DESC) != 0;
+		ak->nulls_first = (key->sk_flags & EI_SK_NULLS_FIRST) != 0;
+
+		/* a column's second array key only filters */
+		if (key->sk_attno == lastattno)
+			key->sk_flags |= EISCAN_SK_ARRAY_FILTER;
+		lastattno = key->sk_attno;
+
+		arr = DatumGetArrayTypeP(key->sk_argument);
+		elemtype = ARR_ELEMTYPE(arr);
+		get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, elemtype, elmlen, elmbyval, elmalign,
+						  &elems, &nulls, &nelems);
+		for (int e = 0; e < nelems; e++)
+			if (!nulls[e])
+				elems[n++] = elems[e];
+
+		ei_array_cmp_proc(rel, key->sk_attno, rel->rd_opcintype[col],
+						  elemtype, &ak->cmp);
+
+		/* sort and deduplicate in index order */
+		if (n > 1)
+		{
+			sortarg.collation = ak->collation;
+			sortarg.desc = ak->desc;
+			ei_array_cmp_proc(rel, key->sk_attno, elemtype, elemtype,
+							  &sortarg.cmp);
+			qsort_arg(elems, n, sizeof(Datum), ei_array_elem_cmp, &sortarg);
+			{
+				int			kept = 1;
+
+				for (int e = 1; e < n; e++)
+					if (ei_array_elem_cmp(&elems[kept - 1], &elems[e],
+										  &sortarg) != 0)
+						elems[kept++] = elems[e];
+				n = kept;
+			}
+		}
+
+		/* the column's other keys rule elements out */
+		for (int j = 0; j < so->numberOfKeys && n > 0; j++)
+		{
+			ScanKey		other = &so->keyData[j];
+			int			kept = 0;
+
+			if (j == i || other->sk_attno != key->sk_attno ||
+				(other->sk_flags & SK_SEARCHARRAY))
+				continue;
+			if (other->sk_flags & SK_ISNULL)
+			{
+				/* IS NULL: no element; IS NOT NULL: every one */
+				if (other->sk_flags & SK_SEARCHNULL)
+					n = 0;
+				continue;
+			}
+			if (elemtype != rel->rd_opcintype[col])
+				continue;
+			for (int e = 0; e < n; e++)
+				if (DatumGetBool(FunctionCall2Coll(&other->sk_func,
+												   other->sk_collation,
+												   elems[e],
+												   other->sk_argument)))
+					elems[kept++] = elems[e];
+			n = kept;
+		}
+
+		if (n == 0)
+		{
+			so->qual_ok = false;
+			break;
+		}
+		ak->elems = elems;
+		ak->nelems = n;
+		ak->cur = 0;
+		key->sk_argument = elems[0];
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * After the required keys are known: the array keys of the required
+ * prefix position the scan, every other one only filters (and is not
+ * required); collect the prefix's equalities for ei_arrays_locate.
+ */
+static void
+ei_arrays_finish(IndexScanDesc scan)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+	MemoryContext oldcxt;
+
+	if (arrays == NULL)
+		return;
+
+	for (int a = 0; a < arrays->nkeys; a++)
+	{
+		EIScanArrayKey *ak = &arrays->keys[a];
+		ScanKey		key = &so->keyData[ak->keyIndex];
+
+		ak->positions = !(key->sk_flags & EISCAN_SK_ARRAY_FILTER) &&
+			so->keyRequiredFwd[ak->keyIndex];
+		if (!ak->positions)
+		{
+			key->sk_flags |= EISCAN_SK_ARRAY_FILTER;
+			so->keyRequiredFwd[ak->keyIndex] = false;
+			so->keyRequiredBwd[ak->keyIndex] = false;
+			continue;
+		}
+		if (arrays->npositioning++ == 0)
+			arrays->firstPosAttno = key->sk_attno;
+	}
+	if (arrays->npositioning == 0)
+		return;
+
+	oldcxt = MemoryContextSwitchTo(arrays->cxt);
+	arrays->eq = palloc0(sizeof(EIScanEqKey) * so->numberOfKeys);
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+		EIScanEqKey *eq;
+
+		if (key->sk_strategy != BTEqualStrategyNumber ||
+			!so->keyRequiredFwd[i] || !so->keyRequiredBwd[i])
+			continue;
+		eq = &arrays->eq[arrays->neq++];
+		eq->keyIndex = i;
+		eq->array = arrays->arrayOfKey[i];
+		eq->attno = key->sk_attno;
+		eq->isnull = (key->sk_flags & SK_ISNULL) != 0;
+		eq->desc = (key->sk_flags & EI_SK_DESC) != 0;
+		eq->nulls_first = (key->sk_flags & EI_SK_NULLS_FIRST) != 0;
+		eq->collation = key->sk_collation;
+		if (eq->array >= 0)
+			eq->cmp = arrays->keys[eq->array].cmp;
+		else if (!eq->isnull)
+			ei_array_cmp_proc(rel, key->sk_attno,
+							  rel->rd_opcintype[key->sk_attno - 1],
+							  OidIsValid(key->sk_subtype) ? key->sk_subtype :
+							  rel->rd_opcintype[key->sk_attno - 1],
+							  &eq->cmp);
+	}
+	arrays->markCur = palloc0(sizeof(int) * arrays->nkeys);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Put the current elements of the positioning array keys into their keys.
+ */
+static void
+ei_arrays_set_args(EIScanOpaque so)
+{
+	EIScanArrays *arrays = so->arrays;
+
+	for (int a = 0; a < arrays->nkeys; a++)
+	{
+		EIScanArrayKey *ak = &arrays->keys[a];
+
+		if (ak->positions)
+			so->keyData[ak->keyIndex].sk_argument = ak->elems[ak->cur];
+	}
+}
+
+/*
+ * Start the array keys at their first combination in the scan direction.
+ */
+static void
+ei_arrays_start(EIScanOpaque so, ScanDirection dir)
+{
+	EIScanArrays *arrays = so->arrays;
+
+	if (arrays == NULL)
+		return;
+	for (int a = 0; a < arrays->nkeys; a++)
+		arrays->keys[a].cur = ScanDirectionIsForward(dir) ? 0 :
+			arrays->keys[a].nelems - 1;
+	arrays->needPrimScan = false;
+	arrays->advanced = false;
+	ei_arrays_set_args(so);
+}
+
+/*
+ * Reset the positioning array keys after equality j to their first element
+ * in the scan direction.
+ */
+static void
+ei_arrays_reset_after(EIScanArrays *arrays, int j, ScanDirection dir)
+{
+	for (int k = j + 1; k < arrays->neq; k++)
+	{
+		EIScanArrayKey *ak;
+
+		if (arrays->eq[k].array < 0)
+			continue;
+		ak = &arrays->keys[arrays->eq[k].array];
+		ak->cur = ScanDirectionIsForward(dir) ? 0 : ak->nelems - 1;
+	}
+}
+
+/*
+ * Move to the next combination whose equalities before j differ from the
+ * current one's: step the last array key before j that has elements left
+ * in the scan direction, and reset the later ones.
+ */
+static EIArraysResult
+ei_arrays_increment(EIScanArrays *arrays, int j, ScanDirection dir)
+{
+	int			step = ScanDirectionIsForward(dir) ? 1 : -1;
+
+	for (int k = j - 1; k >= 0; k--)
+	{
+		EIScanArrayKey *ak;
+
+		if (arrays->eq[k].array < 0)
+			continue;
+		ak = &arrays->keys[arrays->eq[k].array];
+		if (ak->cur + step >= 0 && ak->cur + step < ak->nelems)
+		{
+			ak->cur += step;
+			ei_arrays_reset_after(arrays, k, dir);
+			return EI_ARRAYS_AHEAD;
+		}
+	}
+	return EI_ARRAYS_DONE;
+}
+
+/*
+ * Move the positioning array keys to the first combination at or beyond
+ * the tuple in the scan direction, comparing the required prefix's
+ * equalities column by column.  With failattno, a required key of that
+ * column failed on the tuple although its equalities up to there match:
+ * move to the next combination that differs up to that column.
+ */
+static EIArraysResult
+ei_arrays_locate(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
+				 AttrNumber failattno)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+	TupleDesc	tupdesc = RelationGetDescr(scan->indexRelation);
+	bool		forward = ScanDirectionIsForward(dir);
+	EIArraysResult result = EI_ARRAYS_MATCH;
+	int			j;
+
+	for (j = 0; j < arrays->neq; j++)
+	{
+		EIScanEqKey *eq = &arrays->eq[j];
+		bool		isnull;
+		Datum		value;
+
+		if (failattno > 0 && eq->attno > failattno)
+			break;
+		value = index_getattr(itup, eq->attno, tupdesc, &isnull);
+		if (eq->array >= 0)
+		{
+			EIScanArrayKey *ak = &arrays->keys[eq->array];
+			bool		equal;
+			int			k = ei_array_search(ak, value, isnull, dir, &equal);
+
+			if (k < 0 || k >= ak->nelems)
+			{
+				result = ei_arrays_increment(arrays, j, dir);
+				break;
+			}
+			ak->cur = k;
+			if (!equal)
+			{
+				ei_arrays_reset_after(arrays, j, dir);
+				result = EI_ARRAYS_AHEAD;
+				break;
+			}
+		}
+		else
+		{
+			ScanKey		key = &so->keyData[eq->keyIndex];
+			int			c = ei_order(&eq->cmp, eq->collation, eq->desc,
+									 eq->nulls_first, value, isnull,
+									 key->sk_argument, eq->isnull);
+
+			if (!forward)
+				c = -c;
+			if (c < 0)
+			{
+				ei_arrays_reset_after(arrays, j, dir);
+				result = EI_ARRAYS_AHEAD;
+				break;
+			}
+			if (c > 0)
+			{
+				result = ei_arrays_increment(arrays, j, dir);
+				break;
+			}
+		}
+	}
+	if (result == EI_ARRAYS_MATCH && failattno > 0)
+		result = ei_arrays_increment(arrays, j, dir);
+	ei_arrays_set_args(so);
+	return result;
+}
+
+/*
+ * A required key of column attno failed on the tuple: return whether the
+ * scan is over in this direction.  With positioning array keys on that
+ * column or before it, it is over only when no combination is left;
+ * otherwise the keys move on (ei_arrays_locate).
+ */
+static bool
+ei_required_failed(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
+				   AttrNumber attno, bool advance)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+
+	if (!advance || arrays == NULL || arrays->npositioning == 0 ||
+		arrays->firstPosAttno > attno)
+		return true;
+	if (ei_arrays_locate(scan, itup, dir, attno) == EI_ARRAYS_DONE)
+		return true;
+	arrays->advanced = true;
+	return false;
+}
+
+/*
+ * Compare a tuple with the current combination of the array keys over the
+ * required equalities, in index order: negative if it lies before.
+ */
+static int
+ei_arrays_cmp_tuple(IndexScanDesc scan, IndexTuple itup)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+	TupleDesc	tupdesc = RelationGetDescr(scan->indexRelation);
+
+	for (int j = 0; j < arrays->neq; j++)
+	{
+		EIScanEqKey *eq = &arrays->eq[j];
+		ScanKey		key = &so->keyData[eq->keyIndex];
+		bool		isnull;
+		Datum		value = index_getattr(itup, eq->attno, tupdesc, &isnull);
+		int			c = ei_order(&eq->cmp, eq->collation, eq->desc,
+								 eq->nulls_first, value, isnull,
+								 key->sk_argument, eq->isnull);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * Have the array keys, just moved ahead, left the share-locked leaf page
+ * behind in the scan direction?  Forward: they lie beyond its high key;
+ * backward: before its first item.  Then a new descent finds them faster
+ * than reading on.
+ */
+static bool
+ei_arrays_beyond_page(IndexScanDesc scan, Page page, ScanDirection dir)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber minoff = EI_FIRST_DATA(opaque);
+
+	if (ScanDirectionIsForward(dir))
+	{
+		if (EI_RIGHTMOST(opaque))
+			return false;
+		return ei_arrays_cmp_tuple(scan, EIReadTupleChecked(scan->indexRelation,
+															page, EI_HIKEY)) < 0;
+	}
+	if (minoff > PageGetMaxOffsetNumber(page))
+		return false;
+	return ei_arrays_cmp_tuple(scan, EIReadTupleChecked(scan->indexRelation,
+														page, minoff)) > 0;
+}
+
+/*
+ * The array keys moved ahead of the item at offnum, but not off the page:
+ * skip the items between by binary search.  The required equalities are
+ * the leading key columns, so the page's items are in their order.
+ * Returns the offset to continue from, such that the reading loop's next
+ * step lands on the first item (forward: at or after, backward: at or
+ * before) the new combination; limit is maxoff forward, minoff backward.
+ */
+static OffsetNumber
+ei_arrays_skip(IndexScanDesc scan, Page page, ScanDirection dir,
+			   OffsetNumber offnum, OffsetNumber limit)
+{
+	Relation	rel = scan->indexRelation;
+	OffsetNumber lo;
+	OffsetNumber hi;
+
+	if (ScanDirectionIsForward(dir))
+	{
+		/* the first item at or after the keys, in (offnum, limit] */
+		lo = OffsetNumberNext(offnum);
+		hi = OffsetNumberNext(limit);
+		while (lo < hi)
+		{
+			OffsetNumber mid = lo + (hi - lo) / 2;
+
+			if (ei_arrays_cmp_tuple(scan, EIReadTupleChecked(rel, page, mid)) < 0)
+				lo = OffsetNumberNext(mid);
+			else
+				hi = mid;
+		}
+		return OffsetNumberPrev(lo);
+	}
+
+	/* the first item after the keys in [limit, offnum); step back from it */
+	if (offnum <= limit)
+		return offnum;
+	lo = limit;
+	hi = offnum;
+	while (lo < hi)
+	{
+		OffsetNumber mid = lo + (hi - lo) / 2;
+
+		if (ei_arrays_cmp_tuple(scan, EIReadTupleChecked(rel, page, mid)) <= 0)
+			lo = OffsetNumberNext(mid);
+		else
+			hi = mid;
+	}
+	/* keep the first data item in reach: the loop tests it even if dead */
+	return lo;
+}
+
+/*
+ * After a leaf is read: in a parallel scan, a participant whose array keys
+ * left the leaf behind asks for a new descent in the shared state (if
+ * nobody has moved on meanwhile) and goes on as the shared state says.
+ */
+static void
+ei_arrays_after_page(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+
+	if (arrays == NULL || !arrays->needPrimScan || scan->parallel_scan == NULL)
+		return;
+
+	/*
+	 * A scan that shares out key ranges (it merges entries from outside the
+	 * tree) reads every leaf in turn instead: a descent would skip leaves
+	 * whose ranges own buffered entries, and a participant reading alone
+	 * (ei_parallel_solo_below) must stay below its bound.
+	 */
+	if (!ei_parallel_ranges(scan))
+		ei_parallel_primscan_schedule(scan, so->currPos.currPage);
+	arrays->needPrimScan = false;
+	if (ScanDirectionIsForward(dir))
+		so->currPos.moreRight = true;
+	else
+		so->currPos.moreLeft = true;
+}
+
+/*
+ * First and last element of the array key so->keyData[keyIndex], in index
+ * order, for a policy's bounds; false if it is not an array key.
+ */
+bool
+EIScanArrayKeyRange(IndexScanDesc scan, int keyIndex, Datum *first,
+					Datum *last)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrayKey *ak;
+
+	if (so->arrays == NULL || keyIndex < 0 ||
+		keyIndex >= so->numberOfKeys || so->arrays->arrayOfKey[keyIndex] < 0)
+		return false;
+	ak = &so->arrays->keys[so->arrays->arrayOfKey[keyIndex]];
+	*first = ak->elems[0];
+	*last = ak->elems[ak->nelems - 1];
+	return true;
+}
+
+/*
+ * Count a descent: in pg_stat_*_indexes.idx_scan for every new primitive
+ * scan (ei_first counts the first), and as EXPLAIN ANALYZE's "Index
+ * Searches" (18 on).
+ */
+static void
+ei_count_descent(IndexScanDesc scan, bool again)
+{
+	if (again)
+		pgstat_count_index_scan(scan->indexRelation);
+	EICountIndexSearch(scan);
 }
 
 
@@ -558,7 +1432,14 @@ ei_better_start_key(ScanKey chosen, ScanKey cur)
 	if (chosen == NULL)
 		return cur;
 	if (chosen->sk_strategy == BTEqualStrategyNumber)
+	{
+		/* a positioning array key moves on: the scan must follow it */
+		if (cur->sk_strategy == BTEqualStrategyNumber &&
+			(cur->sk_flags & SK_SEARCHARRAY) &&
+			!(chosen->sk_flags & SK_SEARCHARRAY))
+			return cur;
 		return chosen;
+	}
 	if (cur->sk_strategy == BTEqualStrategyNumber)
 		return cur;
 	if ((chosen->sk_flags & EISCAN_SK_LOOSE) && !(cur->sk_flags & EISCAN_SK_LOOSE))
@@ -645,7 +1526,8 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 			impliesNN = NULL;
 		}
 
-		if (!ei_key_can_position(cur))
+		if (!ei_key_can_position(cur) ||
+			(cur->sk_flags & EISCAN_SK_ARRAY_FILTER))
 		{
 			if (impliesNN == NULL)
 				impliesNN = cur;
@@ -799,18 +1681,29 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
  * Test an index tuple against every scan key.  Return true if it matches;
  * clear *continuescan when a failing key shows that no later tuple in this
  * direction can match either.
+ *
+ * With advance, the tuple comes from the scan's own reading in the scan
+ * direction, and the positioning array keys move with it: a tuple beyond
+ * their current combination moves them to the first combination at or
+ * beyond it (arrays->advanced is set when that lies beyond the tuple).
+ * Without advance, array keys are only tested for membership.
  */
 static bool
 ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
-			  bool *continuescan)
+			  bool *continuescan, bool advance)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
 	TupleDesc	tupdesc = RelationGetDescr(scan->indexRelation);
 	bool		forward = ScanDirectionIsForward(dir);
+	int			restarts = 0;
 	int			i;
 
 	*continuescan = true;
+	if (arrays != NULL)
+		arrays->advanced = false;
 
+restart:
 	for (i = 0; i < so->numberOfKeys; i++)
 	{
 		ScanKey		key = &so->keyData[i];
@@ -820,12 +1713,57 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 
 		datum = index_getattr(itup, key->sk_attno, tupdesc, &isnull);
 
+		if (key->sk_flags & SK_SEARCHARRAY)
+		{
+			EIScanArrayKey *ak = &arrays->keys[arrays->arrayOfKey[i]];
+			bool		equal;
+			int			c;
+
+			if (!advance || !ak->positions)
+			{
+				/* a filter: is the value one of the elements? */
+				if (isnull)
+					return false;
+				(void) ei_array_search(ak, datum, false, ForwardScanDirection,
+									   &equal);
+				if (!equal)
+					return false;
+				continue;
+			}
+
+			c = ei_order(&ak->cmp, ak->collation, ak->desc, ak->nulls_first,
+						 datum, isnull, ak->elems[ak->cur], false);
+			if (!forward)
+				c = -c;
+			if (c == 0)
+				continue;
+			if (c < 0)
+				return false;	/* before the current combination */
+
+			/* beyond it: move the array keys to the tuple */
+			switch (ei_arrays_locate(scan, itup, dir, 0))
+			{
+				case EI_ARRAYS_DONE:
+					*continuescan = false;
+					return false;
+				case EI_ARRAYS_AHEAD:
+					arrays->advanced = true;
+					return false;
+				case EI_ARRAYS_MATCH:
+					if (restarts++ > 0)
+						elog(ERROR, "array keys of index \"%s\" did not settle on a tuple",
+							 RelationGetRelationName(scan->indexRelation));
+					goto restart;
+			}
+		}
+
 		if (key->sk_flags & SK_ISNULL)
 		{
 			/* IS NULL or IS NOT NULL */
 			if ((key->sk_flags & SK_SEARCHNULL) ? isnull : !isnull)
 				continue;
-			if (required)
+			if (required &&
+				ei_required_failed(scan, itup, dir, key->sk_attno, advance))
 				*continuescan = false;
 			return false;
 		}
@@ -842,7 +1780,8 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 			{
 				bool		nulls_first = (key->sk_flags & EI_SK_NULLS_FIRST) != 0;
 
-				if (nulls_first ? !forward : forward)
+				if ((nulls_first ? !forward : forward) &&
+					ei_required_failed(scan, itup, dir, key->sk_attno, advance))
 					*continuescan = false;
 			}
 			return false;
@@ -851,7 +1790,8 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 		if (!DatumGetBool(FunctionCall2Coll(&key->sk_func, key->sk_collation,
 											datum, key->sk_argument)))
 		{
-			if (required)
+			if (required &&
+				ei_required_failed(scan, itup, dir, key->sk_attno, advance))
 				*continuescan = false;
 			return false;
 		}
@@ -861,14 +1801,50 @@ ei_check_keys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 }
 
 /*
- * Test an index tuple against the scan's keys, for code outside this file
- * (a policy reads its own entries with it).
+ * Test the tuple that ends a leaf in the scan direction (the high key
+ * forward) against the scan's keys: *continuescan is cleared when no later
+ * leaf can match, or when the array keys moved beyond it, and then the
+ * scan descends to them again (arrays->needPrimScan).
+ */
+static bool
+ei_check_final(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
+			   bool *continuescan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	bool		result = ei_check_keys(scan, itup, dir, continuescan, true);
+
+	if (so->arrays != NULL && so->arrays->advanced)
+	{
+		so->arrays->advanced = false;
+		so->arrays->needPrimScan = true;
+		so->arrays->primScanDir = dir;
+		*continuescan = false;
+	}
+	return result;
+}
+
+/*
+ * Test a leaf's high key against the scan's keys, for a policy reading its
+ * own leaf kind in the scan (see ei_check_final).
  */
 bool
 EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 				bool *continuescan)
 {
-	return ei_check_keys(scan, itup, dir, continuescan);
+	return ei_check_final(scan, itup, dir, continuescan);
+}
+
+/*
+ * Does an index tuple match every scan key?  For entries a policy keeps
+ * outside the tree; leaves the scan's position alone.
+ */
+bool
+EIScanMatchKeys(IndexScanDesc scan, IndexTuple itup)
+{
+	bool		continuescan;
+
+	return ei_check_keys(scan, itup, ForwardScanDirection, &continuescan,
+						 false);
 }
 
 /*
@@ -929,6 +1905,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	OffsetNumber minoff = EI_FIRST_DATA(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	bool		continuescan = true;
+	bool		found;
 	int			itemIndex;
 
 	Assert(BufferIsValid(buf));
@@ -960,11 +1937,13 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	{
 		if (!ei_parallel_ranges(scan))
 			ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
-								opaque->ei_next : BufferGetBlockNumber(buf));
+								opaque->ei_next : BufferGetBlockNumber(buf),
+								BufferGetBlockNumber(buf));
 		else if (ScanDirectionIsForward(dir))
 		{
 			ei_parallel_take_range(scan, page, opaque);
-			ei_parallel_release(scan, opaque->ei_next);
+			ei_parallel_release(scan, opaque->ei_next,
+								BufferGetBlockNumber(buf));
 		}
 		else
 		{
@@ -1008,8 +1987,15 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 					 errmsg("index \"%s\" has a leaf of a kind its access method does not have in block %u",
 							RelationGetRelationName(scan->indexRelation),
 							so->currPos.currPage)));
-		return ei_parallel_trim(scan, dir, leafops->read(scan, dir));
+		if (so->arrays != NULL)
+			so->arrays->needPrimScan = false;
+		found = leafops->read(scan, dir);
+		ei_arrays_after_page(scan, dir);
+		return ei_parallel_trim(scan, dir, found);
 	}
+
+	if (so->arrays != NULL)
+		so->arrays->needPrimScan = false;
 
 	if (ScanDirectionIsForward(dir))
 	{
@@ -1024,8 +2010,20 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 				continue;
 
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
-			if (ei_check_keys(scan, itup, dir, &continuescan))
+			if (ei_check_keys(scan, itup, dir, &continuescan, true))
 				EIScanSaveItem(so, itemIndex++, offnum, itup);
+			if (continuescan && so->arrays != NULL && so->arrays->advanced)
+			{
+				if (ei_arrays_beyond_page(scan, page, dir))
+				{
+					/* the array keys left this page: descend to them */
+					so->arrays->needPrimScan = true;
+					so->arrays->primScanDir = dir;
+					continuescan = false;
+				}
+				else
+					offnum = ei_arrays_skip(scan, page, dir, offnum, maxoff);
+			}
 			if (!continuescan)
 				break;
 		}
@@ -1035,10 +2033,10 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		 * fails a required key we need not visit the right sibling.
 		 */
 		if (continuescan && !EI_RIGHTMOST(opaque))
-			(void) ei_check_keys(scan,
-								 EIReadTupleChecked(scan->indexRelation, page,
-													EI_HIKEY), dir,
-								 &continuescan);
+			(void) ei_check_final(scan,
+								  EIReadTupleChecked(scan->indexRelation, page,
+													 EI_HIKEY), dir,
+								  &continuescan);
 
 		if (!continuescan)
 			so->currPos.moreRight = false;
@@ -1070,9 +2068,21 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			}
 
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
-			passes = ei_check_keys(scan, itup, dir, &continuescan);
+			passes = ei_check_keys(scan, itup, dir, &continuescan, true);
 			if (passes && alive)
 				EIScanSaveItem(so, --itemIndex, offnum, itup);
+			if (continuescan && so->arrays != NULL && so->arrays->advanced)
+			{
+				if (ei_arrays_beyond_page(scan, page, dir))
+				{
+					/* the array keys left this page: descend to them */
+					so->arrays->needPrimScan = true;
+					so->arrays->primScanDir = dir;
+					continuescan = false;
+				}
+				else
+					offnum = ei_arrays_skip(scan, page, dir, offnum, minoff);
+			}
 			if (!continuescan)
 			{
 				so->currPos.moreLeft = false;
@@ -1085,6 +2095,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
 	}
 
+	ei_arrays_after_page(scan, dir);
 	return ei_parallel_trim(scan, dir,
 							so->currPos.firstItem <= so->currPos.lastItem);
 }
@@ -1226,12 +2237,15 @@ ei_walk_left(Relation rel, BlockNumber origblk, BlockNumber leftblk,
  *
  * Forward, blkno is the next page to read.  Backward, blkno is the page
  * last read, and we read its left sibling (see ei_walk_left for leftblk and
- * leftknown).  currPos must hold no pin.  In a parallel scan the caller has
+ * leftknown).  With descend, we start by descending from the root to the
+ * scan's keys instead (ei_first, and a new primitive scan of array keys);
+ * the scan also descends again where the array keys left the pages read
+ * behind.  currPos must hold no pin.  In a parallel scan the caller has
  * seized the scan and got blkno from it.
  */
 static bool
 ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
-				  BlockNumber leftblk, bool leftknown)
+				  BlockNumber leftblk, bool leftknown, EIDescend descend)
 {
 	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
@@ -1246,82 +2260,141 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 		Page		page;
 		EIPageOpaque opaque;
 
-		if (!BlockNumberIsValid(blkno) ||
-			!(forward ? so->currPos.moreRight : so->currPos.moreLeft))
-			break;
+		if (descend == EI_DESCEND_NONE &&
+			(!BlockNumberIsValid(blkno) ||
+			 !(forward ? so->currPos.moreRight : so->currPos.moreLeft)))
+		{
+			/*
+			 * The array keys lie beyond the pages read: descend to them
+			 * (not when key ranges are shared out, see ei_arrays_after_page)
+			 */
+			if (so->arrays != NULL && so->arrays->needPrimScan)
+			{
+				so->arrays->needPrimScan = false;
+				if (so->arrays->primScanDir == dir && !parallel &&
+					!ei_parallel_ranges(scan))
+					descend = EI_DESCEND_AGAIN;
+			}
+			if (descend == EI_DESCEND_NONE)
+				break;
+		}
 
 		CHECK_FOR_INTERRUPTS();
 
-		if (forward)
-			buf = EIGetBuf(rel, blkno, EI_READ);
-		else
+		if (descend != EI_DESCEND_NONE)
 		{
-			buf = ei_walk_left(rel, blkno, leftblk, leftknown);
-			if (!BufferIsValid(buf))
+			OffsetNumber offnum;
+			bool		found;
+
+			ei_count_descent(scan, descend == EI_DESCEND_AGAIN);
+			descend = EI_DESCEND_NONE;
+			ei_init_more(so, dir);
+			buf = ei_descend(scan, dir, &offnum);
+			so->currPos.buf = buf;
+			found = ei_read_page(scan, dir, offnum);
+			if (parallel && !forward && ei_parallel_ranges(scan))
 			{
 				/*
-				 * With ranges, the page to our right had a left sibling
-				 * when its range was taken; it was deleted since, so the
-				 * key space below the range is that page's now.
+				 * Backward with ranges: the first page's range ends at plus
+				 * infinity; take it once the page is unlocked (only a first
+				 * descent gets here: such scans make no others).
 				 */
-				if (parallel && ei_parallel_ranges(scan))
-					return ei_parallel_solo_below(scan, dir);
-				break;
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				if (!ei_parallel_take_range_left(scan))
+					elog(ERROR, "parallel scan of index \"%s\" has a bound before its first page",
+						 RelationGetRelationName(rel));
+				if (found)
+					return true;
+				so->currPos.buf = InvalidBuffer;
+				blkno = BufferGetBlockNumber(buf);
+				leftblk = so->currPos.prevPage;
+				leftknown = true;
+				ReleaseBuffer(buf);
+				goto seize_next;
 			}
+			if (found)
+			{
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				return true;
+			}
+			so->currPos.buf = InvalidBuffer;
+			page = BufferGetPage(buf);
+			opaque = EIPageGetOpaque(page);
 		}
-		page = BufferGetPage(buf);
-		opaque = EIPageGetOpaque(page);
-
-		if (parallel && !forward && ei_parallel_ranges(scan))
+		else
 		{
-			bool		found = false;
-			bool		taken = false;
+			if (forward)
+				buf = EIGetBuf(rel, blkno, EI_READ);
+			else
+			{
+				buf = ei_walk_left(rel, blkno, leftblk, leftknown);
+				if (!BufferIsValid(buf))
+				{
+					/*
+					 * With ranges, the page to our right had a left sibling
+					 * when its range was taken; it was deleted since, so the
+					 * key space below the range is that page's now.
+					 */
+					if (parallel && ei_parallel_ranges(scan))
+						return ei_parallel_solo_below(scan, dir);
+					break;
+				}
+			}
+			page = BufferGetPage(buf);
+			opaque = EIPageGetOpaque(page);
 
-			/*
-			 * A backward parallel scan that merges entries from outside the
-			 * tree takes the page's range after reading it; a page that
-			 * does not end where the last range began (a page was deleted
-			 * meanwhile) makes us read the rest alone.
-			 */
+			if (parallel && !forward && ei_parallel_ranges(scan))
+			{
+				bool		found = false;
+				bool		taken = false;
+
+				/*
+				 * A backward parallel scan that merges entries from outside
+				 * the tree takes the page's range after reading it; a page
+				 * that does not end where the last range began (a page was
+				 * deleted meanwhile) makes us read the rest alone.
+				 */
+				if (!EI_IGNORE(opaque))
+				{
+					so->currPos.buf = buf;
+					found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page));
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					taken = ei_parallel_take_range_left(scan);
+				}
+				else
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				if (!taken)
+				{
+					ReleaseBuffer(buf);
+					so->currPos.buf = InvalidBuffer;
+					return ei_parallel_solo_below(scan, dir);
+				}
+				if (found)
+					return true;
+				so->currPos.buf = InvalidBuffer;
+				blkno = BufferGetBlockNumber(buf);
+				leftblk = so->currPos.prevPage;
+				leftknown = true;
+				ReleaseBuffer(buf);
+				goto seize_next;
+			}
+
 			if (!EI_IGNORE(opaque))
 			{
 				so->currPos.buf = buf;
-				found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page));
-				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-				taken = ei_parallel_take_range_left(scan);
-			}
-			else
-				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			if (!taken)
-			{
-				ReleaseBuffer(buf);
+				if (ei_read_page(scan, dir, forward ? EI_FIRST_DATA(opaque) :
+								 PageGetMaxOffsetNumber(page)))
+				{
+					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+					return true;
+				}
 				so->currPos.buf = InvalidBuffer;
-				return ei_parallel_solo_below(scan, dir);
 			}
-			if (found)
-				return true;
-			so->currPos.buf = InvalidBuffer;
-			blkno = BufferGetBlockNumber(buf);
-			leftblk = so->currPos.prevPage;
-			leftknown = true;
-			ReleaseBuffer(buf);
-			goto seize_next;
+			else if (parallel)
+				ei_parallel_release(scan, forward ? opaque->ei_next :
+									BufferGetBlockNumber(buf),
+									BufferGetBlockNumber(buf));
 		}
-
-		if (!EI_IGNORE(opaque))
-		{
-			so->currPos.buf = buf;
-			if (ei_read_page(scan, dir, forward ? EI_FIRST_DATA(opaque) :
-							 PageGetMaxOffsetNumber(page)))
-			{
-				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-				return true;
-			}
-			so->currPos.buf = InvalidBuffer;
-		}
-		else if (parallel)
-			ei_parallel_release(scan, forward ? opaque->ei_next :
-								BufferGetBlockNumber(buf));
 
 		/* nothing here; continue from this page */
 		if (forward)
@@ -1339,8 +2412,9 @@ seize_next:
 		{
 			BlockNumber seized;
 			bool		first;
+			bool		primscan;
 
-			if (!ei_parallel_seize(scan, &seized, &first))
+			if (!ei_parallel_seize(scan, &seized, &first, &primscan))
 			{
 				ei_pos_invalidate(&so->currPos);
 				return false;
@@ -1348,6 +2422,8 @@ seize_next:
 			if (first)
 				elog(ERROR, "parallel scan of index \"%s\" was reset while in progress",
 					 RelationGetRelationName(rel));
+			if (primscan)
+				descend = EI_DESCEND_AGAIN;
 			if (seized != blkno)
 				leftknown = false;
 			blkno = seized;
@@ -1372,6 +2448,7 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 	BlockNumber blkno;
 	BlockNumber leftblk = InvalidBlockNumber;
 	bool		leftknown = false;
+	EIDescend	descend = EI_DESCEND_NONE;
 
 	Assert(EIScanPosIsValid(so->currPos));
 
@@ -1408,8 +2485,9 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 	{
 		BlockNumber seized;
 		bool		first;
+		bool		primscan;
 
-		if (!ei_parallel_seize(scan, &seized, &first))
+		if (!ei_parallel_seize(scan, &seized, &first, &primscan))
 		{
 			ei_pos_unpin(&so->currPos);
 			ei_pos_invalidate(&so->currPos);
@@ -1418,13 +2496,15 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 		if (first)
 			elog(ERROR, "parallel scan of index \"%s\" was reset while in progress",
 				 RelationGetRelationName(scan->indexRelation));
+		if (primscan)
+			descend = EI_DESCEND_AGAIN;
 		if (!ScanDirectionIsForward(dir) && seized != blkno)
 			leftknown = false;
 		blkno = seized;
 	}
 
 	ei_pos_unpin(&so->currPos);
-	return ei_read_next_page(scan, dir, blkno, leftblk, leftknown);
+	return ei_read_next_page(scan, dir, blkno, leftblk, leftknown, descend);
 }
 
 
@@ -1504,16 +2584,14 @@ ei_return_item(IndexScanDesc scan)
 static bool
 ei_first(IndexScanDesc scan, ScanDirection dir)
 {
-	Relation	rel = scan->indexRelation;
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Buffer		buf;
-	OffsetNumber offnum;
-	bool		found;
+	EIDescend	descend = EI_DESCEND_FIRST;
+	BlockNumber blkno = InvalidBlockNumber;
 
 	Assert(!EIScanPosIsValid(so->currPos));
 	Assert(!EIScanPosIsPinned(so->currPos));
 
-	pgstat_count_index_scan(rel);
+	pgstat_count_index_scan(scan->indexRelation);
 
 	if (!so->qual_ok)
 	{
@@ -1526,41 +2604,23 @@ ei_first(IndexScanDesc scan, ScanDirection dir)
 		ei_alloc_tuples(scan);
 
 	ei_init_more(so, dir);
+	ei_arrays_start(so, dir);
 
 	if (ei_scan_parallel(scan))
 	{
-		BlockNumber blkno;
 		bool		first;
+		bool		primscan;
 
-		if (!ei_parallel_seize(scan, &blkno, &first))
+		if (!ei_parallel_seize(scan, &blkno, &first, &primscan))
 			return false;
-		if (!first)
-		{
-			/* another participant has positioned the scan already */
-			if (!ei_read_next_page(scan, dir, blkno, InvalidBlockNumber, false))
-				return false;
-			ei_return_item(scan);
-			return true;
-		}
+		/* unless we position it, another participant has */
+		if (!first && !primscan)
+			descend = EI_DESCEND_NONE;
 	}
 
-#if PG_VERSION_NUM >= 180000
-	/* EXPLAIN ANALYZE's "Index Searches" (18 on): descents, as nbtree's */
-	if (scan->instrument)
-		scan->instrument->nsearches++;
-#endif
-	buf = ei_descend(scan, dir, &offnum);
-	so->currPos.buf = buf;
-	found = ei_read_page(scan, dir, offnum);
-	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-	/* backward with ranges: the first page's range ends at plus infinity */
-	if (ei_scan_parallel(scan) && !ScanDirectionIsForward(dir) &&
-		ei_parallel_ranges(scan) && !ei_parallel_take_range_left(scan))
-		elog(ERROR, "parallel scan of index \"%s\" has a bound before its first page",
-			 RelationGetRelationName(rel));
-	if (!found && !ei_step_page(scan, dir))
+	if (!ei_read_next_page(scan, dir, blkno, InvalidBlockNumber, false,
+						   descend))
 		return false;
-
 	ei_return_item(scan);
 	return true;
 }
@@ -2183,19 +3243,25 @@ ei_parallel_desc(IndexScanDesc scan)
  * Wait until no other participant is advancing the scan and take it over.
  *
  * Returns false when the scan is done.  Otherwise *first tells whether the
- * scan has not been positioned yet (we must descend), and *blkno is where
- * to continue: the next page to read forward, or backward the page whose
- * left sibling comes next (InvalidBlockNumber: nothing left).
+ * scan has not been positioned yet (we must descend), *primscan whether a
+ * participant asked for a new descent to the array keys, which are then
+ * ours, and *blkno is where to continue: the next page to read forward, or
+ * backward the page whose left sibling comes next (InvalidBlockNumber:
+ * nothing left).
  */
 static bool
-ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, bool *first)
+ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, bool *first,
+				  bool *primscan)
 {
 	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	int			arrElems[INDEX_MAX_KEYS];
 	bool		seized = false;
 	bool		done = false;
 
 	*blkno = InvalidBlockNumber;
 	*first = false;
+	*primscan = false;
 
 	for (;;)
 	{
@@ -2205,6 +3271,9 @@ ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, bool *first)
 		else if (ps->status != EI_PARALLEL_ADVANCING)
 		{
 			*first = (ps->status == EI_PARALLEL_NOT_INITIALIZED);
+			*primscan = (ps->status == EI_PARALLEL_NEED_PRIMSCAN);
+			if (*primscan)
+				memcpy(arrElems, ps->arrElems, sizeof(arrElems));
 			*blkno = ps->nextPage;
 			ps->status = EI_PARALLEL_ADVANCING;
 			seized = true;
@@ -2217,22 +3286,81 @@ ei_parallel_seize(IndexScanDesc scan, BlockNumber *blkno, bool *first)
 	}
 	ConditionVariableCancelSleep();
 
+	/* take over the array keys of the descent asked for */
+	if (*primscan)
+	{
+		EIScanArrays *arrays = so->arrays;
+		int			n = 0;
+
+		if (arrays == NULL)
+			elog(ERROR, "parallel scan of index \"%s\" asks for a descent to array keys it does not have",
+				 RelationGetRelationName(scan->indexRelation));
+		for (int a = 0; a < arrays->nkeys; a++)
+		{
+			EIScanArrayKey *ak = &arrays->keys[a];
+
+			if (!ak->positions)
+				continue;
+			if (arrElems[n] < 0 || arrElems[n] >= ak->nelems)
+				elog(ERROR, "parallel scan of index \"%s\" asks for array element %d of %d",
+					 RelationGetRelationName(scan->indexRelation),
+					 arrElems[n], ak->nelems);
+			ak->cur = arrElems[n++];
+		}
+		arrays->needPrimScan = false;
+		ei_arrays_set_args(so);
+	}
+
 	return seized;
 }
 
 /*
- * Publish where the next participant continues and let it go.
+ * Publish where the next participant continues and let it go; currblk is
+ * the page we read (a participant that reads it may ask for a descent
+ * while nobody has moved on).
  */
 static void
-ei_parallel_release(IndexScanDesc scan, BlockNumber blkno)
+ei_parallel_release(IndexScanDesc scan, BlockNumber blkno, BlockNumber currblk)
 {
 	EIParallelScanDesc ps = ei_parallel_desc(scan);
 
 	SpinLockAcquire(&ps->mutex);
 	ps->nextPage = blkno;
+	ps->lastCurrPage = currblk;
 	ps->status = EI_PARALLEL_IDLE;
 	SpinLockRelease(&ps->mutex);
 	ConditionVariableSignal(&ps->cv);
+}
+
+/*
+ * Ask for a new descent to our array keys, which left the page currblk
+ * behind, if nobody has seized the scan since we read that page (then the
+ * next page is unread and need not be: the keys' matches lie beyond it).
+ * Otherwise another participant reads on from there, which is correct as
+ * well: its array keys move with the tuples it reads.
+ */
+static void
+ei_parallel_primscan_schedule(IndexScanDesc scan, BlockNumber currblk)
+{
+	EIParallelScanDesc ps = ei_parallel_desc(scan);
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanArrays *arrays = so->arrays;
+	int			arrElems[INDEX_MAX_KEYS];
+	int			n = 0;
+
+	for (int a = 0; a < arrays->nkeys && n < INDEX_MAX_KEYS; a++)
+		if (arrays->keys[a].positions)
+			arrElems[n++] = arrays->keys[a].cur;
+
+	SpinLockAcquire(&ps->mutex);
+	if (ps->status == EI_PARALLEL_IDLE && ps->lastCurrPage == currblk)
+	{
+		ps->status = EI_PARALLEL_NEED_PRIMSCAN;
+		ps->nextPage = InvalidBlockNumber;
+		ps->lastCurrPage = InvalidBlockNumber;
+		memcpy(ps->arrElems, arrElems, sizeof(int) * n);
+	}
+	SpinLockRelease(&ps->mutex);
 }
 
 /*
@@ -2466,7 +3594,7 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 		ps->lowSize = IndexTupleSize(bound);
 	}
 	sb->hi = NULL;
-	ei_parallel_release(scan, origin);
+	ei_parallel_release(scan, origin, InvalidBlockNumber);
 	return true;
 }
 
@@ -2599,6 +3727,8 @@ eiinitparallelscan(void *target)
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
 	ps->lowSize = 0;
+	ps->lastCurrPage = InvalidBlockNumber;
+	memset(ps->arrElems, 0, sizeof(ps->arrElems));
 	ConditionVariableInit(&ps->cv);
 }
 
@@ -2617,6 +3747,7 @@ eiparallelrescan(IndexScanDesc scan)
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
 	ps->lowSize = 0;
+	ps->lastCurrPage = InvalidBlockNumber;
 	SpinLockRelease(&ps->mutex);
 }
 
@@ -2673,6 +3804,7 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->leaf_state = NULL;
 	so->extra_checked = false;
 	so->extra = NULL;
+	so->arrays = NULL;
 
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
@@ -2832,6 +3964,8 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->currTuples);
 	if (so->markTuples != NULL)
 		pfree(so->markTuples);
+	if (so->arrays != NULL)
+		MemoryContextDelete(so->arrays->cxt);
 	if (so->leaf_state != NULL)
 	{
 		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
@@ -2868,6 +4002,18 @@ eimarkpos(IndexScanDesc scan)
 	else
 		so->markItemIndex = -1;
 
+	/* the array keys as they were when the marked page was read */
+	if (so->arrays != NULL && so->arrays->npositioning > 0)
+	{
+		EIScanArrays *arrays = so->arrays;
+
+		for (int a = 0; a < arrays->nkeys; a++)
+			arrays->markCur[a] = arrays->keys[a].cur;
+		arrays->markNeedPrimScan = arrays->needPrimScan;
+		arrays->markPrimScanDir = arrays->primScanDir;
+		arrays->marked = true;
+	}
+
 	/* the merge's own position */
 	if (so->extra != NULL)
 	{
@@ -2896,6 +4042,17 @@ eirestrpos(IndexScanDesc scan)
 
 	if (so->extra != NULL && so->extra->mark != NULL)
 		ei_buffer_copy_state(so->extra, so->extra->mark);
+
+	if (so->arrays != NULL && so->arrays->marked)
+	{
+		EIScanArrays *arrays = so->arrays;
+
+		for (int a = 0; a < arrays->nkeys; a++)
+			arrays->keys[a].cur = arrays->markCur[a];
+		arrays->needPrimScan = arrays->markNeedPrimScan;
+		arrays->primScanDir = arrays->markPrimScanDir;
+		ei_arrays_set_args(so);
+	}
 
 	if (so->markItemIndex >= 0)
 	{

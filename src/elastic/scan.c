@@ -78,9 +78,10 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 
 /*
  * Turn the scan's keys on the first column into normalized lower and upper
- * bounds (in index order: the keys' strategies already are).  A bound is
- * the column's normalized prefix padded with 0x00 or 0xFF to the key
- * length; no entry equals a padded key, because no heap TID has offset 0
+ * bounds (in index order: the keys' strategies already are, and an array
+ * key's elements are sorted so: its first and last bound the column).  A
+ * bound is the column's normalized prefix padded with 0x00 or 0xFF to the
+ * key length; no entry equals a padded key, because no heap TID has offset 0
  * or 0xFFFF (a variable-width prefix ends in its terminator, so the next
  * byte of an entry is a column marker or a heap TID byte, followed by more
  * non-padding bytes).  Keys that cannot be converted give no bound.
@@ -93,15 +94,42 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 	int			prefixlen;
 	StringInfoData tmp;
 	char	   *bound = palloc(norm->keylen);
+	ScanKey		bkeys;
+	int			nbkeys;
 
 	cs->has_lower = cs->has_upper = false;
 	resetStringInfo(&cs->lower);
 	resetStringInfo(&cs->upper);
 	initStringInfo(&tmp);
 
+	/* an array key bounds the column by its first and last element */
+	nbkeys = 0;
+	bkeys = palloc(sizeof(ScanKeyData) * 2 * Max(so->numberOfKeys, 1));
 	for (int i = 0; i < so->numberOfKeys; i++)
 	{
-		ScanKey		key = &so->keyData[i];
+		Datum		first;
+		Datum		last;
+
+		bkeys[nbkeys] = so->keyData[i];
+		if (!(so->keyData[i].sk_flags & SK_SEARCHARRAY))
+		{
+			nbkeys++;
+			continue;
+		}
+		if (!EIScanArrayKeyRange(scan, i, &first, &last))
+			continue;
+		bkeys[nbkeys].sk_flags &= ~SK_SEARCHARRAY;
+		bkeys[nbkeys + 1] = bkeys[nbkeys];
+		bkeys[nbkeys].sk_strategy = BTGreaterEqualStrategyNumber;
+		bkeys[nbkeys].sk_argument = first;
+		bkeys[nbkeys + 1].sk_strategy = BTLessEqualStrategyNumber;
+		bkeys[nbkeys + 1].sk_argument = last;
+		nbkeys += 2;
+	}
+
+	for (int i = 0; i < nbkeys; i++)
+	{
+		ScanKey		key = &bkeys[i];
 		Datum		values[INDEX_MAX_KEYS];
 		bool		isnull[INDEX_MAX_KEYS];
 		bool		lower_pad_ff = false;
@@ -185,6 +213,7 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 	}
 	pfree(tmp.data);
 	pfree(bound);
+	pfree(bkeys);
 	cs->bounds_ready = true;
 }
 

@@ -140,6 +140,17 @@ typedef PGAlignedBlock EIAlignedBlock;
 #endif
 
 /*
+ * Count a descent of an index scan as EXPLAIN ANALYZE's "Index Searches"
+ * (18 on; nothing before).
+ */
+#if PG_VERSION_NUM >= 180000
+#define EICountIndexSearch(scan) \
+	do { if ((scan)->instrument) (scan)->instrument->nsearches++; } while (0)
+#else
+#define EICountIndexSearch(scan)	((void) (scan))
+#endif
+
+/*
  * The btree strategy (1-5) of an ordering operator, or 0 if it is not one
  * of a btree operator family; *opfamily and *opcintype as
  * get_ordering_op_properties returns them.  18 reports a CompareType.

@@ -376,6 +376,9 @@ typedef struct EIScanOpaqueData
 	/* entries from outside the tree (EITreePolicy.scan_collect), or NULL */
 	bool		extra_checked;	/* collected them since (re)scan */
 	struct EIScanMerge *extra;
+
+	/* the "= ANY (array)" keys, preprocessed (core/scan.c), or NULL */
+	struct EIScanArrays *arrays;
 } EIScanOpaqueData;
 
 typedef EIScanOpaqueData *EIScanOpaque;
@@ -386,6 +389,8 @@ typedef enum EIParallelPageStatus
 	EI_PARALLEL_NOT_INITIALIZED,
 	EI_PARALLEL_ADVANCING,		/* a participant is reading the next page */
 	EI_PARALLEL_IDLE,			/* next page to read is in nextPage */
+	EI_PARALLEL_NEED_PRIMSCAN,	/* descend again to the array keys in
+								 * arrElems */
 	EI_PARALLEL_DONE
 } EIParallelPageStatus;
 
@@ -394,7 +399,10 @@ typedef struct EIParallelScanDescData
 	slock_t		mutex;
 	EIParallelPageStatus status;
 	BlockNumber nextPage;		/* next leaf for a participant to read */
+	BlockNumber lastCurrPage;	/* the leaf whose reader released the scan */
 	ConditionVariable cv;		/* participants wait here while ADVANCING */
+	int			arrElems[INDEX_MAX_KEYS];	/* current element of each
+											 * positioning array key */
 	/*
 	 * Forward scans of a policy with scan_collect: where the key range of
 	 * nextPage starts, as an entry in leaf form (the largest high key read so
@@ -877,6 +885,9 @@ extern bool EIIsCoreRecord(uint8 info);
 /* core/scan.c, core/sort.c: what policies that read entries share */
 extern bool EIScanCheckKeys(IndexScanDesc scan, IndexTuple itup,
 							ScanDirection dir, bool *continuescan);
+extern bool EIScanMatchKeys(IndexScanDesc scan, IndexTuple itup);
+extern bool EIScanArrayKeyRange(IndexScanDesc scan, int keyIndex,
+								Datum *first, Datum *last);
 extern bool EIScanKeyValueAsColumn(Relation rel, ScanKey key, int col,
 								   Datum *value);
 extern void EIEntrySortInitCompare(EIEntrySort *esort, Relation index,

@@ -164,8 +164,10 @@ osm_scan_hash(IndexScanDesc scan, EINormKeyInfo *norm, uint64 *hash)
 
 		Datum		value;
 
+		/* an array key fixes no single value */
 		if (sk->sk_strategy != BTEqualStrategyNumber ||
-			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
+			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER |
+							 SK_SEARCHARRAY)) ||
 			col < 0 || col >= nkeyatts)
 			continue;
 		if (!EIScanKeyValueAsColumn(rel, sk, col, &value))
@@ -1608,6 +1610,8 @@ typedef struct OsmZoneKey
 
 static bool osm_value_bound(Datum value, bool isnull, OsmZoneKey *zkeys,
 							int nzkeys, bool lower);
+static int	osm_zone_key_add(Relation rel, ScanKey sk, bool desc_col,
+							 OsmZoneKey *zkeys, int n);
 
 /*
  * Collect the scan's keys on the first index column with their 3-way
@@ -1623,40 +1627,72 @@ osm_zone_keys(IndexScanDesc scan, OsmZoneKey *zkeys)
 	bool		desc_col = (rel->rd_indoption[0] & INDOPTION_DESC) != 0;
 	int			n = 0;
 
-	for (int i = 0; i < so->numberOfKeys && n < INDEX_MAX_KEYS; i++)
+	for (int i = 0; i < so->numberOfKeys && n < INDEX_MAX_KEYS - 1; i++)
 	{
-		ScanKey		sk = &so->keyData[i];
-		Oid			subtype;
-		Oid			procid;
+		ScanKeyData bounds[2];
+		int			nbounds = 1;
 
-		if (sk->sk_attno != 1 ||
-			(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
-			sk->sk_strategy < BTLessStrategyNumber ||
-			sk->sk_strategy > BTGreaterStrategyNumber)
-			continue;
-		subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
-			rel->rd_opcintype[0];
-		if (subtype == rel->rd_opcintype[0])
+		bounds[0] = so->keyData[i];
+		if (bounds[0].sk_flags & SK_SEARCHARRAY)
 		{
-			/* the column's own comparison, which the relcache keeps */
-			fmgr_info_copy(&zkeys[n].cmp, index_getprocinfo(rel, 1, EI_CMP_PROC),
-						   CurrentMemoryContext);
-		}
-		else
-		{
-			procid = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
-									   subtype, EI_CMP_PROC);
-			if (!OidIsValid(procid))
+			Datum		first;
+			Datum		last;
+
+			/* an array key: its first and last element bound the column */
+			if (!EIScanArrayKeyRange(scan, i, &first, &last))
 				continue;
-			fmgr_info(procid, &zkeys[n].cmp);
+			bounds[0].sk_flags &= ~SK_SEARCHARRAY;
+			bounds[1] = bounds[0];
+			bounds[0].sk_strategy = BTGreaterEqualStrategyNumber;
+			bounds[0].sk_argument = first;
+			bounds[1].sk_strategy = BTLessEqualStrategyNumber;
+			bounds[1].sk_argument = last;
+			nbounds = 2;
 		}
-		zkeys[n].strategy = desc_col ?
-			EI_COMMUTE_STRATEGY(sk->sk_strategy) : sk->sk_strategy;
-		zkeys[n].arg = sk->sk_argument;
-		zkeys[n].argtype = subtype;
-		zkeys[n].collation = sk->sk_collation;
-		n++;
+		for (int b = 0; b < nbounds; b++)
+			n = osm_zone_key_add(rel, &bounds[b], desc_col, zkeys, n);
 	}
+	return n;
+}
+
+/*
+ * Add a preprocessed scan key to the zonemap's keys if it bounds the first
+ * column and can be compared; return the new number of keys.
+ */
+static int
+osm_zone_key_add(Relation rel, ScanKey sk, bool desc_col, OsmZoneKey *zkeys,
+				 int n)
+{
+	Oid			subtype;
+	Oid			procid;
+
+	if (sk->sk_attno != 1 ||
+		(sk->sk_flags & (SK_ISNULL | SK_ROW_HEADER | SK_ROW_MEMBER)) ||
+		sk->sk_strategy < BTLessStrategyNumber ||
+		sk->sk_strategy > BTGreaterStrategyNumber)
+		return n;
+	subtype = OidIsValid(sk->sk_subtype) ? sk->sk_subtype :
+		rel->rd_opcintype[0];
+	if (subtype == rel->rd_opcintype[0])
+	{
+		/* the column's own comparison, which the relcache keeps */
+		fmgr_info_copy(&zkeys[n].cmp, index_getprocinfo(rel, 1, EI_CMP_PROC),
+					   CurrentMemoryContext);
+	}
+	else
+	{
+		procid = get_opfamily_proc(rel->rd_opfamily[0], rel->rd_opcintype[0],
+								   subtype, EI_CMP_PROC);
+		if (!OidIsValid(procid))
+			return n;
+		fmgr_info(procid, &zkeys[n].cmp);
+	}
+	zkeys[n].strategy = desc_col ?
+		EI_COMMUTE_STRATEGY(sk->sk_strategy) : sk->sk_strategy;
+	zkeys[n].arg = sk->sk_argument;
+	zkeys[n].argtype = subtype;
+	zkeys[n].collation = sk->sk_collation;
+	n++;
 	return n;
 }
 
@@ -1959,9 +1995,8 @@ osm_collect_entry(IndexScanDesc scan, Page page, OffsetNumber off,
 				  OsmItemList *list)
 {
 	IndexTuple	itup = EIReadTupleChecked(scan->indexRelation, page, off);
-	bool		cont;
 
-	if (!EIScanCheckKeys(scan, itup, ForwardScanDirection, &cont))
+	if (!EIScanMatchKeys(scan, itup))
 		return;
 	if (list->nitems == list->maxitems)
 	{
