@@ -29,6 +29,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_split", EI_FAULT_AFTER_SPLIT, false},
 	{"after_seal", EI_FAULT_AFTER_SEAL, false},
 	{"after_flush_insert", EI_FAULT_AFTER_FLUSH_INSERT, false},
+	{"in_build_worker", EI_FAULT_IN_BUILD_WORKER, false},
 	{NULL, 0, false}
 };
 #endif
@@ -58,7 +59,7 @@ _PG_init(void)
 #ifdef EI_FAULT_INJECTION
 	/* only in builds for the crash tests (make EI_FAULT_INJECTION=1) */
 	DefineCustomEnumVariable("elastic_index.debug_fault",
-							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step (crash tests only).",
+							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step, or a parallel build's worker as it starts (tests only).",
 							 NULL,
 							 &ei_debug_fault,
 							 EI_FAULT_NONE,

@@ -105,6 +105,8 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	amroutine->ampredlocks = false;
 	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = false;
+	/* parallel CREATE INDEX (eicompat.h: before 17 the build plans it) */
+	EISetAmCanBuildParallel(amroutine);
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
 		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;

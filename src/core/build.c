@@ -18,29 +18,97 @@
  * its successor arrives: an item goes on the current page only if the
  * page can still take its successor's pivot as high key afterwards.
  *
+ * A parallel build (as nbtree's, nbtsort.c) has the workers and the leader
+ * scan the table together, each sorting its share in a tuplesort that
+ * coordinates with the others; the leader merges their runs and loads the
+ * tree alone, exactly as a serial build loads its sorted entries.  Both
+ * sort by (keys, heap TID), a total order, so both write the same tree.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/parallel.h"
+#include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
+#include "catalog/index.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
+#include "eicompat.h"
 #include "eitree.h"
+#include "executor/instrument.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/condition_variable.h"
+#include "storage/proc.h"
 #include "storage/smgr.h"
+#include "storage/spin.h"
+#include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+
+/* Keys of a parallel build's entries in its DSM segment's table of contents */
+#define EI_PARALLEL_KEY_SHARED			UINT64CONST(0xE1B0000000000001)
+#define EI_PARALLEL_KEY_TUPLESORT		UINT64CONST(0xE1B0000000000002)
+#define EI_PARALLEL_KEY_QUERY_TEXT		UINT64CONST(0xE1B0000000000003)
+#define EI_PARALLEL_KEY_WAL_USAGE		UINT64CONST(0xE1B0000000000004)
+#define EI_PARALLEL_KEY_BUFFER_USAGE	UINT64CONST(0xE1B0000000000005)
+
+/*
+ * State of a parallel build shared by the leader and its workers (nbtree's
+ * BTShared), followed in the segment by the parallel table scan's state.
+ */
+typedef struct EIBuildShared
+{
+	/* set by the leader before the workers start, then read-only */
+	Oid			heaprelid;
+	Oid			indexrelid;
+	bool		isconcurrent;	/* CREATE INDEX CONCURRENTLY (MVCC snapshot) */
+	int			scantuplesortstates;	/* participants planned, leader
+										 * included: divides
+										 * maintenance_work_mem */
+	uint64		queryid;		/* the leader's, reported by the workers */
+
+	/* signalled by each participant when its share is sorted */
+	ConditionVariable workersdonecv;
+
+	/* protected by mutex: the participants' results, added up */
+	slock_t		mutex;
+	int			nparticipantsdone;
+	double		reltuples;		/* heap tuples scanned */
+	double		indtuples;		/* entries sorted */
+	bool		brokenhotchain; /* some participant saw a broken HOT chain */
+} EIBuildShared;
+
+/* The parallel table scan's state, after the shared build state. */
+#define EIBuildSharedScan(shared) \
+	((ParallelTableScanDesc) ((char *) (shared) + \
+							  BUFFERALIGN(sizeof(EIBuildShared))))
+
+/* The leader's view of a parallel build (nbtree's BTLeader). */
+typedef struct EIBuildLeader
+{
+	ParallelContext *pcxt;
+	int			nparticipants;	/* participants that sort: launched workers
+								 * and the leader */
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	Snapshot	snapshot;		/* the scan's: SnapshotAny, or registered MVCC */
+	WalUsage   *walusage;		/* one per worker */
+	BufferUsage *bufferusage;	/* one per worker */
+} EIBuildLeader;
 
 /* State of the table scan that feeds the sort. */
 typedef struct EIBuildState
@@ -67,6 +135,8 @@ typedef struct EIBuildState
 	Size		memused;
 	Size		memlimit;
 	EIEntrySort esort;			/* how to sort them (core/sort.c) */
+
+	EIBuildLeader *leader;		/* a parallel build's, or NULL */
 } EIBuildState;
 
 /* One level of the tree while it is loaded. */
@@ -93,7 +163,17 @@ typedef struct EILoadState
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
 									   IndexInfo *indexInfo, uint32 am_kind);
-static void ei_build_begin_sort(EIBuildState *bstate);
+static void ei_build_begin_sort(EIBuildState *bstate, int workmem,
+								SortCoordinate coordinate);
+static void ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent,
+									int request);
+static void ei_build_end_parallel(EIBuildLeader *leader);
+static double ei_build_parallel_wait(EIBuildState *bstate,
+									 bool *brokenhotchain);
+static void ei_build_scan_and_sort(Relation heap, Relation index,
+								   EIBuildShared *shared,
+								   Sharedsort *sharedsort, int sortmem,
+								   bool progress);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
 static void ei_build_sort_memory(EIBuildState *bstate);
@@ -164,6 +244,11 @@ eibuildempty(Relation index)
 
 /*
  * Build a tree serving the given access method kind: scan, sort, load.
+ *
+ * With parallel workers (planned as eicompat.h's EIBuildParallelWorkers
+ * says, and launched) the scan and the sort are shared and the leader
+ * merges; otherwise, or if no worker could be launched, the build is
+ * serial.
  */
 static IndexBuildResult *
 ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
@@ -172,6 +257,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	EIBuildState bstate;
 	IndexBuildResult *result;
 	double		reltuples;
+	int			nworkers;
 
 	EICheckPreloaded();
 
@@ -186,32 +272,61 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "elastic_index build tuple",
 										  ALLOCSET_DEFAULT_SIZES);
-	ei_build_begin_sort(&bstate);
-	bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
-										  "elastic_index build entries",
-										  ALLOCSET_DEFAULT_SIZES);
-	bstate.memlimit = (Size) maintenance_work_mem * 1024;
-	bstate.memcap = 1024;
-	bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
-										  sizeof(EISortEntry) * bstate.memcap);
 
-	/* scan the table; the callback feeds the sort */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 EI_BUILD_PHASE_SCAN);
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   ei_build_callback, &bstate, NULL);
+
+	/* try to start parallel workers; the leader takes its share of the scan */
+	nworkers = EIBuildParallelWorkers(heap, index, indexInfo);
+	if (nworkers > 0)
+		ei_build_begin_parallel(&bstate, indexInfo->ii_Concurrent, nworkers);
+
+	if (bstate.leader != NULL)
+	{
+		SortCoordinate coordinate = palloc0(sizeof(SortCoordinateData));
+
+		/* the leader's sort merges the participants' sorted runs */
+		coordinate->isWorker = false;
+		coordinate->nParticipants = bstate.leader->nparticipants;
+		coordinate->sharedsort = bstate.leader->sharedsort;
+		ei_build_begin_sort(&bstate, maintenance_work_mem, coordinate);
+		bstate.spilled = true;
+		reltuples = ei_build_parallel_wait(&bstate,
+										   &indexInfo->ii_BrokenHotChain);
+	}
+	else
+	{
+		ei_build_begin_sort(&bstate, maintenance_work_mem, NULL);
+		/* the same orderings, for sorting formed tuples in memory */
+		EIEntrySortInit(&bstate.esort, index);
+		bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "elastic_index build entries",
+											  ALLOCSET_DEFAULT_SIZES);
+		bstate.memlimit = (Size) maintenance_work_mem * 1024;
+		bstate.memcap = 1024;
+		bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
+											  sizeof(EISortEntry) * bstate.memcap);
+
+		/* scan the table; the callback feeds the sort */
+		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										   ei_build_callback, &bstate, NULL);
+	}
 
 	{
+		/* the sort's target, and the scan's block counts reset, as nbtree */
 		const int	index_params[] = {
 			PROGRESS_CREATEIDX_SUBPHASE,
-			PROGRESS_CREATEIDX_TUPLES_TOTAL
+			PROGRESS_CREATEIDX_TUPLES_TOTAL,
+			PROGRESS_SCAN_BLOCKS_TOTAL,
+			PROGRESS_SCAN_BLOCKS_DONE
 		};
 		const int64 vals[] = {
 			EI_BUILD_PHASE_SORT,
-			(int64) bstate.indtuples
+			(int64) bstate.indtuples,
+			0, 0
 		};
 
-		pgstat_progress_update_multi_param(2, index_params, vals);
+		pgstat_progress_update_multi_param(4, index_params, vals);
 	}
 	if (bstate.spilled)
 		tuplesort_performsort(bstate.sort);
@@ -223,9 +338,13 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	ei_load_tree(&bstate, am_kind);
 
 	tuplesort_end(bstate.sort);
+	/* the participants' runs live in the parallel context: end it after */
+	if (bstate.leader != NULL)
+		ei_build_end_parallel(bstate.leader);
 	ExecDropSingleTupleTableSlot(bstate.inslot);
 	MemoryContextDelete(bstate.tmpcxt);
-	MemoryContextDelete(bstate.memcxt);
+	if (bstate.memcxt != NULL)
+		MemoryContextDelete(bstate.memcxt);
 
 	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
@@ -234,10 +353,13 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 }
 
 /*
- * Set up the sort: one column per index key, plus the heap TID.
+ * Set up the sort: one column per index key, plus the heap TID, with workmem
+ * kilobytes of memory; coordinate is a parallel build's (worker or leader),
+ * or NULL.
  */
 static void
-ei_build_begin_sort(EIBuildState *bstate)
+ei_build_begin_sort(EIBuildState *bstate, int workmem,
+					SortCoordinate coordinate)
 {
 	Relation	index = bstate->index;
 	TupleDesc	itupdesc = RelationGetDescr(index);
@@ -264,15 +386,331 @@ ei_build_begin_sort(EIBuildState *bstate)
 	collations[nkeys] = InvalidOid;
 	nullsfirst[nkeys] = false;
 
-	/* the same orderings, for sorting formed tuples in memory */
-	EIEntrySortInit(&bstate->esort, index);
-
 	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, ncols, attnums,
 										sortops, collations, nullsfirst,
-										maintenance_work_mem, NULL,
+										workmem, coordinate,
 										TUPLESORT_NONE);
 	bstate->inslot = MakeSingleTupleTableSlot(bstate->sortdesc,
 											  &TTSOpsVirtual);
+}
+
+/*
+ * Start a parallel build with up to request workers, as nbtree's
+ * _bt_begin_parallel does: set up the shared state, the shared sort and the
+ * parallel table scan, launch the workers, and scan and sort the leader's
+ * own share.  Leaves bstate->leader NULL (a serial build follows) if no
+ * DSM segment or no worker could be had.
+ */
+static void
+ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
+{
+	Relation	heap = bstate->heap;
+	Relation	index = bstate->index;
+	ParallelContext *pcxt;
+	int			scantuplesortstates;
+	Snapshot	snapshot;
+	Size		estshared;
+	Size		estsort;
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	EIBuildLeader *leader;
+	WalUsage   *walusage;
+	BufferUsage *bufferusage;
+	int			querylen = 0;
+
+	EnterParallelMode();
+	Assert(request > 0);
+	pcxt = CreateParallelContext("elastic_index", "ei_parallel_build_main",
+								 request);
+
+	/* the leader sorts a share too */
+	scantuplesortstates = request + 1;
+
+	/*
+	 * A plain build reads every tuple (SnapshotAny) and checks visibility
+	 * itself, to index RECENTLY_DEAD tuples too; a concurrent build indexes
+	 * what a fresh MVCC snapshot sees.
+	 */
+	if (!isconcurrent)
+		snapshot = SnapshotAny;
+	else
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+
+	estshared = add_size(BUFFERALIGN(sizeof(EIBuildShared)),
+						 table_parallelscan_estimate(heap, snapshot));
+	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
+	estsort = tuplesort_estimate_shared(scantuplesortstates);
+	shm_toc_estimate_chunk(&pcxt->estimator, estsort);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
+
+	/* the workers' WAL and buffer usage, added to the leader's at the end */
+	shm_toc_estimate_chunk(&pcxt->estimator,
+						   mul_size(sizeof(WalUsage), pcxt->nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+	shm_toc_estimate_chunk(&pcxt->estimator,
+						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+
+	/* the query text, which the workers show in pg_stat_activity */
+	if (debug_query_string)
+	{
+		querylen = strlen(debug_query_string);
+		shm_toc_estimate_chunk(&pcxt->estimator, querylen + 1);
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
+
+	InitializeParallelDSM(pcxt);
+
+	/* no DSM segment: build serially */
+	if (pcxt->seg == NULL)
+	{
+		if (IsMVCCSnapshot(snapshot))
+			UnregisterSnapshot(snapshot);
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return;
+	}
+
+	shared = (EIBuildShared *) shm_toc_allocate(pcxt->toc, estshared);
+	shared->heaprelid = RelationGetRelid(heap);
+	shared->indexrelid = RelationGetRelid(index);
+	shared->isconcurrent = isconcurrent;
+	shared->scantuplesortstates = scantuplesortstates;
+	shared->queryid = pgstat_get_my_query_id();
+	ConditionVariableInit(&shared->workersdonecv);
+	SpinLockInit(&shared->mutex);
+	shared->nparticipantsdone = 0;
+	shared->reltuples = 0.0;
+	shared->indtuples = 0.0;
+	shared->brokenhotchain = false;
+	table_parallelscan_initialize(heap, EIBuildSharedScan(shared), snapshot);
+
+	sharedsort = (Sharedsort *) shm_toc_allocate(pcxt->toc, estsort);
+	tuplesort_initialize_shared(sharedsort, scantuplesortstates, pcxt->seg);
+
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_SHARED, shared);
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_TUPLESORT, sharedsort);
+
+	if (debug_query_string)
+	{
+		char	   *sharedquery;
+
+		sharedquery = (char *) shm_toc_allocate(pcxt->toc, querylen + 1);
+		memcpy(sharedquery, debug_query_string, querylen + 1);
+		shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_QUERY_TEXT, sharedquery);
+	}
+
+	walusage = shm_toc_allocate(pcxt->toc,
+								mul_size(sizeof(WalUsage), pcxt->nworkers));
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_WAL_USAGE, walusage);
+	bufferusage = shm_toc_allocate(pcxt->toc,
+								   mul_size(sizeof(BufferUsage), pcxt->nworkers));
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_BUFFER_USAGE, bufferusage);
+
+	LaunchParallelWorkers(pcxt);
+
+	leader = (EIBuildLeader *) palloc0(sizeof(EIBuildLeader));
+	leader->pcxt = pcxt;
+	leader->nparticipants = pcxt->nworkers_launched + 1;
+	leader->shared = shared;
+	leader->sharedsort = sharedsort;
+	leader->snapshot = snapshot;
+	leader->walusage = walusage;
+	leader->bufferusage = bufferusage;
+
+	/* no worker could be launched: build serially */
+	if (pcxt->nworkers_launched == 0)
+	{
+		ei_build_end_parallel(leader);
+		return;
+	}
+
+	ereport(DEBUG1,
+			(errmsg_internal("elastic_index: building index \"%s\" with %d of %d parallel workers launched",
+							 RelationGetRelationName(index),
+							 pcxt->nworkers_launched, request)));
+	bstate->leader = leader;
+
+	/*
+	 * Scan and sort the leader's share, with the memory of one participant
+	 * among those that really sort (more than a worker's when fewer workers
+	 * started than planned).
+	 */
+	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+						   maintenance_work_mem / leader->nparticipants, true);
+
+	/* a worker that failed to start would otherwise be waited for forever */
+	WaitForParallelWorkersToAttach(pcxt);
+}
+
+/*
+ * Wait for the workers to finish, add their WAL and buffer usage to the
+ * leader's, and end the parallel context and parallel mode.
+ */
+static void
+ei_build_end_parallel(EIBuildLeader *leader)
+{
+	int			i;
+
+	WaitForParallelWorkersToFinish(leader->pcxt);
+	for (i = 0; i < leader->pcxt->nworkers_launched; i++)
+		InstrAccumParallelQuery(&leader->bufferusage[i], &leader->walusage[i]);
+	if (IsMVCCSnapshot(leader->snapshot))
+		UnregisterSnapshot(leader->snapshot);
+	DestroyParallelContext(leader->pcxt);
+	ExitParallelMode();
+}
+
+/*
+ * In the leader, wait until every participant has scanned and sorted its
+ * share; return the heap tuples scanned, and set bstate->indtuples and (if
+ * any participant saw one) *brokenhotchain.
+ */
+static double
+ei_build_parallel_wait(EIBuildState *bstate, bool *brokenhotchain)
+{
+	EIBuildShared *shared = bstate->leader->shared;
+	double		reltuples;
+
+	for (;;)
+	{
+		SpinLockAcquire(&shared->mutex);
+		if (shared->nparticipantsdone == bstate->leader->nparticipants)
+		{
+			bstate->indtuples = shared->indtuples;
+			if (shared->brokenhotchain)
+				*brokenhotchain = true;
+			reltuples = shared->reltuples;
+			SpinLockRelease(&shared->mutex);
+			break;
+		}
+		SpinLockRelease(&shared->mutex);
+
+		ConditionVariableSleep(&shared->workersdonecv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	return reltuples;
+}
+
+/*
+ * The entry point of a parallel build's worker (named to
+ * CreateParallelContext): open the relations with the locks the leader
+ * holds, then scan and sort a share of the table.
+ */
+void
+ei_parallel_build_main(dsm_segment *seg, shm_toc *toc)
+{
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	Relation	heap;
+	Relation	index;
+	LOCKMODE	heaplockmode;
+	LOCKMODE	indexlockmode;
+	WalUsage   *walusage;
+	BufferUsage *bufferusage;
+
+	/* the only status flag a worker may have (as in nbtree) */
+	Assert((MyProc->statusFlags == 0) ||
+		   (MyProc->statusFlags == PROC_IN_SAFE_IC));
+
+	/* show the leader's statement */
+	debug_query_string = shm_toc_lookup(toc, EI_PARALLEL_KEY_QUERY_TEXT, true);
+	pgstat_report_activity(STATE_RUNNING, debug_query_string);
+
+	shared = shm_toc_lookup(toc, EI_PARALLEL_KEY_SHARED, false);
+	pgstat_report_query_id(shared->queryid, false);
+
+	/* tests prove that a build used workers by stopping them here */
+	EIFaultPoint(EI_FAULT_IN_BUILD_WORKER);
+
+	/* the lock modes index.c takes for a plain or a concurrent build */
+	if (!shared->isconcurrent)
+	{
+		heaplockmode = ShareLock;
+		indexlockmode = AccessExclusiveLock;
+	}
+	else
+	{
+		heaplockmode = ShareUpdateExclusiveLock;
+		indexlockmode = RowExclusiveLock;
+	}
+	heap = table_open(shared->heaprelid, heaplockmode);
+	index = index_open(shared->indexrelid, indexlockmode);
+
+	sharedsort = shm_toc_lookup(toc, EI_PARALLEL_KEY_TUPLESORT, false);
+	tuplesort_attach_shared(sharedsort, seg);
+
+	InstrStartParallelQuery();
+	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+						   maintenance_work_mem / shared->scantuplesortstates,
+						   false);
+	bufferusage = shm_toc_lookup(toc, EI_PARALLEL_KEY_BUFFER_USAGE, false);
+	walusage = shm_toc_lookup(toc, EI_PARALLEL_KEY_WAL_USAGE, false);
+	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
+						  &walusage[ParallelWorkerNumber]);
+
+	index_close(index, indexlockmode);
+	table_close(heap, heaplockmode);
+}
+
+/*
+ * Scan a share of the table through the parallel scan and sort its entries
+ * in a worker's part of the shared sort (sortmem kilobytes), then add the
+ * counts to the shared state and tell the leader.  progress: the leader
+ * reports the scan's blocks in pg_stat_progress_create_index.
+ */
+static void
+ei_build_scan_and_sort(Relation heap, Relation index, EIBuildShared *shared,
+					   Sharedsort *sharedsort, int sortmem, bool progress)
+{
+	EIBuildState bstate;
+	SortCoordinate coordinate;
+	TableScanDesc scan;
+	IndexInfo  *indexInfo;
+	double		reltuples;
+
+	coordinate = palloc0(sizeof(SortCoordinateData));
+	coordinate->isWorker = true;
+	coordinate->nParticipants = -1;
+	coordinate->sharedsort = sharedsort;
+
+	memset(&bstate, 0, sizeof(bstate));
+	bstate.heap = heap;
+	bstate.index = index;
+	bstate.nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "elastic_index build tuple",
+										  ALLOCSET_DEFAULT_SIZES);
+	ei_build_begin_sort(&bstate, sortmem, coordinate);
+	bstate.spilled = true;		/* straight into the tuplesort */
+
+	/* expressions and the predicate are evaluated here, in each participant */
+	indexInfo = BuildIndexInfo(index);
+	indexInfo->ii_Concurrent = shared->isconcurrent;
+	scan = table_beginscan_parallel(heap, EIBuildSharedScan(shared));
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
+									   ei_build_callback, &bstate, scan);
+
+	if (progress)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+									 EI_BUILD_PHASE_SORT);
+	tuplesort_performsort(bstate.sort);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->nparticipantsdone++;
+	shared->reltuples += reltuples;
+	shared->indtuples += bstate.indtuples;
+	if (indexInfo->ii_BrokenHotChain)
+		shared->brokenhotchain = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableSignal(&shared->workersdonecv);
+
+	/* the sorted run stays in the shared file set for the leader */
+	tuplesort_end(bstate.sort);
+	ExecDropSingleTupleTableSlot(bstate.inslot);
+	MemoryContextDelete(bstate.tmpcxt);
 }
 
 /*

@@ -36,7 +36,9 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/condition_variable.h"
+#include "storage/dsm.h"
 #include "storage/itemptr.h"
+#include "storage/shm_toc.h"
 #include "storage/spin.h"
 #include "utils/rel.h"
 
@@ -779,6 +781,8 @@ extern void EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n);
 /* core/build.c: bulk build */
 extern IndexBuildResult *eibuild(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void eibuildempty(Relation index);
+extern PGDLLEXPORT void ei_parallel_build_main(dsm_segment *seg,
+											   shm_toc *toc);
 
 /* core/scan.c: index scans */
 extern IndexScanDesc eibeginscan(Relation rel, int nkeys, int norderbys);
@@ -828,6 +832,8 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_SEAL		4	/* osm flush: tail page closed */
 #define EI_FAULT_AFTER_FLUSH_INSERT	5	/* osm flush: entries in the tree, pages
 											 * not yet unlinked */
+#define EI_FAULT_IN_BUILD_WORKER	6	/* a parallel build's worker, as it
+										 * starts (proves workers ran) */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
