@@ -90,6 +90,8 @@ DECLARE
 	launched	bool := false;
 BEGIN
 	PERFORM set_config('parallel_build.owner_only', 'on', true);
+	-- (not the NOTICE that expression indexes keep standard leaves)
+	PERFORM set_config('client_min_messages', 'warning', true);
 	PERFORM set_config('max_parallel_maintenance_workers', '0', true);
 	EXECUTE format(stmt, name || '_s');
 	PERFORM set_config('maintenance_work_mem', '1MB', true);

@@ -128,6 +128,9 @@ typedef struct EIBuildState
 	 * tuplesort above, which can spill to disk.
 	 */
 	bool		spilled;		/* true once the tuplesort is in use */
+	bool		sortvalues;		/* the tuplesort may take the scan's values
+								 * as they are (ei_build_values_as_stored) */
+	Size		keysize;		/* then: the key columns' data, without NULLs */
 	MemoryContext memcxt;		/* holds the in-memory entries */
 	EISortEntry *memtuples;
 	int64		nmem;
@@ -176,10 +179,13 @@ static void ei_build_scan_and_sort(Relation heap, Relation index,
 								   bool progress);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
+static bool ei_build_values_as_stored(Relation index, Size *keysize);
 static void ei_build_sort_memory(EIBuildState *bstate);
 static void ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 							  bool *isnull, bool tupleIsAlive, void *state);
 static void ei_load_tree(EIBuildState *bstate, uint32 am_kind);
+static IndexTuple ei_load_copy_sorted(EIBuildState *bstate,
+									  TupleTableSlot *slot);
 static Buffer ei_load_extend(Relation index);
 static EILoadLevel *ei_load_new_level(EILoadState *lstate, uint32 level);
 static void ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup);
@@ -390,6 +396,7 @@ ei_build_begin_sort(EIBuildState *bstate, int workmem,
 										sortops, collations, nullsfirst,
 										workmem, coordinate,
 										TUPLESORT_NONE);
+	bstate->sortvalues = ei_build_values_as_stored(index, &bstate->keysize);
 	bstate->inslot = MakeSingleTupleTableSlot(bstate->sortdesc,
 											  &TTSOpsVirtual);
 }
@@ -714,6 +721,36 @@ ei_build_scan_and_sort(Relation heap, Relation index, EIBuildShared *shared,
 }
 
 /*
+ * Would every entry of the index store its key values unchanged and fit on a
+ * page whatever the values?  True when all key columns are fixed-width (no
+ * compression, no TOAST, no short varlena headers) and an entry with every
+ * column present, plus a null bitmap, is small enough: then the values the
+ * table scan computes can go to the tuplesort without forming the entry
+ * first, and sort exactly as the formed entry's would.  *keysize: the size
+ * of the key columns' data when none is NULL.
+ */
+static bool
+ei_build_values_as_stored(Relation index, Size *keysize)
+{
+	TupleDesc	itupdesc = RelationGetDescr(index);
+	int			nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	Size		size = 0;
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(itupdesc, i);
+
+		if (att->attlen <= 0)
+			return false;
+		size = att_align_nominal(size, att->attalign) + att->attlen;
+	}
+	*keysize = size;
+	return MAXALIGN(IndexInfoFindDataOffset(INDEX_NULL_MASK) + size) <=
+		EI_MAX_ITEM_SIZE;
+}
+
+/*
  * Receive one heap tuple's index values from the table scan and sort them.
  *
  * The entry is formed as the index will store it, so that oversized keys are
@@ -726,6 +763,23 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 	EIBuildState *bstate = (EIBuildState *) state;
 	MemoryContext oldcxt;
 	IndexTuple	itup;
+
+	/* straight into the tuplesort when forming the entry changes nothing */
+	if (bstate->spilled && bstate->sortvalues)
+	{
+		TupleTableSlot *slot = bstate->inslot;
+
+		bstate->indtuples += 1;
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, values, sizeof(Datum) * bstate->nkeys);
+		memcpy(slot->tts_isnull, isnull, sizeof(bool) * bstate->nkeys);
+		slot->tts_values[bstate->nkeys] = PointerGetDatum(tid);
+		slot->tts_isnull[bstate->nkeys] = false;
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(bstate->sort, slot);
+		ExecClearTuple(slot);
+		return;
+	}
 
 	oldcxt = MemoryContextSwitchTo(bstate->spilled ? bstate->tmpcxt :
 								   bstate->memcxt);
@@ -858,9 +912,14 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		{
 			if (!tuplesort_gettupleslot(bstate->sort, true, false, slot, NULL))
 				break;
-			slot_getallattrs(slot);
-			itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
-			itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+			itup = bstate->sortvalues ? ei_load_copy_sorted(bstate, slot) : NULL;
+			if (itup == NULL)
+			{
+				slot_getallattrs(slot);
+				itup = index_form_tuple(itupdesc, slot->tts_values,
+										slot->tts_isnull);
+				itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[nkeys]));
+			}
 		}
 		ei_load_add(&lstate, lstate.leaf, itup);
 
@@ -904,6 +963,37 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,
 						  RelationGetNumberOfBlocks(index), true);
+}
+
+/*
+ * Form the entry of a sorted row without deforming it, or return NULL if it
+ * has a NULL key.  Only for indexes whose entries store their values
+ * unchanged (bstate->sortvalues): the sort's minimal tuple then holds the
+ * key columns' data exactly as the entry does (both start MAXALIGNed, and
+ * neither has a null bitmap), followed by the heap TID, so the entry is
+ * its header and a copy of that data, byte for byte what index_form_tuple
+ * would make.
+ */
+static IndexTuple
+ei_load_copy_sorted(EIBuildState *bstate, TupleTableSlot *slot)
+{
+	bool		shouldfree;
+	MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+	char	   *data = (char *) mtup + mtup->t_hoff - MINIMAL_TUPLE_OFFSET;
+	Size		hoff = IndexInfoFindDataOffset(0);
+	Size		size = MAXALIGN(hoff + bstate->keysize);
+	IndexTuple	itup;
+
+	Assert(!shouldfree);
+	if (mtup->t_infomask & HEAP_HASNULL)
+		return NULL;
+	itup = (IndexTuple) palloc0(size);
+	memcpy((char *) itup + hoff, data, bstate->keysize);
+	itup->t_info = size;
+	memcpy(&itup->t_tid,
+		   data + att_align_nominal(bstate->keysize, TYPALIGN_SHORT),
+		   sizeof(ItemPointerData));
+	return itup;
 }
 
 /*
