@@ -14,6 +14,8 @@
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
 #                                elastic_btree, osm_tree
+#   bench/parallel_build/run.sh  CREATE INDEX serially and with 2 workers:
+#                                btree, elastic_btree, osm_tree
 #
 # Each runner prints its own progress; this script prints which one runs
 # ([i/n]), how long it took, and the elapsed total.  The default sizes
@@ -36,7 +38,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb parallel_build"
 size=default
 out=""
 plot_only=0
@@ -87,6 +89,7 @@ runner_args() {
 		buffer_lookups) echo "--rows 100000 --buffered 4000 --pages 16 --duration 1 --repeat 1" ;;
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
+		parallel_build) echo "--small --repeat 1" ;;
 		esac
 		;;
 	esac
@@ -103,6 +106,7 @@ report_of() {
 	buffer_lookups) echo buffer-lookups ;;
 	elastic) echo elastic ;;
 	ycsb) echo ycsb ;;
+	parallel_build) echo parallel-build ;;
 	esac
 }
 
