@@ -212,4 +212,8 @@ SET client_min_messages = warning;
 DROP SCHEMA parallel_build CASCADE;
 DROP OWNED BY regress_pb_owner;
 DROP ROLE regress_pb_owner;
+-- the next file creates the extension afresh
+DROP EXTENSION pageinspect;
+DROP EXTENSION elastic_index CASCADE;
 RESET client_min_messages;
+RESET search_path;
