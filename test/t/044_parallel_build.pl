@@ -31,11 +31,16 @@ $primary->start;
 $primary->safe_psql('postgres',
 	'CREATE EXTENSION elastic_index; CREATE EXTENSION pageinspect;');
 
+# the standby's slot keeps the WAL it has not received yet, however far
+# behind it is when the primary checkpoints
+$primary->safe_psql('postgres',
+	"SELECT pg_create_physical_replication_slot('standby', true)");
 $primary->backup('bkp');
 my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'bkp', has_streaming => 1);
 $standby->append_conf(
 	'postgresql.conf', qq{
+primary_slot_name = 'standby'
 hot_standby = on
 max_standby_streaming_delay = -1
 log_min_messages = warning
