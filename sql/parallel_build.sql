@@ -205,6 +205,27 @@ SELECT elastic_btree_shrink('pb_bound_s') > 0 AS shrunk,
 SELECT compact_leaf_pages > 0 AS compact FROM elastic_index_stats('pb_bound_p');
 SELECT pb_same_pages('pb_bound_s', 'pb_bound_p');
 SELECT elastic_index_check('pb_bound_p', true);
+-- an unlogged table (its index is not WAL-logged), and a partitioned table,
+-- whose partitions' indexes each build in parallel
+CREATE UNLOGGED TABLE pbu WITH (parallel_workers = 2, autovacuum_enabled = off)
+	AS SELECT * FROM pbc;
+ALTER TABLE pbu OWNER TO regress_pb_owner;
+ANALYZE pbu;
+SELECT pb_build('pb_u', 'osm_tree', '(k, id)', 'pbu');
+CREATE TABLE pbp (id int4, k int8) PARTITION BY RANGE (id);
+CREATE TABLE pbp1 PARTITION OF pbp FOR VALUES FROM (0) TO (30000)
+	WITH (parallel_workers = 2, autovacuum_enabled = off);
+CREATE TABLE pbp2 PARTITION OF pbp FOR VALUES FROM (30000) TO (60001)
+	WITH (parallel_workers = 2, autovacuum_enabled = off);
+INSERT INTO pbp SELECT id, k FROM pbc;
+ANALYZE pbp;
+SET elastic_index.debug_fault = in_build_worker;
+CREATE INDEX pbp_k ON pbp USING elastic_btree (k);
+RESET elastic_index.debug_fault;
+CREATE INDEX pbp_k ON pbp USING elastic_btree (k);
+SELECT elastic_index_check('pbp1_k_idx', true), elastic_index_check('pbp2_k_idx', true);
+SELECT pb_diff('SELECT id FROM pbp WHERE k BETWEEN 40 AND 45');
+
 RESET max_parallel_maintenance_workers;
 RESET min_parallel_table_scan_size;
 RESET maintenance_work_mem;
