@@ -18,6 +18,8 @@
 #                                btree, elastic_btree, osm_tree
 #   bench/search_array/run.sh    = ANY (array) lookups, 10 and 1000 keys: btree,
 #                                elastic_btree, osm_tree
+#   bench/parallel_build/run.sh  CREATE INDEX serially and with 2 workers:
+#                                btree, elastic_btree, osm_tree
 #
 # Each runner prints its own progress; this script prints which one runs
 # ([i/n]), how long it took, and the elapsed total.  The default sizes
@@ -40,7 +42,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build"
 size=default
 out=""
 plot_only=0
@@ -93,6 +95,7 @@ runner_args() {
 		ycsb) echo "--rows 100000 --secs 2" ;;
 		serializable) echo "--small" ;;
 		search_array) echo "--small" ;;
+		parallel_build) echo "--small --repeat 1" ;;
 		esac
 		;;
 	esac
@@ -111,6 +114,7 @@ report_of() {
 	ycsb) echo ycsb ;;
 	serializable) echo serializable ;;
 	search_array) echo search-array ;;
+	parallel_build) echo parallel-build ;;
 	esac
 }
 

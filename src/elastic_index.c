@@ -31,6 +31,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_flush_insert", EI_FAULT_AFTER_FLUSH_INSERT, false},
 	{"parallel_collect_gate", EI_FAULT_PARALLEL_COLLECT_GATE, false},
 	{"parallel_alone", EI_FAULT_PARALLEL_ALONE, false},
+	{"in_build_worker", EI_FAULT_IN_BUILD_WORKER, false},
 	{NULL, 0, false}
 };
 #endif
@@ -60,7 +61,7 @@ _PG_init(void)
 #ifdef EI_FAULT_INJECTION
 	/* only in builds for the crash tests (make EI_FAULT_INJECTION=1) */
 	DefineCustomEnumVariable("elastic_index.debug_fault",
-							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step, or holds a parallel scan's participants at a gate (tests only).",
+							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step, holds a parallel scan's participants at a gate, or stops a parallel build's worker as it starts (tests only).",
 							 NULL,
 							 &ei_debug_fault,
 							 EI_FAULT_NONE,

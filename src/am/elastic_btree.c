@@ -106,6 +106,8 @@ elastic_btree_handler(PG_FUNCTION_ARGS)
 	amroutine->ampredlocks = true;
 	amroutine->amcanparallel = true;
 	amroutine->amcaninclude = true;
+	/* parallel CREATE INDEX (eicompat.h: before 17 the build plans it) */
+	EISetAmCanBuildParallel(amroutine);
 	amroutine->amusemaintenanceworkmem = false;
 	amroutine->amparallelvacuumoptions =
 		VACUUM_OPTION_PARALLEL_BULKDEL | VACUUM_OPTION_PARALLEL_COND_CLEANUP;

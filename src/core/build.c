@@ -18,29 +18,97 @@
  * its successor arrives: an item goes on the current page only if the
  * page can still take its successor's pivot as high key afterwards.
  *
+ * A parallel build (as nbtree's, nbtsort.c) has the workers and the leader
+ * scan the table together, each sorting its share in a tuplesort that
+ * coordinates with the others; the leader merges their runs and loads the
+ * tree alone, exactly as a serial build loads its sorted entries.  Both
+ * sort by (keys, heap TID), a total order, so both write the same tree.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/parallel.h"
+#include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
+#include "catalog/index.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/progress.h"
+#include "eicompat.h"
 #include "eitree.h"
+#include "executor/instrument.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/condition_variable.h"
+#include "storage/proc.h"
 #include "storage/smgr.h"
+#include "storage/spin.h"
+#include "tcop/tcopprot.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+
+/* Keys of a parallel build's entries in its DSM segment's table of contents */
+#define EI_PARALLEL_KEY_SHARED			UINT64CONST(0xE1B0000000000001)
+#define EI_PARALLEL_KEY_TUPLESORT		UINT64CONST(0xE1B0000000000002)
+#define EI_PARALLEL_KEY_QUERY_TEXT		UINT64CONST(0xE1B0000000000003)
+#define EI_PARALLEL_KEY_WAL_USAGE		UINT64CONST(0xE1B0000000000004)
+#define EI_PARALLEL_KEY_BUFFER_USAGE	UINT64CONST(0xE1B0000000000005)
+
+/*
+ * State of a parallel build shared by the leader and its workers (nbtree's
+ * BTShared), followed in the segment by the parallel table scan's state.
+ */
+typedef struct EIBuildShared
+{
+	/* set by the leader before the workers start, then read-only */
+	Oid			heaprelid;
+	Oid			indexrelid;
+	bool		isconcurrent;	/* CREATE INDEX CONCURRENTLY (MVCC snapshot) */
+	int			scantuplesortstates;	/* participants planned, leader
+										 * included: divides
+										 * maintenance_work_mem */
+	uint64		queryid;		/* the leader's, reported by the workers */
+
+	/* signalled by each participant when its share is sorted */
+	ConditionVariable workersdonecv;
+
+	/* protected by mutex: the participants' results, added up */
+	slock_t		mutex;
+	int			nparticipantsdone;
+	double		reltuples;		/* heap tuples scanned */
+	double		indtuples;		/* entries sorted */
+	bool		brokenhotchain; /* some participant saw a broken HOT chain */
+} EIBuildShared;
+
+/* The parallel table scan's state, after the shared build state. */
+#define EIBuildSharedScan(shared) \
+	((ParallelTableScanDesc) ((char *) (shared) + \
+							  BUFFERALIGN(sizeof(EIBuildShared))))
+
+/* The leader's view of a parallel build (nbtree's BTLeader). */
+typedef struct EIBuildLeader
+{
+	ParallelContext *pcxt;
+	int			nparticipants;	/* participants that sort: launched workers
+								 * and the leader */
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	Snapshot	snapshot;		/* the scan's: SnapshotAny, or registered MVCC */
+	WalUsage   *walusage;		/* one per worker */
+	BufferUsage *bufferusage;	/* one per worker */
+} EIBuildLeader;
 
 /* State of the table scan that feeds the sort. */
 typedef struct EIBuildState
@@ -61,6 +129,9 @@ typedef struct EIBuildState
 	 * tuplesort above, which can spill to disk.
 	 */
 	bool		spilled;		/* true once the tuplesort is in use */
+	bool		sortvalues;		/* the tuplesort may take the scan's values
+								 * as they are (ei_build_values_as_stored) */
+	Size		keysize;		/* then: the columns' data, without NULLs */
 	MemoryContext memcxt;		/* holds the in-memory entries */
 	EISortEntry *memtuples;
 	int64		nmem;
@@ -68,6 +139,8 @@ typedef struct EIBuildState
 	Size		memused;
 	Size		memlimit;
 	EIEntrySort esort;			/* how to sort them (core/sort.c) */
+
+	EIBuildLeader *leader;		/* a parallel build's, or NULL */
 } EIBuildState;
 
 /* One level of the tree while it is loaded. */
@@ -94,13 +167,26 @@ typedef struct EILoadState
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
 									   IndexInfo *indexInfo, uint32 am_kind);
-static void ei_build_begin_sort(EIBuildState *bstate);
+static void ei_build_begin_sort(EIBuildState *bstate, int workmem,
+								SortCoordinate coordinate);
+static void ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent,
+									int request);
+static void ei_build_end_parallel(EIBuildLeader *leader);
+static double ei_build_parallel_wait(EIBuildState *bstate,
+									 bool *brokenhotchain);
+static void ei_build_scan_and_sort(Relation heap, Relation index,
+								   EIBuildShared *shared,
+								   Sharedsort *sharedsort, int sortmem,
+								   bool progress);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
+static bool ei_build_values_as_stored(Relation index, Size *keysize);
 static void ei_build_sort_memory(EIBuildState *bstate);
 static void ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 							  bool *isnull, bool tupleIsAlive, void *state);
 static void ei_load_tree(EIBuildState *bstate, uint32 am_kind);
+static IndexTuple ei_load_copy_sorted(EIBuildState *bstate,
+									  TupleTableSlot *slot);
 static Buffer ei_load_extend(Relation index);
 static EILoadLevel *ei_load_new_level(EILoadState *lstate, uint32 level);
 static void ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup);
@@ -165,6 +251,11 @@ eibuildempty(Relation index)
 
 /*
  * Build a tree serving the given access method kind: scan, sort, load.
+ *
+ * With parallel workers (planned as eicompat.h's EIBuildParallelWorkers
+ * says, and launched) the scan and the sort are shared and the leader
+ * merges; otherwise, or if no worker could be launched, the build is
+ * serial.
  */
 static IndexBuildResult *
 ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
@@ -173,6 +264,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	EIBuildState bstate;
 	IndexBuildResult *result;
 	double		reltuples;
+	int			nworkers;
 
 	EICheckPreloaded();
 
@@ -188,32 +280,61 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "elastic_index build tuple",
 										  ALLOCSET_DEFAULT_SIZES);
-	ei_build_begin_sort(&bstate);
-	bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
-										  "elastic_index build entries",
-										  ALLOCSET_DEFAULT_SIZES);
-	bstate.memlimit = (Size) maintenance_work_mem * 1024;
-	bstate.memcap = 1024;
-	bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
-										  sizeof(EISortEntry) * bstate.memcap);
 
-	/* scan the table; the callback feeds the sort */
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 EI_BUILD_PHASE_SCAN);
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   ei_build_callback, &bstate, NULL);
+
+	/* try to start parallel workers; the leader takes its share of the scan */
+	nworkers = EIBuildParallelWorkers(heap, index, indexInfo);
+	if (nworkers > 0)
+		ei_build_begin_parallel(&bstate, indexInfo->ii_Concurrent, nworkers);
+
+	if (bstate.leader != NULL)
+	{
+		SortCoordinate coordinate = palloc0(sizeof(SortCoordinateData));
+
+		/* the leader's sort merges the participants' sorted runs */
+		coordinate->isWorker = false;
+		coordinate->nParticipants = bstate.leader->nparticipants;
+		coordinate->sharedsort = bstate.leader->sharedsort;
+		ei_build_begin_sort(&bstate, maintenance_work_mem, coordinate);
+		bstate.spilled = true;
+		reltuples = ei_build_parallel_wait(&bstate,
+										   &indexInfo->ii_BrokenHotChain);
+	}
+	else
+	{
+		ei_build_begin_sort(&bstate, maintenance_work_mem, NULL);
+		/* the same orderings, for sorting formed tuples in memory */
+		EIEntrySortInit(&bstate.esort, index);
+		bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "elastic_index build entries",
+											  ALLOCSET_DEFAULT_SIZES);
+		bstate.memlimit = (Size) maintenance_work_mem * 1024;
+		bstate.memcap = 1024;
+		bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
+											  sizeof(EISortEntry) * bstate.memcap);
+
+		/* scan the table; the callback feeds the sort */
+		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										   ei_build_callback, &bstate, NULL);
+	}
 
 	{
+		/* the sort's target, and the scan's block counts reset, as nbtree */
 		const int	index_params[] = {
 			PROGRESS_CREATEIDX_SUBPHASE,
-			PROGRESS_CREATEIDX_TUPLES_TOTAL
+			PROGRESS_CREATEIDX_TUPLES_TOTAL,
+			PROGRESS_SCAN_BLOCKS_TOTAL,
+			PROGRESS_SCAN_BLOCKS_DONE
 		};
 		const int64 vals[] = {
 			EI_BUILD_PHASE_SORT,
-			(int64) bstate.indtuples
+			(int64) bstate.indtuples,
+			0, 0
 		};
 
-		pgstat_progress_update_multi_param(2, index_params, vals);
+		pgstat_progress_update_multi_param(4, index_params, vals);
 	}
 	if (bstate.spilled)
 		tuplesort_performsort(bstate.sort);
@@ -225,9 +346,13 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 	ei_load_tree(&bstate, am_kind);
 
 	tuplesort_end(bstate.sort);
+	/* the participants' runs live in the parallel context: end it after */
+	if (bstate.leader != NULL)
+		ei_build_end_parallel(bstate.leader);
 	ExecDropSingleTupleTableSlot(bstate.inslot);
 	MemoryContextDelete(bstate.tmpcxt);
-	MemoryContextDelete(bstate.memcxt);
+	if (bstate.memcxt != NULL)
+		MemoryContextDelete(bstate.memcxt);
 
 	result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
 	result->heap_tuples = reltuples;
@@ -236,12 +361,14 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 }
 
 /*
- * Set up the sort: one column per index column, plus the heap TID; it
- * orders by the key columns and the heap TID, and carries INCLUDE columns
- * along unsorted.
+ * Set up the sort: one column per index column, plus the heap TID, with
+ * workmem kilobytes of memory; it orders by the key columns and the heap
+ * TID, and carries INCLUDE columns along unsorted; coordinate is a parallel
+ * build's (worker or leader), or NULL.
  */
 static void
-ei_build_begin_sort(EIBuildState *bstate)
+ei_build_begin_sort(EIBuildState *bstate, int workmem,
+					SortCoordinate coordinate)
 {
 	Relation	index = bstate->index;
 	TupleDesc	itupdesc = RelationGetDescr(index);
@@ -271,15 +398,363 @@ ei_build_begin_sort(EIBuildState *bstate)
 	collations[nkeys] = InvalidOid;
 	nullsfirst[nkeys] = false;
 
-	/* the same orderings, for sorting formed tuples in memory */
-	EIEntrySortInit(&bstate->esort, index);
-
 	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, nsortkeys, attnums,
 										sortops, collations, nullsfirst,
-										maintenance_work_mem, NULL,
+										workmem, coordinate,
 										TUPLESORT_NONE);
+	bstate->sortvalues = ei_build_values_as_stored(index, &bstate->keysize);
 	bstate->inslot = MakeSingleTupleTableSlot(bstate->sortdesc,
 											  &TTSOpsVirtual);
+}
+
+/*
+ * Start a parallel build with up to request workers, as nbtree's
+ * _bt_begin_parallel does: set up the shared state, the shared sort and the
+ * parallel table scan, launch the workers, and scan and sort the leader's
+ * own share.  Leaves bstate->leader NULL (a serial build follows) if no
+ * DSM segment or no worker could be had.
+ */
+static void
+ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
+{
+	Relation	heap = bstate->heap;
+	Relation	index = bstate->index;
+	ParallelContext *pcxt;
+	int			scantuplesortstates;
+	Snapshot	snapshot;
+	Size		estshared;
+	Size		estsort;
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	EIBuildLeader *leader;
+	WalUsage   *walusage;
+	BufferUsage *bufferusage;
+	int			querylen = 0;
+
+	EnterParallelMode();
+	Assert(request > 0);
+	pcxt = CreateParallelContext("elastic_index", "ei_parallel_build_main",
+								 request);
+
+	/* the leader sorts a share too */
+	scantuplesortstates = request + 1;
+
+	/*
+	 * A plain build reads every tuple (SnapshotAny) and checks visibility
+	 * itself, to index RECENTLY_DEAD tuples too; a concurrent build indexes
+	 * what a fresh MVCC snapshot sees.
+	 */
+	if (!isconcurrent)
+		snapshot = SnapshotAny;
+	else
+		snapshot = RegisterSnapshot(GetTransactionSnapshot());
+
+	estshared = add_size(BUFFERALIGN(sizeof(EIBuildShared)),
+						 table_parallelscan_estimate(heap, snapshot));
+	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
+	estsort = tuplesort_estimate_shared(scantuplesortstates);
+	shm_toc_estimate_chunk(&pcxt->estimator, estsort);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
+
+	/* the workers' WAL and buffer usage, added to the leader's at the end */
+	shm_toc_estimate_chunk(&pcxt->estimator,
+						   mul_size(sizeof(WalUsage), pcxt->nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+	shm_toc_estimate_chunk(&pcxt->estimator,
+						   mul_size(sizeof(BufferUsage), pcxt->nworkers));
+	shm_toc_estimate_keys(&pcxt->estimator, 1);
+
+	/* the query text, which the workers show in pg_stat_activity */
+	if (debug_query_string)
+	{
+		querylen = strlen(debug_query_string);
+		shm_toc_estimate_chunk(&pcxt->estimator, querylen + 1);
+		shm_toc_estimate_keys(&pcxt->estimator, 1);
+	}
+
+	InitializeParallelDSM(pcxt);
+
+	/* no DSM segment: build serially */
+	if (pcxt->seg == NULL)
+	{
+		if (IsMVCCSnapshot(snapshot))
+			UnregisterSnapshot(snapshot);
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return;
+	}
+
+	shared = (EIBuildShared *) shm_toc_allocate(pcxt->toc, estshared);
+	shared->heaprelid = RelationGetRelid(heap);
+	shared->indexrelid = RelationGetRelid(index);
+	shared->isconcurrent = isconcurrent;
+	shared->scantuplesortstates = scantuplesortstates;
+	shared->queryid = pgstat_get_my_query_id();
+	ConditionVariableInit(&shared->workersdonecv);
+	SpinLockInit(&shared->mutex);
+	shared->nparticipantsdone = 0;
+	shared->reltuples = 0.0;
+	shared->indtuples = 0.0;
+	shared->brokenhotchain = false;
+	table_parallelscan_initialize(heap, EIBuildSharedScan(shared), snapshot);
+
+	sharedsort = (Sharedsort *) shm_toc_allocate(pcxt->toc, estsort);
+	tuplesort_initialize_shared(sharedsort, scantuplesortstates, pcxt->seg);
+
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_SHARED, shared);
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_TUPLESORT, sharedsort);
+
+	if (debug_query_string)
+	{
+		char	   *sharedquery;
+
+		sharedquery = (char *) shm_toc_allocate(pcxt->toc, querylen + 1);
+		memcpy(sharedquery, debug_query_string, querylen + 1);
+		shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_QUERY_TEXT, sharedquery);
+	}
+
+	walusage = shm_toc_allocate(pcxt->toc,
+								mul_size(sizeof(WalUsage), pcxt->nworkers));
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_WAL_USAGE, walusage);
+	bufferusage = shm_toc_allocate(pcxt->toc,
+								   mul_size(sizeof(BufferUsage), pcxt->nworkers));
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_BUFFER_USAGE, bufferusage);
+
+	LaunchParallelWorkers(pcxt);
+
+	leader = (EIBuildLeader *) palloc0(sizeof(EIBuildLeader));
+	leader->pcxt = pcxt;
+	leader->nparticipants = pcxt->nworkers_launched + 1;
+	leader->shared = shared;
+	leader->sharedsort = sharedsort;
+	leader->snapshot = snapshot;
+	leader->walusage = walusage;
+	leader->bufferusage = bufferusage;
+
+	/* no worker could be launched: build serially */
+	if (pcxt->nworkers_launched == 0)
+	{
+		ei_build_end_parallel(leader);
+		return;
+	}
+
+	ereport(DEBUG1,
+			(errmsg_internal("elastic_index: building index \"%s\" with %d of %d parallel workers launched",
+							 RelationGetRelationName(index),
+							 pcxt->nworkers_launched, request)));
+	bstate->leader = leader;
+
+	/*
+	 * Scan and sort the leader's share, with the memory of one participant
+	 * among those that really sort (more than a worker's when fewer workers
+	 * started than planned).
+	 */
+	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+						   maintenance_work_mem / leader->nparticipants, true);
+
+	/* a worker that failed to start would otherwise be waited for forever */
+	WaitForParallelWorkersToAttach(pcxt);
+}
+
+/*
+ * Wait for the workers to finish, add their WAL and buffer usage to the
+ * leader's, and end the parallel context and parallel mode.
+ */
+static void
+ei_build_end_parallel(EIBuildLeader *leader)
+{
+	int			i;
+
+	WaitForParallelWorkersToFinish(leader->pcxt);
+	for (i = 0; i < leader->pcxt->nworkers_launched; i++)
+		InstrAccumParallelQuery(&leader->bufferusage[i], &leader->walusage[i]);
+	if (IsMVCCSnapshot(leader->snapshot))
+		UnregisterSnapshot(leader->snapshot);
+	DestroyParallelContext(leader->pcxt);
+	ExitParallelMode();
+}
+
+/*
+ * In the leader, wait until every participant has scanned and sorted its
+ * share; return the heap tuples scanned, and set bstate->indtuples and (if
+ * any participant saw one) *brokenhotchain.
+ */
+static double
+ei_build_parallel_wait(EIBuildState *bstate, bool *brokenhotchain)
+{
+	EIBuildShared *shared = bstate->leader->shared;
+	double		reltuples;
+
+	for (;;)
+	{
+		SpinLockAcquire(&shared->mutex);
+		if (shared->nparticipantsdone == bstate->leader->nparticipants)
+		{
+			bstate->indtuples = shared->indtuples;
+			if (shared->brokenhotchain)
+				*brokenhotchain = true;
+			reltuples = shared->reltuples;
+			SpinLockRelease(&shared->mutex);
+			break;
+		}
+		SpinLockRelease(&shared->mutex);
+
+		ConditionVariableSleep(&shared->workersdonecv,
+							   WAIT_EVENT_PARALLEL_CREATE_INDEX_SCAN);
+	}
+	ConditionVariableCancelSleep();
+
+	return reltuples;
+}
+
+/*
+ * The entry point of a parallel build's worker (named to
+ * CreateParallelContext): open the relations with the locks the leader
+ * holds, then scan and sort a share of the table.
+ */
+void
+ei_parallel_build_main(dsm_segment *seg, shm_toc *toc)
+{
+	EIBuildShared *shared;
+	Sharedsort *sharedsort;
+	Relation	heap;
+	Relation	index;
+	LOCKMODE	heaplockmode;
+	LOCKMODE	indexlockmode;
+	WalUsage   *walusage;
+	BufferUsage *bufferusage;
+
+	/* the only status flag a worker may have (as in nbtree) */
+	Assert((MyProc->statusFlags == 0) ||
+		   (MyProc->statusFlags == PROC_IN_SAFE_IC));
+
+	/* show the leader's statement */
+	debug_query_string = shm_toc_lookup(toc, EI_PARALLEL_KEY_QUERY_TEXT, true);
+	pgstat_report_activity(STATE_RUNNING, debug_query_string);
+
+	shared = shm_toc_lookup(toc, EI_PARALLEL_KEY_SHARED, false);
+	pgstat_report_query_id(shared->queryid, false);
+
+	/* tests prove that a build used workers by stopping them here */
+	EIFaultPoint(EI_FAULT_IN_BUILD_WORKER);
+
+	/* the lock modes index.c takes for a plain or a concurrent build */
+	if (!shared->isconcurrent)
+	{
+		heaplockmode = ShareLock;
+		indexlockmode = AccessExclusiveLock;
+	}
+	else
+	{
+		heaplockmode = ShareUpdateExclusiveLock;
+		indexlockmode = RowExclusiveLock;
+	}
+	heap = table_open(shared->heaprelid, heaplockmode);
+	index = index_open(shared->indexrelid, indexlockmode);
+
+	sharedsort = shm_toc_lookup(toc, EI_PARALLEL_KEY_TUPLESORT, false);
+	tuplesort_attach_shared(sharedsort, seg);
+
+	InstrStartParallelQuery();
+	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+						   maintenance_work_mem / shared->scantuplesortstates,
+						   false);
+	bufferusage = shm_toc_lookup(toc, EI_PARALLEL_KEY_BUFFER_USAGE, false);
+	walusage = shm_toc_lookup(toc, EI_PARALLEL_KEY_WAL_USAGE, false);
+	InstrEndParallelQuery(&bufferusage[ParallelWorkerNumber],
+						  &walusage[ParallelWorkerNumber]);
+
+	index_close(index, indexlockmode);
+	table_close(heap, heaplockmode);
+}
+
+/*
+ * Scan a share of the table through the parallel scan and sort its entries
+ * in a worker's part of the shared sort (sortmem kilobytes), then add the
+ * counts to the shared state and tell the leader.  progress: the leader
+ * reports the scan's blocks in pg_stat_progress_create_index.
+ */
+static void
+ei_build_scan_and_sort(Relation heap, Relation index, EIBuildShared *shared,
+					   Sharedsort *sharedsort, int sortmem, bool progress)
+{
+	EIBuildState bstate;
+	SortCoordinate coordinate;
+	TableScanDesc scan;
+	IndexInfo  *indexInfo;
+	double		reltuples;
+
+	coordinate = palloc0(sizeof(SortCoordinateData));
+	coordinate->isWorker = true;
+	coordinate->nParticipants = -1;
+	coordinate->sharedsort = sharedsort;
+
+	memset(&bstate, 0, sizeof(bstate));
+	bstate.heap = heap;
+	bstate.index = index;
+	bstate.nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bstate.natts = IndexRelationGetNumberOfAttributes(index);
+	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "elastic_index build tuple",
+										  ALLOCSET_DEFAULT_SIZES);
+	ei_build_begin_sort(&bstate, sortmem, coordinate);
+	bstate.spilled = true;		/* straight into the tuplesort */
+
+	/* expressions and the predicate are evaluated here, in each participant */
+	indexInfo = BuildIndexInfo(index);
+	indexInfo->ii_Concurrent = shared->isconcurrent;
+	scan = table_beginscan_parallel(heap, EIBuildSharedScan(shared));
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
+									   ei_build_callback, &bstate, scan);
+
+	if (progress)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+									 EI_BUILD_PHASE_SORT);
+	tuplesort_performsort(bstate.sort);
+
+	SpinLockAcquire(&shared->mutex);
+	shared->nparticipantsdone++;
+	shared->reltuples += reltuples;
+	shared->indtuples += bstate.indtuples;
+	if (indexInfo->ii_BrokenHotChain)
+		shared->brokenhotchain = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableSignal(&shared->workersdonecv);
+
+	/* the sorted run stays in the shared file set for the leader */
+	tuplesort_end(bstate.sort);
+	ExecDropSingleTupleTableSlot(bstate.inslot);
+	MemoryContextDelete(bstate.tmpcxt);
+}
+
+/*
+ * Would every entry of the index store its values unchanged and fit on a
+ * page whatever the values?  True when all key columns are fixed-width (no
+ * compression, no TOAST, no short varlena headers) and an entry with every
+ * column present, plus a null bitmap, is small enough: then the values the
+ * table scan computes can go to the tuplesort without forming the entry
+ * first, and sort exactly as the formed entry's would.  *keysize: the size
+ * of the columns' data (key and INCLUDE) when none is NULL.
+ */
+static bool
+ei_build_values_as_stored(Relation index, Size *keysize)
+{
+	TupleDesc	itupdesc = RelationGetDescr(index);
+	int			natts = IndexRelationGetNumberOfAttributes(index);
+	Size		size = 0;
+	int			i;
+
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(itupdesc, i);
+
+		if (att->attlen <= 0)
+			return false;
+		size = att_align_nominal(size, att->attalign) + att->attlen;
+	}
+	*keysize = size;
+	return MAXALIGN(IndexInfoFindDataOffset(INDEX_NULL_MASK) + size) <=
+		EI_MAX_ITEM_SIZE;
 }
 
 /*
@@ -295,6 +770,23 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 	EIBuildState *bstate = (EIBuildState *) state;
 	MemoryContext oldcxt;
 	IndexTuple	itup;
+
+	/* straight into the tuplesort when forming the entry changes nothing */
+	if (bstate->spilled && bstate->sortvalues)
+	{
+		TupleTableSlot *slot = bstate->inslot;
+
+		bstate->indtuples += 1;
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, values, sizeof(Datum) * bstate->natts);
+		memcpy(slot->tts_isnull, isnull, sizeof(bool) * bstate->natts);
+		slot->tts_values[bstate->natts] = PointerGetDatum(tid);
+		slot->tts_isnull[bstate->natts] = false;
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(bstate->sort, slot);
+		ExecClearTuple(slot);
+		return;
+	}
 
 	oldcxt = MemoryContextSwitchTo(bstate->spilled ? bstate->tmpcxt :
 								   bstate->memcxt);
@@ -341,7 +833,7 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 }
 
 /*
- * Feed one formed entry to the tuplesort, as its columns plus heap TID.
+ * Feed one formed entry to the tuplesort, as its key columns plus heap TID.
  *
  * The stored (possibly compressed) form is sorted, as the tree compares it.
  */
@@ -427,9 +919,14 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		{
 			if (!tuplesort_gettupleslot(bstate->sort, true, false, slot, NULL))
 				break;
-			slot_getallattrs(slot);
-			itup = index_form_tuple(itupdesc, slot->tts_values, slot->tts_isnull);
-			itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[natts]));
+			itup = bstate->sortvalues ? ei_load_copy_sorted(bstate, slot) : NULL;
+			if (itup == NULL)
+			{
+				slot_getallattrs(slot);
+				itup = index_form_tuple(itupdesc, slot->tts_values,
+										slot->tts_isnull);
+				itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[natts]));
+			}
 		}
 		ei_load_add(&lstate, lstate.leaf, itup);
 
@@ -473,6 +970,37 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	if (RelationNeedsWAL(index))
 		log_newpage_range(index, MAIN_FORKNUM, 0,
 						  RelationGetNumberOfBlocks(index), true);
+}
+
+/*
+ * Form the entry of a sorted row without deforming it, or return NULL if it
+ * has a NULL key.  Only for indexes whose entries store their values
+ * unchanged (bstate->sortvalues): the sort's minimal tuple then holds the
+ * key columns' data exactly as the entry does (both start MAXALIGNed, and
+ * neither has a null bitmap), followed by the heap TID, so the entry is
+ * its header and a copy of that data, byte for byte what index_form_tuple
+ * would make.
+ */
+static IndexTuple
+ei_load_copy_sorted(EIBuildState *bstate, TupleTableSlot *slot)
+{
+	bool		shouldfree;
+	MinimalTuple mtup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+	char	   *data = (char *) mtup + mtup->t_hoff - MINIMAL_TUPLE_OFFSET;
+	Size		hoff = IndexInfoFindDataOffset(0);
+	Size		size = MAXALIGN(hoff + bstate->keysize);
+	IndexTuple	itup;
+
+	Assert(!shouldfree);
+	if (mtup->t_infomask & HEAP_HASNULL)
+		return NULL;
+	itup = (IndexTuple) palloc0(size);
+	memcpy((char *) itup + hoff, data, bstate->keysize);
+	itup->t_info = size;
+	memcpy(&itup->t_tid,
+		   data + att_align_nominal(bstate->keysize, TYPALIGN_SHORT),
+		   sizeof(ItemPointerData));
+	return itup;
 }
 
 /*

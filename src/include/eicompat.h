@@ -198,4 +198,34 @@ EICollationIsC(Oid collation)
 #endif
 }
 
+/*
+ * Parallel CREATE INDEX.  From 17 on an access method that sets
+ * amcanbuildparallel gets its worker count from index_build, which plans
+ * it (plan_create_index_workers) into indexInfo->ii_ParallelWorkers; 15 and
+ * 16 plan workers for btree only, so the build plans them itself, as
+ * index_build does for btree (never in bootstrap mode; index_build's other
+ * serial caller, the truncation of a temporary table ON COMMIT, gets none
+ * from the planner anyway).
+ */
+#if PG_VERSION_NUM >= 170000
+#define EIBuildParallelWorkers(heap, index, indexInfo) \
+	((indexInfo)->ii_ParallelWorkers)
+#define EISetAmCanBuildParallel(amroutine) \
+	((amroutine)->amcanbuildparallel = true)
+#else
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "optimizer/optimizer.h"
+#include "utils/rel.h"
+static inline int
+EIBuildParallelWorkers(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	if (!IsNormalProcessingMode())
+		return 0;
+	return plan_create_index_workers(RelationGetRelid(heap),
+									 RelationGetRelid(index));
+}
+#define EISetAmCanBuildParallel(amroutine)	((void) (amroutine))
+#endif
+
 #endif							/* EICOMPAT_H */

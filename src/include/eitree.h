@@ -36,7 +36,9 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/condition_variable.h"
+#include "storage/dsm.h"
 #include "storage/itemptr.h"
+#include "storage/shm_toc.h"
 #include "storage/spin.h"
 #include "utils/rel.h"
 
@@ -798,6 +800,8 @@ extern void EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n);
 /* core/build.c: bulk build */
 extern IndexBuildResult *eibuild(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void eibuildempty(Relation index);
+extern PGDLLEXPORT void ei_parallel_build_main(dsm_segment *seg,
+											   shm_toc *toc);
 
 /* core/scan.c: index scans */
 extern IndexScanDesc eibeginscan(Relation rel, int nkeys, int norderbys);
@@ -852,6 +856,8 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 											 * entries, a worker before */
 #define EI_FAULT_PARALLEL_ALONE	7	/* backward parallel scan: the second
 									 * page's taker reads the rest alone */
+#define EI_FAULT_IN_BUILD_WORKER	8	/* a parallel build's worker, as it
+										 * starts (proves workers ran) */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
