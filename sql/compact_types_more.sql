@@ -238,6 +238,38 @@ SELECT ei_diff('ctm', 'SELECT bp FROM %I WHERE bp BETWEEN ''a'' AND ''b'' ORDER 
 SELECT ei_diff('ctm', 'SELECT vb FROM %I WHERE vb < B''1'' ORDER BY vb DESC', true, '{index,indexonly}');
 SELECT ei_diff('ctm', 'SELECT id, m, l FROM %I WHERE m < ''-900.00'' AND l > ''1/0''', false, '{index,bitmap}');
 
+-- osm_tree: its insert buffer hashes entries' normalized keys into Bloom
+-- filters, so equal values with different bytes (char(n) trailing spaces,
+-- inet vs cidr) must hash alike for equality lookups to find them there
+SELECT ei_setup('cto', 'ctm_src', 0);
+SET ei_test.am = 'osm_tree';
+SELECT ei_index('cto', 'bp', '(bp)');
+SELECT ei_index('cto', 'i', '(i)');
+SELECT ei_index('cto', 'tz', '(tz)');
+SELECT ei_index('cto', 'vb', '(vb)');
+SELECT ei_index('cto', 'bpp', '(bpp bpchar_pattern_ops)');
+SELECT ei_index('cto', 'n', '(n)');
+-- every entry to the buffer (as in osm_buffer)
+SET osm_tree.batch_size = 1;
+SET osm_tree.top_inserts = off;
+SET osm_tree.buffer_size = 16;
+SELECT ei_exec('cto', 'INSERT INTO %I SELECT * FROM ctm_src ORDER BY id');
+SELECT c.relname, b.entries > 0 AS buffered
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid,
+	 LATERAL osm_tree_buffer_stats(c.oid) AS b
+WHERE i.indrelid = 'cto_ei'::regclass ORDER BY c.relname;
+SELECT ei_diff('cto', format('SELECT id FROM %%I WHERE %s', q), false, '{index,bitmap}')
+FROM unnest(ARRAY['bp = ''a''', 'bp = ''a  ''::char(3)', 'bp = ''a b''', 'bp = ''''',
+				  'i = ''10.0.0.0/8''::cidr', 'i = ''10.0.0.0/8''::inet', 'i = ''10.0.0.1/8''',
+				  'i = ''::/0''', 'tz = ''12:00+00''', 'tz = ''13:00+01''', 'vb = B''''',
+				  'vb = B''0''', 'vb = B''00''', 'bpp = ''a  ''', 'bpp = ''a''', 'n = ''a''',
+				  'n = ''''']) AS q;
+SELECT ei_check_all('cto');
+RESET ei_test.am;
+RESET osm_tree.batch_size;
+RESET osm_tree.top_inserts;
+RESET osm_tree.buffer_size;
+
 -- the pattern classes ignore the collation: a nondeterministic one (which
 -- text_ops cannot have in compact leaves) does not matter to them
 CREATE COLLATION ctm_ci (provider = icu, locale = 'und-u-ks-level2',
