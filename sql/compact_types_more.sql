@@ -309,3 +309,7 @@ CREATE INDEX ctm_enum_e ON ctm_enum USING elastic_btree (e);
 SET client_min_messages = warning;
 
 DROP SCHEMA ei_ctm CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
