@@ -300,6 +300,28 @@ FROM ctm_coll WHERE tp ~>=~ 'a' AND tp ~<~ 'a 2';
 RESET enable_indexscan;
 RESET enable_bitmapscan;
 
+-- a domain over name: its keys are variable-width like name's, though the
+-- type has a fixed length
+CREATE DOMAIN ctm_dname AS name;
+CREATE TABLE ctm_dom (id int, d ctm_dname);
+INSERT INTO ctm_dom SELECT id, n FROM ctm_src;
+CREATE INDEX ctm_dom_d ON ctm_dom USING elastic_btree (d);
+SELECT elastic_btree_shrink('ctm_dom_d') > 0 AS shrunk;
+SELECT elastic_index_check('ctm_dom_d', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT array_agg(id ORDER BY d, id) AS via_index
+FROM ctm_dom WHERE d >= 'n1' AND d < 'n2' \gset
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SELECT array_agg(id ORDER BY d, id) = :'via_index'::int[] AS same_as_seqscan,
+	   count(*) > 50 AS enough
+FROM ctm_dom WHERE d >= 'n1' AND d < 'n2';
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+
 -- enums keep standard leaves: their order (pg_enum.enumsortorder) can be
 -- renumbered by ALTER TYPE ... ADD VALUE, so no encoding stays valid
 CREATE TYPE ctm_mood AS ENUM ('sad', 'ok', 'happy');

@@ -299,15 +299,15 @@ EINormalizeProcUsesCollation(Oid procid)
  * or -1 if it varies.  A fixed-length type's encoding is as long as the
  * type (every fixed-width encoder in keynorm.h keeps the width), so keys of
  * such columns have one length and a NULL is padded to it (see
- * EINormalizeKey).  name is the exception: a string in a fixed 64-byte
- * buffer, encoded like text.
+ * EINormalizeKey).  name (or a domain over it) is the exception: a string
+ * in a fixed 64-byte buffer, encoded like text.
  */
 int
 EINormKeyTypeWidth(Oid typid)
 {
 	int			typlen = get_typlen(typid);
 
-	if (typid == NAMEOID)
+	if (getBaseType(typid) == NAMEOID)
 		return -1;
 	return typlen > 0 ? typlen : -1;
 }
