@@ -119,6 +119,9 @@ SELECT count(*) FILTER (WHERE timezone('UTC', tz) = '12:00+00') AS same_utc_time
 FROM ctm_src;
 
 SELECT ei_setup('ctm', 'ctm_src', 4000);
+-- no statistics on the "char" column: PostgreSQL 18's convert_string_datum
+-- asks for collation 0 when a "char" range qual meets a histogram
+SELECT ei_exec('ctm', 'ALTER TABLE %I ALTER COLUMN c SET STATISTICS 0');
 -- a bound small enough that inserts make full leaves compact
 SET elastic_btree.size_bound = '16kB';
 -- no "will always keep standard leaves" NOTICE may appear
@@ -324,11 +327,21 @@ RESET enable_bitmapscan;
 
 -- enums keep standard leaves: their order (pg_enum.enumsortorder) can be
 -- renumbered by ALTER TYPE ... ADD VALUE, so no encoding stays valid
+-- (CREATE INDEX says so in a NOTICE, which from PostgreSQL 17 on names the
+-- type with its schema: the build runs under a safe search_path)
 CREATE TYPE ctm_mood AS ENUM ('sad', 'ok', 'happy');
 CREATE TABLE ctm_enum (e ctm_mood);
-SET client_min_messages = notice;
 CREATE INDEX ctm_enum_e ON ctm_enum USING elastic_btree (e);
-SET client_min_messages = warning;
+DO $$
+DECLARE
+	detail		text;
+BEGIN
+	PERFORM elastic_btree_shrink('ctm_enum_e');
+EXCEPTION WHEN feature_not_supported THEN
+	GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+	RAISE WARNING '%: %', SQLERRM, detail;
+END
+$$;
 
 DROP SCHEMA ei_ctm CASCADE;
 -- the next file creates the extension afresh
