@@ -5,7 +5,7 @@
 #   make installcheck    regression tests (sql/) and isolation tests
 #                        (test/specs/), each in its own temporary instance
 #   make unittest        compile and run the pure C unit tests in test/unit/
-#   make fuzz            run each libFuzzer target (SeqTree, Bloom filter)
+#   make fuzz            run each libFuzzer target (SeqTree, Bloom filter, normalized keys)
 #                        for FUZZ_SECONDS seconds (default 30; needs clang)
 #
 # TAP tests (test/t/*.pl) are run by scripts/test.sh with prove, because
@@ -168,7 +168,7 @@ else
 	test $$fail -eq 0
 endif
 
-# libFuzzer targets test/fuzz/NAME_fuzz.c (the SeqTree, the Bloom filter):
+# libFuzzer targets test/fuzz/NAME_fuzz.c (the SeqTree, the Bloom filter, normalized keys):
 # each is built with clang and run for FUZZ_SECONDS seconds, starting from
 # its seed corpus test/fuzz/corpus/NAME_fuzz/.  New inputs go to
 # tmp_fuzz/NAME_fuzz/corpus/, a crashing input to tmp_fuzz/NAME_fuzz/crash-*;

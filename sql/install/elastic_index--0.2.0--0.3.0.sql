@@ -5,10 +5,54 @@
 
 --------------------------------------------------------------------------
 -- 0.3.0 adds operator classes, for both access methods, for the other
--- types btree has default classes for, and btree's pattern classes.  Their
--- keys go in standard leaves (no normalize function).  Nothing else
--- changes: no page format, no WAL record, no C function.
+-- types btree has default classes for, and btree's pattern classes, and
+-- normalize functions (support function 7) for all of them but enum_ops,
+-- so that their keys can go in compact leaves.  Nothing else changes: no
+-- page format, no WAL record.
 --------------------------------------------------------------------------
+
+CREATE FUNCTION elastic_btree_normalize(bpchar) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bpchar'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(name) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_name'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(time) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(timetz) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_timetz'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(inet) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_inet'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(macaddr) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_macaddr'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(macaddr8) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_macaddr8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize("char") RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_char'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(money) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_money'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(pg_lsn) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_pg_lsn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(bit) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bit'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(varbit) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bit'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize_pattern(text) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_text_pattern'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize_pattern(bpchar) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bpchar_pattern'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- bpchar_ops: bpchar (char(n))
 
@@ -23,7 +67,8 @@ DEFAULT FOR TYPE bpchar USING elastic_btree FAMILY bpchar_ops AS
 	OPERATOR 5 > (bpchar, bpchar),
 	FUNCTION 1 bpcharcmp(bpchar, bpchar),
 	FUNCTION 2 bpchar_sortsupport(internal),
-	FUNCTION 4 btvarstrequalimage(oid);
+	FUNCTION 4 btvarstrequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(bpchar);
 
 -- name_ops: name, in the family text_ops as in btree, with the cross-type
 -- members name vs text and text vs name
@@ -37,7 +82,8 @@ DEFAULT FOR TYPE name USING elastic_btree FAMILY text_ops AS
 	OPERATOR 5 > (name, name),
 	FUNCTION 1 btnamecmp(name, name),
 	FUNCTION 2 btnamesortsupport(internal),
-	FUNCTION 4 btvarstrequalimage(oid);
+	FUNCTION 4 btvarstrequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(name);
 
 ALTER OPERATOR FAMILY text_ops USING elastic_btree ADD
 	-- name vs text
@@ -67,7 +113,8 @@ DEFAULT FOR TYPE time USING elastic_btree FAMILY time_ops AS
 	OPERATOR 4 >= (time, time),
 	OPERATOR 5 > (time, time),
 	FUNCTION 1 time_cmp(time, time),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(time);
 
 -- timetz_ops: timetz
 
@@ -81,7 +128,8 @@ DEFAULT FOR TYPE timetz USING elastic_btree FAMILY timetz_ops AS
 	OPERATOR 4 >= (timetz, timetz),
 	OPERATOR 5 > (timetz, timetz),
 	FUNCTION 1 timetz_cmp(timetz, timetz),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(timetz);
 
 -- network_ops: inet, and cidr through binary coercion (cidr_ops is the
 -- non-default alias btree has too)
@@ -97,7 +145,8 @@ DEFAULT FOR TYPE inet USING elastic_btree FAMILY network_ops AS
 	OPERATOR 5 > (inet, inet),
 	FUNCTION 1 network_cmp(inet, inet),
 	FUNCTION 2 network_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(inet);
 
 CREATE OPERATOR CLASS cidr_ops
 FOR TYPE inet USING elastic_btree FAMILY network_ops AS
@@ -116,7 +165,8 @@ DEFAULT FOR TYPE macaddr USING elastic_btree FAMILY macaddr_ops AS
 	OPERATOR 5 > (macaddr, macaddr),
 	FUNCTION 1 macaddr_cmp(macaddr, macaddr),
 	FUNCTION 2 macaddr_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(macaddr);
 
 -- macaddr8_ops: macaddr8
 
@@ -130,7 +180,8 @@ DEFAULT FOR TYPE macaddr8 USING elastic_btree FAMILY macaddr8_ops AS
 	OPERATOR 4 >= (macaddr8, macaddr8),
 	OPERATOR 5 > (macaddr8, macaddr8),
 	FUNCTION 1 macaddr8_cmp(macaddr8, macaddr8),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(macaddr8);
 
 -- enum_ops: anyenum, every enum type
 
@@ -158,7 +209,8 @@ DEFAULT FOR TYPE "char" USING elastic_btree FAMILY char_ops AS
 	OPERATOR 4 >= ("char", "char"),
 	OPERATOR 5 > ("char", "char"),
 	FUNCTION 1 btcharcmp("char", "char"),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize("char");
 
 -- money_ops: money
 
@@ -172,7 +224,8 @@ DEFAULT FOR TYPE money USING elastic_btree FAMILY money_ops AS
 	OPERATOR 4 >= (money, money),
 	OPERATOR 5 > (money, money),
 	FUNCTION 1 cash_cmp(money, money),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(money);
 
 -- pg_lsn_ops: pg_lsn
 
@@ -186,7 +239,8 @@ DEFAULT FOR TYPE pg_lsn USING elastic_btree FAMILY pg_lsn_ops AS
 	OPERATOR 4 >= (pg_lsn, pg_lsn),
 	OPERATOR 5 > (pg_lsn, pg_lsn),
 	FUNCTION 1 pg_lsn_cmp(pg_lsn, pg_lsn),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(pg_lsn);
 
 -- bit_ops: bit
 
@@ -200,7 +254,8 @@ DEFAULT FOR TYPE bit USING elastic_btree FAMILY bit_ops AS
 	OPERATOR 4 >= (bit, bit),
 	OPERATOR 5 > (bit, bit),
 	FUNCTION 1 bitcmp(bit, bit),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(bit);
 
 -- varbit_ops: varbit
 
@@ -214,7 +269,8 @@ DEFAULT FOR TYPE varbit USING elastic_btree FAMILY varbit_ops AS
 	OPERATOR 4 >= (varbit, varbit),
 	OPERATOR 5 > (varbit, varbit),
 	FUNCTION 1 varbitcmp(varbit, varbit),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(varbit);
 
 -- text_pattern_ops: text and varchar compared byte by byte, whatever the
 -- collation (non-default)
@@ -230,7 +286,8 @@ FOR TYPE text USING elastic_btree FAMILY text_pattern_ops AS
 	OPERATOR 5 ~>~ (text, text),
 	FUNCTION 1 bttext_pattern_cmp(text, text),
 	FUNCTION 2 bttext_pattern_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize_pattern(text);
 
 CREATE OPERATOR CLASS varchar_pattern_ops
 FOR TYPE text USING elastic_btree FAMILY text_pattern_ops AS
@@ -249,7 +306,8 @@ FOR TYPE bpchar USING elastic_btree FAMILY bpchar_pattern_ops AS
 	OPERATOR 5 ~>~ (bpchar, bpchar),
 	FUNCTION 1 btbpchar_pattern_cmp(bpchar, bpchar),
 	FUNCTION 2 btbpchar_pattern_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize_pattern(bpchar);
 
 -- osm_tree gets every operator family and class above, with the same
 -- members: the list of supported types is kept in one place.  A member

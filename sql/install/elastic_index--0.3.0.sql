@@ -392,8 +392,53 @@ DEFAULT FOR TYPE oid USING elastic_btree FAMILY oid_ops AS
 	FUNCTION 7 elastic_btree_normalize(oid);
 
 -- Since 0.3.0: the other types btree has default classes for, and its
--- pattern classes.  Their keys go in standard leaves (no normalize
--- function).
+-- pattern classes.  All but enum_ops have a normalize function (an enum's
+-- order is its pg_enum.enumsortorder, which ALTER TYPE ... ADD VALUE may
+-- renumber: no stable encoding); the pattern classes' ones ignore the
+-- collation, as the classes' comparison functions do.
+
+CREATE FUNCTION elastic_btree_normalize(bpchar) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bpchar'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(name) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_name'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(time) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_int8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(timetz) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_timetz'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(inet) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_inet'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(macaddr) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_macaddr'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(macaddr8) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_macaddr8'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize("char") RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_char'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(money) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_money'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(pg_lsn) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_pg_lsn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(bit) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bit'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize(varbit) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bit'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize_pattern(text) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_text_pattern'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION elastic_btree_normalize_pattern(bpchar) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'elastic_btree_norm_bpchar_pattern'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- bpchar_ops: bpchar (char(n))
 
@@ -408,7 +453,8 @@ DEFAULT FOR TYPE bpchar USING elastic_btree FAMILY bpchar_ops AS
 	OPERATOR 5 > (bpchar, bpchar),
 	FUNCTION 1 bpcharcmp(bpchar, bpchar),
 	FUNCTION 2 bpchar_sortsupport(internal),
-	FUNCTION 4 btvarstrequalimage(oid);
+	FUNCTION 4 btvarstrequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(bpchar);
 
 -- name_ops: name, in the family text_ops as in btree, with the cross-type
 -- members name vs text and text vs name
@@ -422,7 +468,8 @@ DEFAULT FOR TYPE name USING elastic_btree FAMILY text_ops AS
 	OPERATOR 5 > (name, name),
 	FUNCTION 1 btnamecmp(name, name),
 	FUNCTION 2 btnamesortsupport(internal),
-	FUNCTION 4 btvarstrequalimage(oid);
+	FUNCTION 4 btvarstrequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(name);
 
 ALTER OPERATOR FAMILY text_ops USING elastic_btree ADD
 	-- name vs text
@@ -452,7 +499,8 @@ DEFAULT FOR TYPE time USING elastic_btree FAMILY time_ops AS
 	OPERATOR 4 >= (time, time),
 	OPERATOR 5 > (time, time),
 	FUNCTION 1 time_cmp(time, time),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(time);
 
 -- timetz_ops: timetz
 
@@ -466,7 +514,8 @@ DEFAULT FOR TYPE timetz USING elastic_btree FAMILY timetz_ops AS
 	OPERATOR 4 >= (timetz, timetz),
 	OPERATOR 5 > (timetz, timetz),
 	FUNCTION 1 timetz_cmp(timetz, timetz),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(timetz);
 
 -- network_ops: inet, and cidr through binary coercion (cidr_ops is the
 -- non-default alias btree has too)
@@ -482,7 +531,8 @@ DEFAULT FOR TYPE inet USING elastic_btree FAMILY network_ops AS
 	OPERATOR 5 > (inet, inet),
 	FUNCTION 1 network_cmp(inet, inet),
 	FUNCTION 2 network_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(inet);
 
 CREATE OPERATOR CLASS cidr_ops
 FOR TYPE inet USING elastic_btree FAMILY network_ops AS
@@ -501,7 +551,8 @@ DEFAULT FOR TYPE macaddr USING elastic_btree FAMILY macaddr_ops AS
 	OPERATOR 5 > (macaddr, macaddr),
 	FUNCTION 1 macaddr_cmp(macaddr, macaddr),
 	FUNCTION 2 macaddr_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(macaddr);
 
 -- macaddr8_ops: macaddr8
 
@@ -515,7 +566,8 @@ DEFAULT FOR TYPE macaddr8 USING elastic_btree FAMILY macaddr8_ops AS
 	OPERATOR 4 >= (macaddr8, macaddr8),
 	OPERATOR 5 > (macaddr8, macaddr8),
 	FUNCTION 1 macaddr8_cmp(macaddr8, macaddr8),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(macaddr8);
 
 -- enum_ops: anyenum, every enum type
 
@@ -543,7 +595,8 @@ DEFAULT FOR TYPE "char" USING elastic_btree FAMILY char_ops AS
 	OPERATOR 4 >= ("char", "char"),
 	OPERATOR 5 > ("char", "char"),
 	FUNCTION 1 btcharcmp("char", "char"),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize("char");
 
 -- money_ops: money
 
@@ -557,7 +610,8 @@ DEFAULT FOR TYPE money USING elastic_btree FAMILY money_ops AS
 	OPERATOR 4 >= (money, money),
 	OPERATOR 5 > (money, money),
 	FUNCTION 1 cash_cmp(money, money),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(money);
 
 -- pg_lsn_ops: pg_lsn
 
@@ -571,7 +625,8 @@ DEFAULT FOR TYPE pg_lsn USING elastic_btree FAMILY pg_lsn_ops AS
 	OPERATOR 4 >= (pg_lsn, pg_lsn),
 	OPERATOR 5 > (pg_lsn, pg_lsn),
 	FUNCTION 1 pg_lsn_cmp(pg_lsn, pg_lsn),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(pg_lsn);
 
 -- bit_ops: bit
 
@@ -585,7 +640,8 @@ DEFAULT FOR TYPE bit USING elastic_btree FAMILY bit_ops AS
 	OPERATOR 4 >= (bit, bit),
 	OPERATOR 5 > (bit, bit),
 	FUNCTION 1 bitcmp(bit, bit),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(bit);
 
 -- varbit_ops: varbit
 
@@ -599,7 +655,8 @@ DEFAULT FOR TYPE varbit USING elastic_btree FAMILY varbit_ops AS
 	OPERATOR 4 >= (varbit, varbit),
 	OPERATOR 5 > (varbit, varbit),
 	FUNCTION 1 varbitcmp(varbit, varbit),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize(varbit);
 
 -- text_pattern_ops: text and varchar compared byte by byte, whatever the
 -- collation (non-default)
@@ -615,7 +672,8 @@ FOR TYPE text USING elastic_btree FAMILY text_pattern_ops AS
 	OPERATOR 5 ~>~ (text, text),
 	FUNCTION 1 bttext_pattern_cmp(text, text),
 	FUNCTION 2 bttext_pattern_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize_pattern(text);
 
 CREATE OPERATOR CLASS varchar_pattern_ops
 FOR TYPE text USING elastic_btree FAMILY text_pattern_ops AS
@@ -634,7 +692,8 @@ FOR TYPE bpchar USING elastic_btree FAMILY bpchar_pattern_ops AS
 	OPERATOR 5 ~>~ (bpchar, bpchar),
 	FUNCTION 1 btbpchar_pattern_cmp(bpchar, bpchar),
 	FUNCTION 2 btbpchar_pattern_sortsupport(internal),
-	FUNCTION 4 btequalimage(oid);
+	FUNCTION 4 btequalimage(oid),
+	FUNCTION 7 elastic_btree_normalize_pattern(bpchar);
 
 --------------------------------------------------------------------------
 -- osm_tree: the same tree, tuned for sorted and near-sorted ingestion

@@ -20,6 +20,8 @@
 #include "access/genam.h"
 #include "catalog/index.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "eitree.h"
 #include "keynorm.h"
@@ -27,6 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 /*
  * Decide whether an index's entries have normalized keys, and gather what
@@ -65,6 +68,7 @@ EIGetNormKeyInfo(Relation index)
 			return info;
 		}
 		if (type_is_collatable(typid) &&
+			EINormalizeProcUsesCollation(procid) &&
 			!EINormKeyCollationOK(index->rd_indcollation[i]))
 		{
 			info->ok = false;
@@ -74,12 +78,8 @@ EIGetNormKeyInfo(Relation index)
 			return info;
 		}
 
-		/*
-		 * A fixed-length type's encoding is as long as the type (every
-		 * encoder in keynorm.h keeps the width), so keys of such columns
-		 * have one length; a NULL is padded to it (see EINormalizeKey).
-		 */
-		info->widths[i] = get_typlen(typid) > 0 ? get_typlen(typid) : -1;
+		/* fixed-width columns' keys have one length (EINormKeyTypeWidth) */
+		info->widths[i] = EINormKeyTypeWidth(typid);
 
 		fmgr_info_cxt(procid, &info->procs[i], CurrentMemoryContext);
 		info->collations[i] = index->rd_indcollation[i];
@@ -254,4 +254,60 @@ EINormKeyCollationOK(Oid collation)
 		return true;
 #endif
 	return false;
+}
+
+/*
+ * Does the normalize function procid encode values according to the
+ * column's collation?  Those of the pattern classes (text_pattern_ops,
+ * varchar_pattern_ops, bpchar_pattern_ops) do not: like the classes'
+ * comparison functions they order bytes whatever the collation, so any
+ * collation will do.  They are the normalize functions whose C symbol ends
+ * in "_pattern" (src/am/normalize.c).
+ */
+bool
+EINormalizeProcUsesCollation(Oid procid)
+{
+	static const char suffix[] = "_pattern";
+	HeapTuple	tup;
+	Datum		prosrc;
+	bool		isnull;
+	bool		uses = true;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(procid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for function %u", procid);
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		prosrc = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		if (!isnull)
+		{
+			char	   *src = TextDatumGetCString(prosrc);
+			size_t		len = strlen(src);
+
+			if (len >= sizeof(suffix) - 1 &&
+				strcmp(src + len - (sizeof(suffix) - 1), suffix) == 0)
+				uses = false;
+			pfree(src);
+		}
+	}
+	ReleaseSysCache(tup);
+	return uses;
+}
+
+/*
+ * Width in bytes of the normalized encoding of every value of type typid,
+ * or -1 if it varies.  A fixed-length type's encoding is as long as the
+ * type (every fixed-width encoder in keynorm.h keeps the width), so keys of
+ * such columns have one length and a NULL is padded to it (see
+ * EINormalizeKey).  name (or a domain over it) is the exception: a string
+ * in a fixed 64-byte buffer, encoded like text.
+ */
+int
+EINormKeyTypeWidth(Oid typid)
+{
+	int			typlen = get_typlen(typid);
+
+	if (getBaseType(typid) == NAMEOID)
+		return -1;
+	return typlen > 0 ? typlen : -1;
 }

@@ -631,6 +631,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		Oid			ltopr;
 		Oid			btopfamily;
 		Oid			btopcintype;
+		Oid			normproc;
 		int32		width = 0;
 
 		if (elem->name == NULL)
@@ -707,14 +708,15 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		 * and we model them only when the column's values are on average
 		 * well below that.
 		 */
-		if (!OidIsValid(EIGetNormalizeProc(hypo->opfamily[i],
-										   hypo->opcintype[i])) ||
+		normproc = EIGetNormalizeProc(hypo->opfamily[i], hypo->opcintype[i]);
+		if (!OidIsValid(normproc) ||
 			(type_is_collatable(att->atttypid) &&
+			 EINormalizeProcUsesCollation(normproc) &&
 			 !EINormKeyCollationOK(hypo->collations[i])))
 			compactable = false;
-		else if (att->attlen > 0)
-			keylen += 1 + att->attlen;
-		else if (att->attlen == -1 && width <= EI_NORMKEY_VARKEY_LEN / 2)
+		else if (EINormKeyTypeWidth(att->atttypid) > 0)
+			keylen += 1 + EINormKeyTypeWidth(att->atttypid);
+		else if (width <= EI_NORMKEY_VARKEY_LEN / 2)
 			varwidth = true;
 		else
 			compactable = false;

@@ -740,6 +740,8 @@ extern bool EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 extern void EINormKeyPad(EINormKeyInfo *info);
 extern int	EINormKeyPrefixLength(EINormKeyInfo *info, int keylen);
 extern bool EINormKeyCollationOK(Oid collation);
+extern bool EINormalizeProcUsesCollation(Oid procid);
+extern int	EINormKeyTypeWidth(Oid typid);
 extern Oid	EIGetNormalizeProc(Oid opfamily, Oid opcintype);
 
 /* core/search.c: insertion keys, comparison, descent */

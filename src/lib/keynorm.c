@@ -206,6 +206,139 @@ keynorm_uuid(const uint8_t *v, uint8_t *dst)
 }
 
 /*
+ * Encode a timetz: the UTC-adjusted time (time + zone seconds), then the
+ * zone, as timetz_cmp orders them.
+ */
+size_t
+keynorm_timetz(int64_t time, int32_t zone, uint8_t *dst)
+{
+	keynorm_int64(time + (int64_t) zone * INT64_C(1000000), dst);
+	keynorm_int32(zone, dst + KEYNORM_INT64_SIZE);
+	return KEYNORM_TIMETZ_SIZE;
+}
+
+/*
+ * Encode a money amount (a signed 64-bit integer).
+ */
+size_t
+keynorm_money(int64_t v, uint8_t *dst)
+{
+	return keynorm_int64(v, dst);
+}
+
+/*
+ * Encode a pg_lsn (an unsigned 64-bit integer) big-endian.
+ */
+size_t
+keynorm_lsn(uint64_t v, uint8_t *dst)
+{
+	kn_store64(dst, v);
+	return KEYNORM_LSN_SIZE;
+}
+
+/*
+ * Encode a "char": the byte itself, which PostgreSQL compares unsigned.
+ */
+size_t
+keynorm_char(uint8_t v, uint8_t *dst)
+{
+	dst[0] = v;
+	return KEYNORM_CHAR_SIZE;
+}
+
+/*
+ * Encode a macaddr: its 6 bytes unchanged.
+ */
+size_t
+keynorm_macaddr(const uint8_t *v, uint8_t *dst)
+{
+	memcpy(dst, v, KEYNORM_MACADDR_SIZE);
+	return KEYNORM_MACADDR_SIZE;
+}
+
+/*
+ * Encode a macaddr8: its 8 bytes unchanged.
+ */
+size_t
+keynorm_macaddr8(const uint8_t *v, uint8_t *dst)
+{
+	memcpy(dst, v, KEYNORM_MACADDR8_SIZE);
+	return KEYNORM_MACADDR8_SIZE;
+}
+
+/*
+ * Encode an inet or cidr value (4 or 16 address bytes, netmask length
+ * masklen): family byte, address masked to masklen bits, masklen, whole
+ * address.  keynorm.h explains why this is network_cmp's order.
+ */
+size_t
+keynorm_inet(bool ipv6, const uint8_t *addr, int masklen, uint8_t *dst)
+{
+	size_t		size = ipv6 ? 16 : 4;
+	size_t		i;
+
+	if (masklen < 0)
+		masklen = 0;
+	if ((size_t) masklen > 8 * size)
+		masklen = (int) (8 * size);
+
+	dst[0] = ipv6 ? 0x01 : 0x00;
+	for (i = 0; i < size; i++)
+	{
+		int			keep = masklen - 8 * (int) i;	/* bits of this byte kept */
+		uint8_t		mask;
+
+		if (keep >= 8)
+			mask = 0xFF;
+		else if (keep <= 0)
+			mask = 0x00;
+		else
+			mask = (uint8_t) (0xFF << (8 - keep));
+		dst[1 + i] = addr[i] & mask;
+	}
+	dst[1 + size] = (uint8_t) masklen;
+	memcpy(dst + 2 + size, addr, size);
+	return 2 + 2 * size;
+}
+
+/*
+ * Return the exact size of the encoding of a bit string of nbits bits.
+ */
+size_t
+keynorm_bits_size(const uint8_t *bits, size_t nbits)
+{
+	return keynorm_bytes_size(bits, (nbits + 7) / 8) + 1;
+}
+
+/*
+ * Encode a bit string (nbits bits in (nbits + 7) / 8 bytes, high bit first,
+ * padding bits zero): its bytes in the variable-length encoding, then the
+ * number of bits used in the last byte.  dst needs keynorm_bits_size()
+ * bytes.
+ */
+size_t
+keynorm_bits(const uint8_t *bits, size_t nbits, uint8_t *dst)
+{
+	size_t		nbytes = (nbits + 7) / 8;
+	size_t		n = keynorm_bytes(bits, nbytes, dst);
+
+	dst[n++] = (uint8_t) (nbits - 8 * (nbytes > 0 ? nbytes - 1 : 0));
+	return n;
+}
+
+/*
+ * Return the length of a char(n) value without its trailing spaces, the
+ * part PostgreSQL compares.
+ */
+size_t
+keynorm_trim_spaces(const char *data, size_t len)
+{
+	while (len > 0 && data[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+/*
  * Return the exact size of the variable-length encoding of a byte string.
  */
 size_t

@@ -45,6 +45,42 @@
  *		c compares 0x00 < c when c > 0 and 0x00 0x00 < 0x00 0xFF when c = 0,
  *		so a value sorts before every longer value it is a prefix of.  The
  *		encoded size is len + (number of 0x00 bytes) + 2.
+ *	timetz
+ *		the time adjusted to UTC (time + zone seconds, in microseconds) as
+ *		an int8, then the zone (seconds west of UTC) as an int4: 12 bytes,
+ *		ordered like timetz_cmp (UTC time, then zone).
+ *	money
+ *		as int8: the amount in the currency's smallest unit.
+ *	pg_lsn
+ *		the unsigned 64-bit value, big-endian (8 bytes).
+ *	"char"
+ *		the byte itself (PostgreSQL compares "char" as unsigned).
+ *	macaddr, macaddr8
+ *		the 6 or 8 bytes as they are (compared byte by byte, high first).
+ *	inet, cidr
+ *		a family byte (0x00 IPv4, 0x01 IPv6), the address with every bit
+ *		past the netmask length cleared, the netmask length (one byte),
+ *		then the whole address: 10 bytes for IPv4, 34 for IPv6.  This is
+ *		network_cmp's order: family; the common-prefix bits; netmask
+ *		length; the whole address.  Where the first min(m1, m2) bits
+ *		differ, the masked addresses differ there first.  Where they agree
+ *		and m1 < m2, the masked first address has only zeros past m1, so
+ *		it is smaller than or equal to the second; equal only if the
+ *		second's bits m1..m2-1 are zero, and then the length byte orders
+ *		them by netmask length as network_cmp does.  The family byte fixes
+ *		the length, so the encoding is prefix-free.  inet and cidr values
+ *		with the same address and netmask are equal, as in PostgreSQL.
+ *	bit, varbit
+ *		the data bytes (padding bits are zero) in the variable-length
+ *		bytea encoding below, then one byte, the number of bits used in
+ *		the last data byte (1..8; 0 for the empty string).  bit_cmp
+ *		compares the bytes over the shorter length, then the bit lengths:
+ *		a string whose bytes are a proper prefix of the other's has fewer
+ *		bits, and with equal bytes the lengths differ only in the last
+ *		byte's count.
+ *	bpchar (char(n))
+ *		the text encoding of the value without its trailing spaces, which
+ *		PostgreSQL ignores when comparing (keynorm_trim_spaces).
  *	truncated bytea/text (fixed width N)
  *		the first N bytes of the variable-length encoding above, padded with
  *		0x00 up to N bytes, plus a "complete" flag that is true when the
@@ -127,12 +163,24 @@
 #define KEYNORM_TIME_SIZE		8
 #define KEYNORM_UUID_SIZE		16
 #define KEYNORM_TID_SIZE		6
+#define KEYNORM_TIMETZ_SIZE		12
+#define KEYNORM_MONEY_SIZE		8
+#define KEYNORM_LSN_SIZE		8
+#define KEYNORM_CHAR_SIZE		1
+#define KEYNORM_MACADDR_SIZE	6
+#define KEYNORM_MACADDR8_SIZE	8
+#define KEYNORM_INET4_SIZE		10
+#define KEYNORM_INET6_SIZE		34
 
 /* Decisive length of a key without an incomplete truncated column */
 #define KEYNORM_EXACT			SIZE_MAX
 
 /* Largest encoding of a variable-length value of len bytes (all 0x00) */
 #define KEYNORM_BYTES_MAX_SIZE(len)	(2 * (size_t) (len) + 2)
+
+/* Largest encoding of a bit string of nbits bits */
+#define KEYNORM_BITS_MAX_SIZE(nbits) \
+	(KEYNORM_BYTES_MAX_SIZE(((size_t) (nbits) + 7) / 8) + 1)
 
 /*
  * State of a multi-column key being built into a caller-provided buffer.
@@ -161,6 +209,17 @@ extern size_t keynorm_timestamp(int64_t v, uint8_t *dst);
 extern size_t keynorm_timestamptz(int64_t v, uint8_t *dst);
 extern size_t keynorm_time(int64_t v, uint8_t *dst);
 extern size_t keynorm_uuid(const uint8_t *v, uint8_t *dst);
+extern size_t keynorm_timetz(int64_t time, int32_t zone, uint8_t *dst);
+extern size_t keynorm_money(int64_t v, uint8_t *dst);
+extern size_t keynorm_lsn(uint64_t v, uint8_t *dst);
+extern size_t keynorm_char(uint8_t v, uint8_t *dst);
+extern size_t keynorm_macaddr(const uint8_t *v, uint8_t *dst);
+extern size_t keynorm_macaddr8(const uint8_t *v, uint8_t *dst);
+extern size_t keynorm_inet(bool ipv6, const uint8_t *addr, int masklen,
+						   uint8_t *dst);
+extern size_t keynorm_bits_size(const uint8_t *bits, size_t nbits);
+extern size_t keynorm_bits(const uint8_t *bits, size_t nbits, uint8_t *dst);
+extern size_t keynorm_trim_spaces(const char *data, size_t len);
 extern size_t keynorm_bytes_size(const void *data, size_t len);
 extern size_t keynorm_bytes(const void *data, size_t len, uint8_t *dst);
 extern size_t keynorm_text(const char *data, size_t len, uint8_t *dst);
