@@ -150,13 +150,14 @@ BEGIN
 	RETURN btint4cmp($1, $2);
 END
 $fn$;
+-- (from 17 on the owner's code runs with search_path pg_catalog, pg_temp)
 CREATE FUNCTION hc_owner_norm(int4) RETURNS bytea
 LANGUAGE plpgsql IMMUTABLE AS $fn$
 BEGIN
 	IF current_user <> 'regress_ei_hot_owner' THEN
 		RAISE EXCEPTION 'normalization of regress_ei_hot_owner run by another role';
 	END IF;
-	RETURN elastic_btree_normalize($1);
+	RETURN public.elastic_btree_normalize($1);
 END
 $fn$;
 -- operators of their own, so that a btree operator class with the same
@@ -223,3 +224,7 @@ SELECT hc_owner_only(1);
 SET client_min_messages = warning;
 DROP SCHEMA ei_hot CASCADE;
 DROP ROLE regress_ei_hot_owner;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
