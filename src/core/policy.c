@@ -21,6 +21,8 @@
 #include "catalog/pg_class.h"
 #include "storage/buf_internals.h"
 #include "storage/lmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -234,6 +236,36 @@ EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
 	}
 	Assert(cache->policy_cache_kind == am_kind);
 	return cache->policy_cache;
+}
+
+/*
+ * Act as heap's owner, in a security-restricted operation with a GUC nest
+ * level of its own (and search_path pinned from 17 on), until
+ * EIRestoreCaller: what a SQL function does before it runs code of the
+ * table's owner (index expressions and predicates, comparison support
+ * functions), as amcheck's bt_index_check_internal, VACUUM and REINDEX do
+ * since CVE-2022-1552, so that the owner's code cannot act with a caller's
+ * (a superuser's) rights.  An error ends it with the transaction.
+ */
+void
+EIBecomeTableOwner(Relation heap, EIOwnerSwitch *sw)
+{
+	GetUserIdAndSecContext(&sw->save_userid, &sw->save_sec_context);
+	SetUserIdAndSecContext(heap->rd_rel->relowner,
+						   sw->save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	sw->save_nestlevel = NewGUCNestLevel();
+	EIRestrictSearchPath();
+}
+
+/*
+ * Be the caller again after EIBecomeTableOwner, undoing the settings the
+ * owner's code made.
+ */
+void
+EIRestoreCaller(EIOwnerSwitch *sw)
+{
+	AtEOXact_GUC(false, sw->save_nestlevel);
+	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
 }
 
 /*

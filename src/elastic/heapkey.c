@@ -11,10 +11,15 @@
  *	  remove the entry from that leaf (under a cleanup lock) before the
  *	  heap line pointer can be marked unused and reused, so while the leaf
  *	  is locked the TID still means the tuple the entry was made for.
- *	- The entry's TID is the root of a HOT chain.  Every member of a HOT
- *	  chain has the same values in every indexed column (that is what made
- *	  the updates HOT), so the first member with storage holds the key: the
- *	  root itself, or the member a redirect points to after pruning.
+ *	- The entry's TID is the root of a HOT chain, and the entry holds the
+ *	  values of the chain's last member (ei_heapkey_chain_end), not
+ *	  necessarily the root's: a chain HOT-updated before the index was
+ *	  created may change the index's columns ("broken" for this index;
+ *	  see the heap's README.HOT), and CREATE INDEX indexes the chain's
+ *	  end under the root's TID.  Updates after that are HOT only if they
+ *	  keep every indexed column, so all members from the build's end on
+ *	  share the entry's values; the member the chain ends at now is one
+ *	  of them.  A HOT update whose transaction aborted is no link.
  *	- A root marked LP_DEAD means the whole chain is dead to everybody: the
  *	  entry can be removed, and its key is not needed any more.
  *	- A key column stored out of line in TOAST would need a TOAST-table
@@ -43,10 +48,13 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "eistats.h"
 #include "eielastic.h"
 #include "storage/bufmgr.h"
+#include "storage/procarray.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -65,6 +73,8 @@ static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
 									   ItemPointer tid, bool unlocked);
 static bool ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page,
 									BlockNumber blkno, OffsetNumber root);
+static OffsetNumber ei_heapkey_chain_end(Page page, OffsetNumber first);
+static bool ei_heapkey_xmin_aborted(HeapTupleHeader tup);
 static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
 											ItemPointer tid);
 
@@ -211,6 +221,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	Relation	index = reader->index;
 	BlockNumber blkno = ItemPointerGetBlockNumber(tid);
 	OffsetNumber offnum = ItemPointerGetOffsetNumber(tid);
+	OffsetNumber first;			/* the chain's first member with storage */
 	Page		page;
 	ItemId		lp;
 	HeapTupleData tuple;
@@ -250,9 +261,13 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 						RelationGetRelationName(heap), offnum)));
 	}
 
+	first = offnum;
 	lp = PageGetItemId(page, offnum);
 	if (ItemIdIsRedirected(lp))
-		lp = PageGetItemId(page, ItemIdGetRedirect(lp));
+	{
+		first = ItemIdGetRedirect(lp);
+		lp = PageGetItemId(page, first);
+	}
 
 	if (ItemIdIsDead(lp))
 	{
@@ -268,6 +283,9 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 						RelationGetRelationName(index), blkno, offnum,
 						RelationGetRelationName(heap))));
 	}
+
+	/* the entry holds the values of the chain's last member */
+	lp = PageGetItemId(page, ei_heapkey_chain_end(page, first));
 
 	tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
 	tuple.t_len = ItemIdGetLength(lp);
@@ -488,4 +506,71 @@ ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
 		offnum = ItemPointerGetOffsetNumber(&tuple.t_data->t_ctid);
 		prev_xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
 	}
+}
+
+/*
+ * Return the offset of the last member of the HOT chain whose first member
+ * with storage is at first (a normal line pointer) on the share-locked heap
+ * page: the member whose values the chain's index entries hold.
+ *
+ * The chain is followed as heap_hot_search_buffer does, through members
+ * marked HOT-updated to a next member whose xmin is the updater, and also
+ * stops before a next member whose inserting transaction aborted: CREATE
+ * INDEX counts a tuple whose HOT update aborted as live and indexes its
+ * values, even before a hint bit says that the update aborted.  A member
+ * that is dead, even to everybody, still holds the values; whether the
+ * entry's row is visible is the caller's heap fetch's business.
+ */
+static OffsetNumber
+ei_heapkey_chain_end(Page page, OffsetNumber first)
+{
+	OffsetNumber offnum = first;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	/* a chain has fewer members than the page has line pointers */
+	for (int nmembers = 0; nmembers < maxoff; nmembers++)
+	{
+		HeapTupleHeader member;
+		HeapTupleHeader next;
+		OffsetNumber nextoff;
+		ItemId		lp;
+
+		member = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, offnum));
+		if (!HeapTupleHeaderIsHotUpdated(member))
+			break;
+		nextoff = ItemPointerGetOffsetNumber(&member->t_ctid);
+		if (nextoff < FirstOffsetNumber || nextoff > maxoff)
+			break;
+		lp = PageGetItemId(page, nextoff);
+		if (!ItemIdIsNormal(lp))
+			break;
+		next = (HeapTupleHeader) PageGetItem(page, lp);
+		if (!TransactionIdEquals(HeapTupleHeaderGetXmin(next),
+								 HeapTupleHeaderGetUpdateXid(member)) ||
+			ei_heapkey_xmin_aborted(next))
+			break;
+		offnum = nextoff;
+	}
+	return offnum;
+}
+
+/*
+ * Did the transaction that inserted the heap tuple tup abort?  Decided as
+ * the heap's visibility checks do (in progress before committed), without
+ * setting hint bits.
+ */
+static bool
+ei_heapkey_xmin_aborted(HeapTupleHeader tup)
+{
+	TransactionId xmin;
+
+	if (HeapTupleHeaderXminCommitted(tup))
+		return false;
+	if (HeapTupleHeaderXminInvalid(tup))
+		return true;
+	xmin = HeapTupleHeaderGetRawXmin(tup);
+	if (TransactionIdIsCurrentTransactionId(xmin) ||
+		TransactionIdIsInProgress(xmin))
+		return false;
+	return !TransactionIdDidCommit(xmin);
 }

@@ -687,8 +687,10 @@ elastic_btree_shrink(PG_FUNCTION_ARGS)
 	Oid			indexoid;
 	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
 	Relation	rel;
+	Relation	heap;
 	int64		converted;
 	int64		remaining;
+	EIOwnerSwitch owner;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -698,8 +700,13 @@ elastic_btree_shrink(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("number of leaves to convert must not be negative")));
 	rel = ei_open_for_conversion(indexoid);
+	/* the index's support functions are the table owner's code */
+	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	EIBecomeTableOwner(heap, &owner);
 	EIElasticSetState(rel, EI_STATE_SHRINKING);
 	converted = ei_convert_leaves(rel, NULL, true, max_leaves, -1, &remaining);
+	EIRestoreCaller(&owner);
+	table_close(heap, AccessShareLock);
 	index_close(rel, RowExclusiveLock);
 	PG_RETURN_INT64(converted);
 }
@@ -722,6 +729,7 @@ elastic_btree_expand(PG_FUNCTION_ARGS)
 	Relation	heap;
 	int64		converted;
 	int64		remaining;
+	EIOwnerSwitch owner;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -732,10 +740,13 @@ elastic_btree_expand(PG_FUNCTION_ARGS)
 				 errmsg("number of leaves to convert must not be negative")));
 	rel = ei_open_for_conversion(indexoid);
 	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	/* the index's support functions are the table owner's code */
+	EIBecomeTableOwner(heap, &owner);
 	EIElasticSetState(rel, EI_STATE_EXPANDING);
 	converted = ei_convert_leaves(rel, heap, false, max_leaves, -1, &remaining);
 	if (remaining == 0)
 		EIElasticSetState(rel, EI_STATE_NORMAL);
+	EIRestoreCaller(&owner);
 	table_close(heap, AccessShareLock);
 	index_close(rel, RowExclusiveLock);
 	PG_RETURN_INT64(converted);

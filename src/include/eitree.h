@@ -638,6 +638,16 @@ extern bool EIRelServedBy(Relation rel, uint32 am_kind);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
+
+/* a caller's identity, saved while a SQL function works as a table's owner */
+typedef struct EIOwnerSwitch
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} EIOwnerSwitch;
+extern void EIBecomeTableOwner(Relation heap, EIOwnerSwitch *sw);
+extern void EIRestoreCaller(EIOwnerSwitch *sw);
 extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
 extern void EIGuardInit(void);

@@ -1387,6 +1387,7 @@ elastic_index_check(PG_FUNCTION_ARGS)
 	MemoryContext oldcxt;
 	BlockNumber leftmost;
 	uint32		level;
+	EIOwnerSwitch owner;
 
 	/*
 	 * No ownership test here: like amcheck's functions, the install script
@@ -1427,6 +1428,12 @@ elastic_index_check(PG_FUNCTION_ARGS)
 						RelationGetRelationName(rel)),
 				 errdetail("The index is not valid (a failed CREATE INDEX CONCURRENTLY?)."),
 				 errhint("Rebuild it with REINDEX.")));
+
+	/*
+	 * The index's expressions, predicate and comparison functions are the
+	 * table owner's code: run them as the owner, as amcheck does.
+	 */
+	EIBecomeTableOwner(heaprel, &owner);
 
 	checkcxt = AllocSetContextCreate(CurrentMemoryContext,
 									 "elastic_index_check",
@@ -1515,6 +1522,7 @@ done:
 	FreeAccessStrategy(state.strategy);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(checkcxt);
+	EIRestoreCaller(&owner);
 
 	relation_close(rel, lockmode);
 	table_close(heaprel, lockmode);

@@ -218,6 +218,7 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 	bool		nulls[10] = {false};
 	double		std_cap;
 	double		cmp_cap;
+	EIOwnerSwitch owner;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -251,6 +252,8 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("index \"%s\" has keys longer than compact leaves allow",
 						RelationGetRelationName(index))));
+	/* the heap keys read are the table owner's data, read as the owner */
+	EIBecomeTableOwner(heap, &owner);
 	if (verify)
 		reader = EIHeapKeyReaderBegin(heap, index, norm);
 
@@ -322,6 +325,7 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum(counts.verified_entries);
 	values[9] = Int64GetDatum(counts.heap_key_reads);
 
+	EIRestoreCaller(&owner);
 	relation_close(index, AccessShareLock);
 	table_close(heap, AccessShareLock);
 

@@ -2264,13 +2264,17 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 	Relation	rel;
 	Relation	heapRel;
 	int64		moved;
+	EIOwnerSwitch owner;
 
 	rel = osm_open_index(indexoid, RowExclusiveLock);
 	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
 	heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
+	/* the index's comparison functions are the table owner's code */
+	EIBecomeTableOwner(heapRel, &owner);
 	moved = OsmBufferFlush(rel, heapRel, -1, true);
+	EIRestoreCaller(&owner);
 	table_close(heapRel, AccessShareLock);
 	index_close(rel, RowExclusiveLock);
 

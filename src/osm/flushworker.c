@@ -183,9 +183,7 @@ osm_worker_flush_once(Oid indexoid)
 		OsmBufferCountsData counts;
 		int			unit = Max(1, (int) (OsmGetBufferSize(rel) *
 										 OsmGetFlushFraction(rel)));
-		Oid			save_userid;
-		int			save_sec_context;
-		int			save_nestlevel;
+		EIOwnerSwitch owner;
 
 		/*
 		 * Do the work as the table's owner, in a security-restricted
@@ -194,11 +192,7 @@ osm_worker_flush_once(Oid indexoid)
 		 * functions, which must not run as the bootstrap superuser the
 		 * worker connected as.
 		 */
-		GetUserIdAndSecContext(&save_userid, &save_sec_context);
-		SetUserIdAndSecContext(heapRel->rd_rel->relowner,
-							   save_sec_context | SECURITY_RESTRICTED_OPERATION);
-		save_nestlevel = NewGUCNestLevel();
-		EIRestrictSearchPath();
+		EIBecomeTableOwner(heapRel, &owner);
 
 		OsmBufferCounts(rel, &counts);
 		if (counts.closed_pages >= unit ||
@@ -208,8 +202,7 @@ osm_worker_flush_once(Oid indexoid)
 				result = 1;
 		}
 
-		AtEOXact_GUC(false, save_nestlevel);
-		SetUserIdAndSecContext(save_userid, save_sec_context);
+		EIRestoreCaller(&owner);
 	}
 	if (rel != NULL)
 		relation_close(rel, RowExclusiveLock);
