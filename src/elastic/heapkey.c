@@ -184,6 +184,8 @@ EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf, int lockmode,
 					   ItemPointer tid)
 {
 	LockBuffer(leafbuf, BUFFER_LOCK_UNLOCK);
+	/* tests hold the leaf unlocked here (advisory lock (9, 1)) */
+	EIFaultGate(EI_FAULT_UNLOCKED_READ_GATE, 1);
 	(void) EIHeapKeyReadUnlocked(reader, tid);
 	LockBuffer(leafbuf, lockmode);
 }

@@ -313,6 +313,7 @@ EICompactInsert(EIInsertState istate)
 	StringInfoData key;
 	EIHeapKeyReader *reader;
 	SeqTreeLocation loc;
+	bool		relocked = false;
 
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
@@ -356,9 +357,19 @@ EICompactInsert(EIInsertState istate)
 			EIRelBuf(rel, buf);
 			return EI_LEAF_RESTART;
 		}
+		relocked = true;
 	}
 	EIHeapKeyReaderEnd(reader);
 	pfree(key.data);
+
+	/*
+	 * ei_insert checked the leaf for serializable conflicts before this
+	 * insert unlocked it: a reader may have locked and read it since,
+	 * without the entry, so check again now that it is locked until the
+	 * entry is in.
+	 */
+	if (relocked && istate->own_entry)
+		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
 	if (loc.exact)
 		elog(ERROR, "entry for heap TID (%u,%u) is already in index \"%s\"",
