@@ -43,6 +43,7 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "catalog/pg_am.h"
 #include "eistats.h"
 #include "eielastic.h"
@@ -59,12 +60,16 @@ typedef struct EIHeapKeyCached
 	IndexTuple	itup;			/* with want_tuple (fixed per reader), else
 								 * NULL */
 	bool		dead;			/* no key: the entry was found dead */
+	TransactionId horizon;		/* then: the newest xid that deleted it */
 } EIHeapKeyCached;
 
 static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
 									   ItemPointer tid, bool unlocked);
 static bool ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page,
-									BlockNumber blkno, OffsetNumber root);
+									BlockNumber blkno, OffsetNumber root,
+									TransactionId *horizon);
+static void ei_heapkey_advance_horizon(EIHeapKeyReader *reader,
+									   TransactionId xid);
 static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
 											ItemPointer tid);
 
@@ -288,11 +293,22 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		 * table removes them once the deleter is old enough), so it is
 		 * reported dead rather than detoasted.
 		 */
-		if (!ei_heapkey_chain_needed(reader, page, blkno, offnum))
+		TransactionId horizon = InvalidTransactionId;
+
+		if (!ei_heapkey_chain_needed(reader, page, blkno, offnum, &horizon))
 		{
+			EIHeapKeyCached *c;
+
 			LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
-			if (ei_heapkey_cached(reader, tid) == NULL)
-				ei_heapkey_remember(reader, tid)->dead = true;
+			c = ei_heapkey_cached(reader, tid);
+			if (c == NULL)
+			{
+				c = ei_heapkey_remember(reader, tid);
+				c->dead = true;
+				c->horizon = horizon;
+			}
+			if (c->dead)
+				ei_heapkey_advance_horizon(reader, c->horizon);
 			return EI_HEAPKEY_DEAD;
 		}
 		copy = heap_copytuple(&tuple);
@@ -378,7 +394,10 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		EIHeapKeyCached *c = ei_heapkey_cached(reader, tid);
 
 		if (c != NULL && c->dead)
+		{
+			ei_heapkey_advance_horizon(reader, c->horizon);
 			return EI_HEAPKEY_DEAD;
+		}
 		/* a key remembered without its tuple does not serve a tuple read */
 		if (c != NULL && (c->itup != NULL || !reader->want_tuple))
 		{
@@ -429,7 +448,7 @@ ei_heapkey_remember(EIHeapKeyReader *reader, ItemPointer tid)
  */
 static bool
 ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
-						OffsetNumber root)
+						OffsetNumber root, TransactionId *horizon)
 {
 	GlobalVisState *vistest = NULL;
 	OffsetNumber offnum = root;
@@ -485,9 +504,39 @@ ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
 				return true;
 		}
 
+		/*
+		 * Not needed: the xid that deleted it is what a standby's snapshot
+		 * may still not see (heap pruning's conflict horizon; a tuple whose
+		 * inserter aborted, or deleted it itself, was never seen by any).
+		 */
+		if (HeapTupleHeaderXminCommitted(tuple.t_data) ||
+			(!HeapTupleHeaderXminInvalid(tuple.t_data) &&
+			 TransactionIdDidCommit(HeapTupleHeaderGetXmin(tuple.t_data))))
+		{
+			TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
+
+			if (TransactionIdIsNormal(xmax) &&
+				!TransactionIdEquals(xmax, HeapTupleHeaderGetXmin(tuple.t_data)) &&
+				(!TransactionIdIsValid(*horizon) ||
+				 TransactionIdFollows(xmax, *horizon)))
+				*horizon = xmax;
+		}
+
 		if (!HeapTupleIsHotUpdated(&tuple))
 			return false;
 		offnum = ItemPointerGetOffsetNumber(&tuple.t_data->t_ctid);
 		prev_xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
 	}
+}
+
+/*
+ * Make the reader's dead_horizon at least xid (if valid).
+ */
+static void
+ei_heapkey_advance_horizon(EIHeapKeyReader *reader, TransactionId xid)
+{
+	if (TransactionIdIsValid(xid) &&
+		(!TransactionIdIsValid(reader->dead_horizon) ||
+		 TransactionIdFollows(xid, reader->dead_horizon)))
+		reader->dead_horizon = xid;
 }
