@@ -32,6 +32,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"parallel_collect_gate", EI_FAULT_PARALLEL_COLLECT_GATE, false},
 	{"parallel_alone", EI_FAULT_PARALLEL_ALONE, false},
 	{"in_build_worker", EI_FAULT_IN_BUILD_WORKER, false},
+	{"unlocked_read_gate", EI_FAULT_UNLOCKED_READ_GATE, false},
 	{NULL, 0, false}
 };
 #endif

@@ -178,6 +178,8 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 	Relation	rel = istate->rel;
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
+	/* a policy's leaf that unlocks itself checks again (src/README.md) */
+	istate->own_entry = own_entry;
 	for (;;)
 	{
 		Page		page;

@@ -67,14 +67,18 @@ typedef struct EIHeapKeyCached
 	IndexTuple	itup;			/* with want_tuple (fixed per reader), else
 								 * NULL */
 	bool		dead;			/* no key: the entry was found dead */
+	TransactionId horizon;		/* then: the newest xid that deleted it */
 } EIHeapKeyCached;
 
 static EIHeapKeyResult ei_heapkey_read(EIHeapKeyReader *reader,
 									   ItemPointer tid, bool unlocked);
 static bool ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page,
-									BlockNumber blkno, OffsetNumber root);
+									BlockNumber blkno, OffsetNumber root,
+									TransactionId *horizon);
 static OffsetNumber ei_heapkey_chain_end(Page page, OffsetNumber first);
 static bool ei_heapkey_xmin_aborted(HeapTupleHeader tup);
+static void ei_heapkey_advance_horizon(EIHeapKeyReader *reader,
+									   TransactionId xid);
 static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
 											ItemPointer tid);
 
@@ -194,6 +198,8 @@ EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf, int lockmode,
 					   ItemPointer tid)
 {
 	LockBuffer(leafbuf, BUFFER_LOCK_UNLOCK);
+	/* tests hold the leaf unlocked here (advisory lock (9, 1)) */
+	EIFaultGate(EI_FAULT_UNLOCKED_READ_GATE, 1);
 	(void) EIHeapKeyReadUnlocked(reader, tid);
 	LockBuffer(leafbuf, lockmode);
 }
@@ -304,11 +310,22 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		 * table removes them once the deleter is old enough), so it is
 		 * reported dead rather than detoasted.
 		 */
-		if (!ei_heapkey_chain_needed(reader, page, blkno, offnum))
+		TransactionId horizon = InvalidTransactionId;
+
+		if (!ei_heapkey_chain_needed(reader, page, blkno, offnum, &horizon))
 		{
+			EIHeapKeyCached *c;
+
 			LockBuffer(reader->buf, BUFFER_LOCK_UNLOCK);
-			if (ei_heapkey_cached(reader, tid) == NULL)
-				ei_heapkey_remember(reader, tid)->dead = true;
+			c = ei_heapkey_cached(reader, tid);
+			if (c == NULL)
+			{
+				c = ei_heapkey_remember(reader, tid);
+				c->dead = true;
+				c->horizon = horizon;
+			}
+			if (c->dead)
+				ei_heapkey_advance_horizon(reader, c->horizon);
 			return EI_HEAPKEY_DEAD;
 		}
 		copy = heap_copytuple(&tuple);
@@ -394,7 +411,10 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		EIHeapKeyCached *c = ei_heapkey_cached(reader, tid);
 
 		if (c != NULL && c->dead)
+		{
+			ei_heapkey_advance_horizon(reader, c->horizon);
 			return EI_HEAPKEY_DEAD;
+		}
 		/* a key remembered without its tuple does not serve a tuple read */
 		if (c != NULL && (c->itup != NULL || !reader->want_tuple))
 		{
@@ -445,7 +465,7 @@ ei_heapkey_remember(EIHeapKeyReader *reader, ItemPointer tid)
  */
 static bool
 ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
-						OffsetNumber root)
+						OffsetNumber root, TransactionId *horizon)
 {
 	GlobalVisState *vistest = NULL;
 	OffsetNumber offnum = root;
@@ -499,6 +519,24 @@ ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
 				!(state == HEAPTUPLE_RECENTLY_DEAD &&
 				  GlobalVisTestIsRemovableXid(vistest, dead_after)))
 				return true;
+		}
+
+		/*
+		 * Not needed: the xid that deleted it is what a standby's snapshot
+		 * may still not see (heap pruning's conflict horizon; a tuple whose
+		 * inserter aborted, or deleted it itself, was never seen by any).
+		 */
+		if (HeapTupleHeaderXminCommitted(tuple.t_data) ||
+			(!HeapTupleHeaderXminInvalid(tuple.t_data) &&
+			 TransactionIdDidCommit(HeapTupleHeaderGetXmin(tuple.t_data))))
+		{
+			TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
+
+			if (TransactionIdIsNormal(xmax) &&
+				!TransactionIdEquals(xmax, HeapTupleHeaderGetXmin(tuple.t_data)) &&
+				(!TransactionIdIsValid(*horizon) ||
+				 TransactionIdFollows(xmax, *horizon)))
+				*horizon = xmax;
 		}
 
 		if (!HeapTupleIsHotUpdated(&tuple))
@@ -573,4 +611,16 @@ ei_heapkey_xmin_aborted(HeapTupleHeader tup)
 		TransactionIdIsInProgress(xmin))
 		return false;
 	return !TransactionIdDidCommit(xmin);
+}
+
+/*
+ * Make the reader's dead_horizon at least xid (if valid).
+ */
+static void
+ei_heapkey_advance_horizon(EIHeapKeyReader *reader, TransactionId xid)
+{
+	if (TransactionIdIsValid(xid) &&
+		(!TransactionIdIsValid(reader->dead_horizon) ||
+		 TransactionIdFollows(xid, reader->dead_horizon)))
+		reader->dead_horizon = xid;
 }

@@ -18,6 +18,7 @@
 
 #include "access/heapam.h"
 #include "access/xloginsert.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "eielastic.h"
@@ -27,7 +28,9 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-static void ei_compact_remove_dead(Relation rel, Buffer buf, int pos);
+static void ei_compact_remove_dead(Relation rel, Relation heapRel, Buffer buf,
+								   uint16 *positions, int npos,
+								   TransactionId horizon);
 static bool ei_table_is_heap(Oid relid);
 
 /*
@@ -178,19 +181,25 @@ EICompactConvert(Relation rel, Buffer buf)
 }
 
 /*
- * Remove the entry at pos of a write-locked compact leaf: a search read its
- * key and found its heap item LP_DEAD, dead to everybody.  The pruning
- * that made it so already resolved conflicts with standby queries.
+ * Remove the entries at the npos positions (ascending; none: only log the
+ * horizon) of a write-locked compact leaf, whose heap tuples a search found
+ * dead to everybody: heap items LP_DEAD, whose pruning already resolved
+ * conflicts with standby queries, or HOT chains not yet pruned, whose
+ * deleting xids reach up to horizon (else InvalidTransactionId): the
+ * record then carries it, and redo resolves the conflicts first.
  */
 static void
-ei_compact_remove_dead(Relation rel, Buffer buf, int pos)
+ei_compact_remove_dead(Relation rel, Relation heapRel, Buffer buf,
+					   uint16 *positions, int npos, TransactionId horizon)
 {
 	Page		page = BufferGetPage(buf);
-	uint16		position = (uint16) pos;
+	bool		catalog = TransactionIdIsValid(horizon) &&
+		RelationIsAccessibleInLogicalDecoding(heapRel);
 
 	START_CRIT_SECTION();
 
-	EICompactDeleteMany(page, &position, 1);
+	if (npos > 0)
+		EICompactDeleteMany(page, positions, npos);
 	MarkBufferDirty(buf);
 
 	if (RelationNeedsWAL(rel))
@@ -198,18 +207,26 @@ ei_compact_remove_dead(Relation rel, Buffer buf, int pos)
 		xl_ei_compact_delete xlrec;
 		XLogRecPtr	recptr;
 
-		xlrec.ndeleted = 1;
+		xlrec.ndeleted = (uint16) npos;
 		xlrec.flags = 0;
+		if (TransactionIdIsValid(horizon))
+			xlrec.flags |= EI_XLOG_COMPACT_HORIZON;
+		if (catalog)
+			xlrec.flags |= EI_XLOG_COMPACT_CATALOG;
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEICompactDelete);
+		if (TransactionIdIsValid(horizon))
+			XLogRegisterData((char *) &horizon, sizeof(TransactionId));
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) &position, sizeof(uint16));
+		if (npos > 0)
+			XLogRegisterBufData(0, (char *) positions, npos * sizeof(uint16));
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_COMPACT_DELETE);
 		PageSetLSN(page, recptr);
 	}
 
 	END_CRIT_SECTION();
-	EIStatsCount(rel, EI_STAT_DEAD_REMOVED_ON_INSERT, 1);
+	if (npos > 0)
+		EIStatsCount(rel, EI_STAT_DEAD_REMOVED_ON_INSERT, npos);
 }
 
 /*
@@ -313,6 +330,7 @@ EICompactInsert(EIInsertState istate)
 	StringInfoData key;
 	EIHeapKeyReader *reader;
 	SeqTreeLocation loc;
+	bool		relocked = false;
 
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
@@ -342,7 +360,10 @@ EICompactInsert(EIInsertState istate)
 			break;
 		if (why == EI_HEAPKEY_DEAD)
 		{
-			ei_compact_remove_dead(rel, buf, bad);
+			uint16		position = (uint16) bad;
+
+			ei_compact_remove_dead(rel, heapRel, buf, &position, 1,
+								   reader->dead_horizon);
 			continue;
 		}
 
@@ -356,9 +377,19 @@ EICompactInsert(EIInsertState istate)
 			EIRelBuf(rel, buf);
 			return EI_LEAF_RESTART;
 		}
+		relocked = true;
 	}
 	EIHeapKeyReaderEnd(reader);
 	pfree(key.data);
+
+	/*
+	 * ei_insert checked the leaf for serializable conflicts before this
+	 * insert unlocked it: a reader may have locked and read it since,
+	 * without the entry, so check again now that it is locked until the
+	 * entry is in.
+	 */
+	if (relocked && istate->own_entry)
+		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
 	if (loc.exact)
 		elog(ERROR, "entry for heap TID (%u,%u) is already in index \"%s\"",
@@ -678,14 +709,24 @@ EICompactExpand(Relation rel, Relation heapRel, Buffer buf)
 			off++;
 		pfree(reader->itup);
 	}
-	if (reader != NULL)
-		EIHeapKeyReaderEnd(reader);
-
 	if (!fits)
 	{
+		if (reader != NULL)
+			EIHeapKeyReaderEnd(reader);
 		pfree(tmp);
 		return false;
 	}
+
+	/*
+	 * Entries of HOT chains found dead with the leaf unlocked, not yet
+	 * pruned, are left out: standby queries that may still see them
+	 * conflict first.
+	 */
+	if (reader != NULL && TransactionIdIsValid(reader->dead_horizon))
+		ei_compact_remove_dead(rel, heapRel, buf, NULL, 0,
+							   reader->dead_horizon);
+	if (reader != NULL)
+		EIHeapKeyReaderEnd(reader);
 	PageSetLSN(tmp, PageGetLSN(page));
 
 	START_CRIT_SECTION();

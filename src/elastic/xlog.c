@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/xlogutils.h"
+#include "storage/standby.h"
 #include "eielastic.h"
 
 /*
@@ -53,19 +54,41 @@ ei_redo_compact_delete(XLogReaderState *record)
 	bool		cleanup = (xlrec->flags & EI_XLOG_COMPACT_VACUUM) != 0;
 	Buffer		buf;
 
+	/* entries of HOT chains not yet pruned: cancel queries that see them */
+	if ((xlrec->flags & EI_XLOG_COMPACT_HORIZON) && InHotStandby)
+	{
+		TransactionId horizon;
+		EIRelFileLocator loc;
+
+		if (XLogRecGetDataLen(record) <
+			SizeOfEICompactDelete + sizeof(TransactionId))
+			elog(PANIC, "elastic_index redo: compact delete: no conflict horizon");
+		memcpy(&horizon, XLogRecGetData(record) + SizeOfEICompactDelete,
+			   sizeof(TransactionId));
+		XLogRecGetBlockTag(record, 0, &loc, NULL, NULL);
+		EIResolveConflictWithSnapshot(horizon,
+									  (xlrec->flags & EI_XLOG_COMPACT_CATALOG) != 0,
+									  loc);
+	}
+
 	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, cleanup, &buf) ==
 		BLK_NEEDS_REDO)
 	{
 		Page		page = BufferGetPage(buf);
-		Size		len;
-		char	   *data = EIRedoGetBlockData(record, 0, 0, &len,
-											  "compact delete");
-		uint16	   *positions;
 
-		EIRedoCheckLength(len, xlrec->ndeleted * sizeof(uint16),
-						  "compact delete");
-		positions = (uint16 *) EIRedoCopyData(data, len);
-		EICompactDeleteMany(page, positions, xlrec->ndeleted);
+		/* none: the record only resolved the conflict above */
+		if (xlrec->ndeleted > 0)
+		{
+			Size		len;
+			char	   *data = EIRedoGetBlockData(record, 0, 0, &len,
+												  "compact delete");
+			uint16	   *positions;
+
+			EIRedoCheckLength(len, xlrec->ndeleted * sizeof(uint16),
+							  "compact delete");
+			positions = (uint16 *) EIRedoCopyData(data, len);
+			EICompactDeleteMany(page, positions, xlrec->ndeleted);
+		}
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}
@@ -130,6 +153,16 @@ ei_desc_compact(StringInfo buf, XLogReaderState *record)
 				appendStringInfo(buf, "ndeleted: %u%s", xlrec->ndeleted,
 								 (xlrec->flags & EI_XLOG_COMPACT_VACUUM) ?
 								 ", vacuum" : "");
+				if ((xlrec->flags & EI_XLOG_COMPACT_HORIZON) &&
+					XLogRecGetDataLen(record) >=
+					SizeOfEICompactDelete + sizeof(TransactionId))
+				{
+					TransactionId horizon;
+
+					memcpy(&horizon, rec + SizeOfEICompactDelete,
+						   sizeof(TransactionId));
+					appendStringInfo(buf, ", horizon: %u", horizon);
+				}
 				break;
 			}
 		case XLOG_EI_COMPACT_IMAGE:

@@ -44,8 +44,13 @@ typedef struct xl_ei_compact_insert
  * XLOG_EI_COMPACT_DELETE: entries left the compact leaf in block 0; their
  * positions (uint16, ascending) follow as block data.  Entries removed on
  * insert point to heap items already LP_DEAD, whose pruning record resolved
- * standby conflicts, so no horizon is carried.  EI_XLOG_COMPACT_VACUUM:
- * VACUUM removed them, and redo takes a cleanup lock, as for XLOG_EI_VACUUM.
+ * standby conflicts, or to HOT chains found dead to everybody but not yet
+ * pruned: then EI_XLOG_COMPACT_HORIZON is set and a TransactionId follows
+ * the struct, the snapshot conflict horizon redo resolves first (with
+ * EI_XLOG_COMPACT_CATALOG: of a table logical decoding reads).  Such a
+ * record with ndeleted 0 only resolves the conflict (before an expansion
+ * drops such entries).  EI_XLOG_COMPACT_VACUUM: VACUUM removed them, and
+ * redo takes a cleanup lock, as for XLOG_EI_VACUUM.
  */
 typedef struct xl_ei_compact_delete
 {
@@ -54,6 +59,8 @@ typedef struct xl_ei_compact_delete
 } xl_ei_compact_delete;
 
 #define EI_XLOG_COMPACT_VACUUM	0x0001
+#define EI_XLOG_COMPACT_HORIZON	0x0002
+#define EI_XLOG_COMPACT_CATALOG	0x0004
 
 #define SizeOfEICompactDelete	(offsetof(xl_ei_compact_delete, flags) + sizeof(uint16))
 
@@ -196,6 +203,15 @@ typedef struct EIHeapKeyReader
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
 	int			maxcached;
+
+	/*
+	 * The newest xid that deleted a HOT chain this reader reported
+	 * EI_HEAPKEY_DEAD although its heap items are not LP_DEAD (found dead
+	 * to everybody with the leaf unlocked): removing such entries must
+	 * resolve standby conflicts with it, as no pruning did.  Invalid if
+	 * none.
+	 */
+	TransactionId dead_horizon;
 } EIHeapKeyReader;
 
 extern EIHeapKeyReader *EIHeapKeyReaderBegin(Relation heap, Relation index,

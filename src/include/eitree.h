@@ -449,6 +449,8 @@ typedef struct EIInsertStateData
 	int			policy_memo;
 	/* the policy's leaf_full changed the leaf's kind */
 	bool		leaf_changed;
+	/* the entry is the transaction's own: check serializable conflicts */
+	bool		own_entry;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;
@@ -870,6 +872,8 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 									 * page's taker reads the rest alone */
 #define EI_FAULT_IN_BUILD_WORKER	8	/* a parallel build's worker, as it
 										 * starts (proves workers ran) */
+#define EI_FAULT_UNLOCKED_READ_GATE	9	/* a compact leaf's key read with the
+										 * leaf unlocked waits there */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
