@@ -203,9 +203,12 @@ EICollationIsC(Oid collation)
  * amcanbuildparallel gets its worker count from index_build, which plans
  * it (plan_create_index_workers) into indexInfo->ii_ParallelWorkers; 15 and
  * 16 plan workers for btree only, so the build plans them itself, as
- * index_build does for btree (never in bootstrap mode; index_build's other
- * serial caller, the truncation of a temporary table ON COMMIT, gets none
- * from the planner anyway).
+ * index_build does for btree (never in bootstrap mode).  The access method
+ * cannot see index_build's "parallel" argument there, so on 15 and 16 the
+ * callers that pass false (reindex_index for TRUNCATE of a table created in
+ * the same transaction, for example) may still get workers when the table
+ * has the parallel_workers storage parameter: the tree is the same, only
+ * the build differs from btree's.
  */
 #if PG_VERSION_NUM >= 170000
 #define EIBuildParallelWorkers(heap, index, indexInfo) \
