@@ -18,11 +18,13 @@
  * its successor arrives: an item goes on the current page only if the
  * page can still take its successor's pivot as high key afterwards.
  *
- * A parallel build (as nbtree's, nbtsort.c) has the workers and the leader
- * scan the table together, each sorting its share in a tuplesort that
- * coordinates with the others; the leader merges their runs and loads the
- * tree alone, exactly as a serial build loads its sorted entries.  Both
- * sort by (keys, heap TID), a total order, so both write the same tree.
+ * A parallel build (set up as nbtree's, nbtsort.c) has the workers and the
+ * leader scan the table together, each sorting its share in memory as a
+ * serial build does and writing it as sorted runs to a shared file set (the
+ * leader keeps its last run in memory); the leader merges the runs and
+ * loads the tree alone, exactly as a serial build loads its sorted entries.
+ * Both sort by (keys, heap TID), a total order, so both write the same
+ * tree.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,9 +47,11 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/buffile.h"
 #include "storage/bufmgr.h"
 #include "storage/condition_variable.h"
 #include "storage/proc.h"
+#include "storage/sharedfileset.h"
 #include "storage/smgr.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
@@ -61,7 +65,7 @@
 
 /* Keys of a parallel build's entries in its DSM segment's table of contents */
 #define EI_PARALLEL_KEY_SHARED			UINT64CONST(0xE1B0000000000001)
-#define EI_PARALLEL_KEY_TUPLESORT		UINT64CONST(0xE1B0000000000002)
+#define EI_PARALLEL_KEY_RUNS			UINT64CONST(0xE1B0000000000002)
 #define EI_PARALLEL_KEY_QUERY_TEXT		UINT64CONST(0xE1B0000000000003)
 #define EI_PARALLEL_KEY_WAL_USAGE		UINT64CONST(0xE1B0000000000004)
 #define EI_PARALLEL_KEY_BUFFER_USAGE	UINT64CONST(0xE1B0000000000005)
@@ -92,6 +96,37 @@ typedef struct EIBuildShared
 	bool		brokenhotchain; /* some participant saw a broken HOT chain */
 } EIBuildShared;
 
+/*
+ * The sorted runs of a parallel build's participants: files in a shared
+ * file set, named by ei_build_run_name, each a sequence of formed entries
+ * in the tree's order; nruns[p] is the count participant p wrote (the
+ * workers are 0 to nworkers - 1, the leader is the last).
+ */
+typedef struct EIBuildRuns
+{
+	SharedFileSet fileset;
+	int			nruns[FLEXIBLE_ARRAY_MEMBER];	/* one per participant */
+} EIBuildRuns;
+
+/* One sorted run as the leader merges it: a file, or the leader's memory. */
+typedef struct EIMergeRun
+{
+	BufFile    *file;			/* the run's file, or NULL */
+	EISortEntry *mem;			/* else its entries in memory */
+	int64		nmem;
+	int64		pos;			/* next entry of mem */
+	EISortEntry cur;			/* the run's smallest entry not yet loaded */
+} EIMergeRun;
+
+/* The leader's merge of the sorted runs: a binary min-heap of run numbers. */
+typedef struct EIMerge
+{
+	EIEntrySort cmp;			/* comparison without abbreviated keys */
+	EIMergeRun *runs;
+	int		   *heap;			/* runs not yet exhausted, smallest first */
+	int			nheap;
+} EIMerge;
+
 /* The parallel table scan's state, after the shared build state. */
 #define EIBuildSharedScan(shared) \
 	((ParallelTableScanDesc) ((char *) (shared) + \
@@ -104,7 +139,7 @@ typedef struct EIBuildLeader
 	int			nparticipants;	/* participants that sort: launched workers
 								 * and the leader */
 	EIBuildShared *shared;
-	Sharedsort *sharedsort;
+	EIBuildRuns *runs;
 	Snapshot	snapshot;		/* the scan's: SnapshotAny, or registered MVCC */
 	WalUsage   *walusage;		/* one per worker */
 	BufferUsage *bufferusage;	/* one per worker */
@@ -140,7 +175,12 @@ typedef struct EIBuildState
 	Size		memlimit;
 	EIEntrySort esort;			/* how to sort them (core/sort.c) */
 
+	/* a parallel build's participant writes sorted runs instead of spilling */
+	EIBuildRuns *runs;			/* the shared runs, or NULL */
+	int			participant;	/* its number in runs->nruns */
+
 	EIBuildLeader *leader;		/* a parallel build's, or NULL */
+	EIMerge    *merge;			/* the leader's merge of the runs, or NULL */
 } EIBuildState;
 
 /* One level of the tree while it is loaded. */
@@ -167,17 +207,24 @@ typedef struct EILoadState
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
 									   IndexInfo *indexInfo, uint32 am_kind);
-static void ei_build_begin_sort(EIBuildState *bstate, int workmem,
-								SortCoordinate coordinate);
+static void ei_build_begin_sort(EIBuildState *bstate, int workmem);
 static void ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent,
 									int request);
 static void ei_build_end_parallel(EIBuildLeader *leader);
 static double ei_build_parallel_wait(EIBuildState *bstate,
 									 bool *brokenhotchain);
-static void ei_build_scan_and_sort(Relation heap, Relation index,
-								   EIBuildShared *shared,
-								   Sharedsort *sharedsort, int sortmem,
+static void ei_build_scan_and_sort(EIBuildState *bstate,
+								   EIBuildShared *shared, EIBuildRuns *runs,
+								   int participant, int sortmem,
 								   bool progress);
+static void ei_build_memory_begin(EIBuildState *bstate, Size memlimit);
+static void ei_build_run_name(char *name, int participant, int run);
+static void ei_build_write_run(EIBuildState *bstate);
+static void ei_build_merge_begin(EIBuildState *bstate);
+static bool ei_build_merge_read(EIMerge *merge, EIMergeRun *run);
+static void ei_build_merge_sift_down(EIMerge *merge, int i);
+static IndexTuple ei_build_merge_next(EIMerge *merge);
+static void ei_build_merge_end(EIMerge *merge);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
 static void ei_build_spill(EIBuildState *bstate);
 static bool ei_build_values_as_stored(Relation index, Size *keysize);
@@ -291,29 +338,15 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 
 	if (bstate.leader != NULL)
 	{
-		SortCoordinate coordinate = palloc0(sizeof(SortCoordinateData));
-
-		/* the leader's sort merges the participants' sorted runs */
-		coordinate->isWorker = false;
-		coordinate->nParticipants = bstate.leader->nparticipants;
-		coordinate->sharedsort = bstate.leader->sharedsort;
-		ei_build_begin_sort(&bstate, maintenance_work_mem, coordinate);
-		bstate.spilled = true;
+		/* the leader's own share is sorted and kept in memory: wait for all */
 		reltuples = ei_build_parallel_wait(&bstate,
 										   &indexInfo->ii_BrokenHotChain);
 	}
 	else
 	{
-		ei_build_begin_sort(&bstate, maintenance_work_mem, NULL);
+		ei_build_begin_sort(&bstate, maintenance_work_mem);
 		/* the same orderings, for sorting formed tuples in memory */
-		EIEntrySortInit(&bstate.esort, index);
-		bstate.memcxt = AllocSetContextCreate(CurrentMemoryContext,
-											  "elastic_index build entries",
-											  ALLOCSET_DEFAULT_SIZES);
-		bstate.memlimit = (Size) maintenance_work_mem * 1024;
-		bstate.memcap = 1024;
-		bstate.memtuples = MemoryContextAlloc(bstate.memcxt,
-											  sizeof(EISortEntry) * bstate.memcap);
+		ei_build_memory_begin(&bstate, (Size) maintenance_work_mem * 1024);
 
 		/* scan the table; the callback feeds the sort */
 		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
@@ -336,7 +369,9 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 
 		pgstat_progress_update_multi_param(4, index_params, vals);
 	}
-	if (bstate.spilled)
+	if (bstate.leader != NULL)
+		ei_build_merge_begin(&bstate);
+	else if (bstate.spilled)
 		tuplesort_performsort(bstate.sort);
 	else
 		ei_build_sort_memory(&bstate);
@@ -345,11 +380,16 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 								 EI_BUILD_PHASE_LOAD);
 	ei_load_tree(&bstate, am_kind);
 
-	tuplesort_end(bstate.sort);
+	if (bstate.sort != NULL)
+		tuplesort_end(bstate.sort);
 	/* the participants' runs live in the parallel context: end it after */
 	if (bstate.leader != NULL)
+	{
+		ei_build_merge_end(bstate.merge);
 		ei_build_end_parallel(bstate.leader);
-	ExecDropSingleTupleTableSlot(bstate.inslot);
+	}
+	if (bstate.inslot != NULL)
+		ExecDropSingleTupleTableSlot(bstate.inslot);
 	MemoryContextDelete(bstate.tmpcxt);
 	if (bstate.memcxt != NULL)
 		MemoryContextDelete(bstate.memcxt);
@@ -363,12 +403,10 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 /*
  * Set up the sort: one column per index column, plus the heap TID, with
  * workmem kilobytes of memory; it orders by the key columns and the heap
- * TID, and carries INCLUDE columns along unsorted; coordinate is a parallel
- * build's (worker or leader), or NULL.
+ * TID, and carries INCLUDE columns along unsorted.
  */
 static void
-ei_build_begin_sort(EIBuildState *bstate, int workmem,
-					SortCoordinate coordinate)
+ei_build_begin_sort(EIBuildState *bstate, int workmem)
 {
 	Relation	index = bstate->index;
 	TupleDesc	itupdesc = RelationGetDescr(index);
@@ -400,8 +438,7 @@ ei_build_begin_sort(EIBuildState *bstate, int workmem,
 
 	bstate->sort = tuplesort_begin_heap(bstate->sortdesc, nsortkeys, attnums,
 										sortops, collations, nullsfirst,
-										workmem, coordinate,
-										TUPLESORT_NONE);
+										workmem, NULL, TUPLESORT_NONE);
 	bstate->sortvalues = ei_build_values_as_stored(index, &bstate->keysize);
 	bstate->inslot = MakeSingleTupleTableSlot(bstate->sortdesc,
 											  &TTSOpsVirtual);
@@ -423,9 +460,9 @@ ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
 	int			scantuplesortstates;
 	Snapshot	snapshot;
 	Size		estshared;
-	Size		estsort;
+	Size		estruns;
 	EIBuildShared *shared;
-	Sharedsort *sharedsort;
+	EIBuildRuns *runs;
 	EIBuildLeader *leader;
 	WalUsage   *walusage;
 	BufferUsage *bufferusage;
@@ -452,8 +489,9 @@ ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
 	estshared = add_size(BUFFERALIGN(sizeof(EIBuildShared)),
 						 table_parallelscan_estimate(heap, snapshot));
 	shm_toc_estimate_chunk(&pcxt->estimator, estshared);
-	estsort = tuplesort_estimate_shared(scantuplesortstates);
-	shm_toc_estimate_chunk(&pcxt->estimator, estsort);
+	estruns = add_size(offsetof(EIBuildRuns, nruns),
+					   mul_size(sizeof(int), scantuplesortstates));
+	shm_toc_estimate_chunk(&pcxt->estimator, estruns);
 	shm_toc_estimate_keys(&pcxt->estimator, 2);
 
 	/* the workers' WAL and buffer usage, added to the leader's at the end */
@@ -498,11 +536,13 @@ ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
 	shared->brokenhotchain = false;
 	table_parallelscan_initialize(heap, EIBuildSharedScan(shared), snapshot);
 
-	sharedsort = (Sharedsort *) shm_toc_allocate(pcxt->toc, estsort);
-	tuplesort_initialize_shared(sharedsort, scantuplesortstates, pcxt->seg);
+	/* the runs' files go away when the last participant detaches */
+	runs = (EIBuildRuns *) shm_toc_allocate(pcxt->toc, estruns);
+	memset(runs->nruns, 0, sizeof(int) * scantuplesortstates);
+	SharedFileSetInit(&runs->fileset, pcxt->seg);
 
 	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_SHARED, shared);
-	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_TUPLESORT, sharedsort);
+	shm_toc_insert(pcxt->toc, EI_PARALLEL_KEY_RUNS, runs);
 
 	if (debug_query_string)
 	{
@@ -526,7 +566,7 @@ ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
 	leader->pcxt = pcxt;
 	leader->nparticipants = pcxt->nworkers_launched + 1;
 	leader->shared = shared;
-	leader->sharedsort = sharedsort;
+	leader->runs = runs;
 	leader->snapshot = snapshot;
 	leader->walusage = walusage;
 	leader->bufferusage = bufferusage;
@@ -547,9 +587,9 @@ ei_build_begin_parallel(EIBuildState *bstate, bool isconcurrent, int request)
 	/*
 	 * Scan and sort the leader's share, with the memory of one participant
 	 * among those that really sort (more than a worker's when fewer workers
-	 * started than planned).
+	 * started than planned); its last run stays in bstate's memory.
 	 */
-	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+	ei_build_scan_and_sort(bstate, shared, runs, scantuplesortstates - 1,
 						   maintenance_work_mem / leader->nparticipants, true);
 
 	/* a worker that failed to start would otherwise be waited for forever */
@@ -616,7 +656,8 @@ void
 ei_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 {
 	EIBuildShared *shared;
-	Sharedsort *sharedsort;
+	EIBuildRuns *runs;
+	EIBuildState bstate;
 	Relation	heap;
 	Relation	index;
 	LOCKMODE	heaplockmode;
@@ -652,11 +693,14 @@ ei_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 	heap = table_open(shared->heaprelid, heaplockmode);
 	index = index_open(shared->indexrelid, indexlockmode);
 
-	sharedsort = shm_toc_lookup(toc, EI_PARALLEL_KEY_TUPLESORT, false);
-	tuplesort_attach_shared(sharedsort, seg);
+	runs = shm_toc_lookup(toc, EI_PARALLEL_KEY_RUNS, false);
+	SharedFileSetAttach(&runs->fileset, seg);
 
 	InstrStartParallelQuery();
-	ei_build_scan_and_sort(heap, index, shared, sharedsort,
+	memset(&bstate, 0, sizeof(bstate));
+	bstate.heap = heap;
+	bstate.index = index;
+	ei_build_scan_and_sort(&bstate, shared, runs, ParallelWorkerNumber,
 						   maintenance_work_mem / shared->scantuplesortstates,
 						   false);
 	bufferusage = shm_toc_lookup(toc, EI_PARALLEL_KEY_BUFFER_USAGE, false);
@@ -669,62 +713,282 @@ ei_parallel_build_main(dsm_segment *seg, shm_toc *toc)
 }
 
 /*
- * Scan a share of the table through the parallel scan and sort its entries
- * in a worker's part of the shared sort (sortmem kilobytes), then add the
- * counts to the shared state and tell the leader.  progress: the leader
- * reports the scan's blocks in pg_stat_progress_create_index.
+ * Scan a share of the table through the parallel scan as a participant of
+ * a parallel build, and sort its entries in memory as a serial build does
+ * (sortmem kilobytes); whenever they outgrow it, and at the end in a
+ * worker, write them as a sorted run to the shared file set, then add the
+ * counts to the shared state and tell the leader.  The leader (isleader)
+ * keeps its last run sorted in bstate's memory, and reports the scan's
+ * blocks in pg_stat_progress_create_index.  bstate has its relations set.
  */
 static void
-ei_build_scan_and_sort(Relation heap, Relation index, EIBuildShared *shared,
-					   Sharedsort *sharedsort, int sortmem, bool progress)
+ei_build_scan_and_sort(EIBuildState *bstate, EIBuildShared *shared,
+					   EIBuildRuns *runs, int participant, int sortmem,
+					   bool isleader)
 {
-	EIBuildState bstate;
-	SortCoordinate coordinate;
+	Relation	heap = bstate->heap;
+	Relation	index = bstate->index;
 	TableScanDesc scan;
 	IndexInfo  *indexInfo;
 	double		reltuples;
 
-	coordinate = palloc0(sizeof(SortCoordinateData));
-	coordinate->isWorker = true;
-	coordinate->nParticipants = -1;
-	coordinate->sharedsort = sharedsort;
-
-	memset(&bstate, 0, sizeof(bstate));
-	bstate.heap = heap;
-	bstate.index = index;
-	bstate.nkeys = IndexRelationGetNumberOfKeyAttributes(index);
-	bstate.natts = IndexRelationGetNumberOfAttributes(index);
-	bstate.tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
-										  "elastic_index build tuple",
-										  ALLOCSET_DEFAULT_SIZES);
-	ei_build_begin_sort(&bstate, sortmem, coordinate);
-	bstate.spilled = true;		/* straight into the tuplesort */
+	bstate->nkeys = IndexRelationGetNumberOfKeyAttributes(index);
+	bstate->natts = IndexRelationGetNumberOfAttributes(index);
+	if (bstate->tmpcxt == NULL)
+		bstate->tmpcxt = AllocSetContextCreate(CurrentMemoryContext,
+											   "elastic_index build tuple",
+											   ALLOCSET_DEFAULT_SIZES);
+	bstate->runs = runs;
+	bstate->participant = participant;
+	ei_build_memory_begin(bstate, (Size) sortmem * 1024);
 
 	/* expressions and the predicate are evaluated here, in each participant */
 	indexInfo = BuildIndexInfo(index);
 	indexInfo->ii_Concurrent = shared->isconcurrent;
 	scan = table_beginscan_parallel(heap, EIBuildSharedScan(shared));
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, progress,
-									   ei_build_callback, &bstate, scan);
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, isleader,
+									   ei_build_callback, bstate, scan);
 
-	if (progress)
+	if (isleader)
+	{
 		pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 									 EI_BUILD_PHASE_SORT);
-	tuplesort_performsort(bstate.sort);
+		ei_build_sort_memory(bstate);
+	}
+	else
+		ei_build_write_run(bstate);
 
 	SpinLockAcquire(&shared->mutex);
 	shared->nparticipantsdone++;
 	shared->reltuples += reltuples;
-	shared->indtuples += bstate.indtuples;
+	shared->indtuples += bstate->indtuples;
 	if (indexInfo->ii_BrokenHotChain)
 		shared->brokenhotchain = true;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableSignal(&shared->workersdonecv);
 
-	/* the sorted run stays in the shared file set for the leader */
-	tuplesort_end(bstate.sort);
-	ExecDropSingleTupleTableSlot(bstate.inslot);
-	MemoryContextDelete(bstate.tmpcxt);
+	if (!isleader)
+	{
+		MemoryContextDelete(bstate->memcxt);
+		MemoryContextDelete(bstate->tmpcxt);
+	}
+}
+
+/*
+ * Prepare to keep formed entries in memory, up to memlimit bytes, and to
+ * sort them in the tree's order.
+ */
+static void
+ei_build_memory_begin(EIBuildState *bstate, Size memlimit)
+{
+	EIEntrySortInit(&bstate->esort, bstate->index);
+	bstate->memcxt = AllocSetContextCreate(CurrentMemoryContext,
+										   "elastic_index build entries",
+										   ALLOCSET_DEFAULT_SIZES);
+	bstate->memlimit = memlimit;
+	bstate->memcap = 1024;
+	bstate->memtuples = MemoryContextAllocHuge(bstate->memcxt,
+											   sizeof(EISortEntry) * bstate->memcap);
+}
+
+/*
+ * Name the file of a participant's sorted run in the shared file set.
+ */
+static void
+ei_build_run_name(char *name, int participant, int run)
+{
+	snprintf(name, MAXPGPATH, "ei_build.%d.%d", participant, run);
+}
+
+/*
+ * Sort a participant's in-memory entries and write them, in order, as its
+ * next run to the shared file set (each entry as the index stores it), then
+ * empty the memory for the entries that follow.
+ */
+static void
+ei_build_write_run(EIBuildState *bstate)
+{
+	EIBuildRuns *runs = bstate->runs;
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	int64		i;
+
+	ei_build_sort_memory(bstate);
+	ei_build_run_name(name, bstate->participant,
+					  runs->nruns[bstate->participant]);
+	file = BufFileCreateFileSet(&runs->fileset.fs, name);
+	for (i = 0; i < bstate->nmem; i++)
+	{
+		IndexTuple	itup = bstate->memtuples[i].itup;
+
+		if (i % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
+		BufFileWrite(file, itup, IndexTupleSize(itup));
+	}
+	BufFileClose(file);
+	/* read by the leader only once this participant says it is done */
+	runs->nruns[bstate->participant]++;
+
+	MemoryContextReset(bstate->memcxt);
+	bstate->memtuples = MemoryContextAllocHuge(bstate->memcxt,
+											   sizeof(EISortEntry) * bstate->memcap);
+	bstate->nmem = 0;
+	bstate->memused = 0;
+}
+
+/*
+ * In the leader, once every participant is done, open all the sorted runs
+ * (the workers' files, its own files and its last run in memory) for a
+ * merge in the tree's order.
+ */
+static void
+ei_build_merge_begin(EIBuildState *bstate)
+{
+	EIBuildRuns *runs = bstate->leader->runs;
+	int			nparticipants = bstate->leader->shared->scantuplesortstates;
+	EIMerge    *merge = palloc0(sizeof(EIMerge));
+	int			nruns = 1;
+	int			p;
+	int			r;
+	int			i;
+
+	EIEntrySortInitCompare(&merge->cmp, bstate->index, CurrentMemoryContext);
+	for (p = 0; p < nparticipants; p++)
+		nruns += runs->nruns[p];
+	merge->runs = palloc0(sizeof(EIMergeRun) * nruns);
+	merge->heap = palloc(sizeof(int) * nruns);
+
+	i = 0;
+	for (p = 0; p < nparticipants; p++)
+	{
+		for (r = 0; r < runs->nruns[p]; r++)
+		{
+			char		name[MAXPGPATH];
+
+			ei_build_run_name(name, p, r);
+			merge->runs[i++].file = BufFileOpenFileSet(&runs->fileset.fs, name,
+													   O_RDONLY, false);
+		}
+	}
+	merge->runs[i].mem = bstate->memtuples;
+	merge->runs[i].nmem = bstate->nmem;
+
+	for (i = 0; i < nruns; i++)
+	{
+		if (ei_build_merge_read(merge, &merge->runs[i]))
+			merge->heap[merge->nheap++] = i;
+	}
+	for (i = merge->nheap / 2 - 1; i >= 0; i--)
+		ei_build_merge_sift_down(merge, i);
+	bstate->merge = merge;
+
+	ereport(DEBUG1,
+			(errmsg_internal("elastic_index: merging %d sorted runs to build index \"%s\"",
+							 nruns, RelationGetRelationName(bstate->index))));
+}
+
+/*
+ * Make a run's next entry its current one (a palloc'd copy when read from
+ * its file); return false when the run is exhausted.
+ */
+static bool
+ei_build_merge_read(EIMerge *merge, EIMergeRun *run)
+{
+	IndexTupleData header;
+	IndexTuple	itup;
+	size_t		nread;
+	Size		size;
+
+	if (run->file == NULL)
+	{
+		if (run->pos >= run->nmem)
+			return false;
+		EIEntrySortSet(&merge->cmp, &run->cur, run->mem[run->pos++].itup);
+		return true;
+	}
+
+	nread = BufFileRead(run->file, &header, sizeof(IndexTupleData));
+	if (nread == 0)
+		return false;
+	size = IndexTupleSize(&header);
+	if (nread != sizeof(IndexTupleData) || size < sizeof(IndexTupleData))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a sorted run of a parallel build of index \"%s\"",
+						RelationGetRelationName(merge->cmp.index))));
+	itup = palloc(size);
+	memcpy(itup, &header, sizeof(IndexTupleData));
+	if (size > sizeof(IndexTupleData) &&
+		BufFileRead(run->file, (char *) itup + sizeof(IndexTupleData),
+					size - sizeof(IndexTupleData)) !=
+		size - sizeof(IndexTupleData))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from a sorted run of a parallel build of index \"%s\"",
+						RelationGetRelationName(merge->cmp.index))));
+	EIEntrySortSet(&merge->cmp, &run->cur, itup);
+	return true;
+}
+
+/*
+ * Restore the heap's order below position i: move the run there down while
+ * a child's current entry is smaller.
+ */
+static void
+ei_build_merge_sift_down(EIMerge *merge, int i)
+{
+	int			run = merge->heap[i];
+
+	for (;;)
+	{
+		int			child = 2 * i + 1;
+
+		if (child >= merge->nheap)
+			break;
+		if (child + 1 < merge->nheap &&
+			EIEntryCompare(&merge->cmp, &merge->runs[merge->heap[child + 1]].cur,
+						   &merge->runs[merge->heap[child]].cur) < 0)
+			child++;
+		if (EIEntryCompare(&merge->cmp, &merge->runs[merge->heap[child]].cur,
+						   &merge->runs[run].cur) >= 0)
+			break;
+		merge->heap[i] = merge->heap[child];
+		i = child;
+	}
+	merge->heap[i] = run;
+}
+
+/*
+ * Return the smallest entry of all the runs (the caller owns it), or NULL
+ * when all are exhausted.
+ */
+static IndexTuple
+ei_build_merge_next(EIMerge *merge)
+{
+	EIMergeRun *run;
+	IndexTuple	itup;
+
+	if (merge->nheap == 0)
+		return NULL;
+	run = &merge->runs[merge->heap[0]];
+	itup = run->cur.itup;
+	if (!ei_build_merge_read(merge, run))
+		merge->heap[0] = merge->heap[--merge->nheap];
+	if (merge->nheap > 0)
+		ei_build_merge_sift_down(merge, 0);
+	return itup;
+}
+
+/*
+ * Close the files of the merged runs (the shared file set deletes them).
+ */
+static void
+ei_build_merge_end(EIMerge *merge)
+{
+	EIMergeRun *run;
+
+	for (run = merge->runs; run->file != NULL; run++)
+		BufFileClose(run->file);
 }
 
 /*
@@ -800,7 +1064,22 @@ ei_build_callback(Relation index, ItemPointer tid, Datum *values,
 	{
 		Size		size = GetMemoryChunkSpace(itup) + sizeof(EISortEntry);
 
-		if (bstate->memused + size <= bstate->memlimit)
+		/* a parallel participant writes out a full memory as a sorted run */
+		if (bstate->runs != NULL && bstate->nmem > 0 &&
+			bstate->memused + size > bstate->memlimit)
+		{
+			IndexTuple	copy;
+
+			MemoryContextSwitchTo(bstate->tmpcxt);
+			copy = CopyIndexTuple(itup);
+			ei_build_write_run(bstate);
+			MemoryContextSwitchTo(bstate->memcxt);
+			itup = CopyIndexTuple(copy);
+			MemoryContextReset(bstate->tmpcxt);
+			size = GetMemoryChunkSpace(itup) + sizeof(EISortEntry);
+		}
+
+		if (bstate->runs != NULL || bstate->memused + size <= bstate->memlimit)
 		{
 			EISortEntry *entry;
 
@@ -902,14 +1181,21 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 
 	lstate.leaf = ei_load_new_level(&lstate, 0);
 
-	slot = MakeSingleTupleTableSlot(bstate->sortdesc, &TTSOpsMinimalTuple);
+	slot = bstate->sortdesc == NULL ? NULL :
+		MakeSingleTupleTableSlot(bstate->sortdesc, &TTSOpsMinimalTuple);
 	for (;;)
 	{
 		IndexTuple	itup;
 
 		CHECK_FOR_INTERRUPTS();
 
-		if (!bstate->spilled)
+		if (bstate->merge != NULL)
+		{
+			itup = ei_build_merge_next(bstate->merge);
+			if (itup == NULL)
+				break;
+		}
+		else if (!bstate->spilled)
 		{
 			if (done >= bstate->nmem)
 				break;
@@ -934,7 +1220,8 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
-	ExecDropSingleTupleTableSlot(slot);
+	if (slot != NULL)
+		ExecDropSingleTupleTableSlot(slot);
 
 	ei_load_finish(&lstate);
 

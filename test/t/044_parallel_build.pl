@@ -5,7 +5,8 @@
 # reach the standby through WAL, and survive a crash right after the
 # build: after recovery, and on the standby, the parallel-built indexes
 # still have the serial builds' pages, pass elastic_index_check and answer
-# like a sequential scan.
+# like a sequential scan.  So does a build whose participants each write
+# several sorted runs, their shares being larger than their memory.
 
 use strict;
 use warnings;
@@ -167,6 +168,67 @@ foreach my $d (@defs)
 	like(same_pages($standby, "${name}_s", "${name}_p"),
 		qr/^same \d+ pages$/,
 		"standby after the crash: $am $cols: the parallel build's pages are the serial build's"
+	);
+}
+
+# A participant whose share outgrows its memory (maintenance_work_mem
+# divided among the three participants: 32MB, the least with which two
+# workers are planned) writes it as several sorted runs: 2.4 million
+# entries cannot fit in three participants' memory, so the leader merges
+# more runs than participants, and the tree is still the serial build's.
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE big (id int4, k int8) WITH (parallel_workers = 2);
+INSERT INTO big SELECT g, (g::int8 * 7919) % 100000 FROM generate_series(1, 2400000) AS g;
+ANALYZE big;
+});
+foreach my $am ('elastic_btree', 'osm_tree')
+{
+	$primary->safe_psql('postgres',
+		"SET maintenance_work_mem = '96MB'; SET max_parallel_maintenance_workers = 0; CREATE INDEX big_${am}_s ON big USING $am (k)"
+	);
+	my $offset = -s $primary->logfile;
+	$primary->safe_psql('postgres',
+		"SET maintenance_work_mem = '96MB'; CREATE INDEX big_${am}_p ON big USING $am (k)"
+	);
+	my $log = slurp_file($primary->logfile, $offset);
+	like(
+		$log,
+		qr/elastic_index: building index "big_${am}_p" with 2 of 2 parallel workers launched/,
+		"$am, many runs: the build launched two workers");
+	ok( $log =~
+		  /elastic_index: merging (\d+) sorted runs to build index "big_${am}_p"/
+		  && $1 > 3,
+		"$am, many runs: the leader merged more runs than participants");
+	like(same_pages($primary, "big_${am}_s", "big_${am}_p"),
+		qr/^same \d+ pages$/,
+		"$am, many runs: the parallel build's pages are the serial build's");
+	my ($ret, $out, $err) = $primary->psql('postgres',
+		"SELECT elastic_index_check('big_${am}_p', true)");
+	is($ret, 0, "$am, many runs: elastic_index_check passes") or diag($err);
+	my $bq = q{SELECT count(*), sum(id) FROM big WHERE k BETWEEN 500 AND 520};
+	# in a transaction that drops every other index of big
+	my $only = join(' ',
+		map { "DROP INDEX IF EXISTS $_;" }
+		  grep { $_ ne "big_${am}_p" }
+		  qw(big_elastic_btree_s big_elastic_btree_p big_osm_tree_s big_osm_tree_p))
+	  . ' SET enable_seqscan = off; SET enable_bitmapscan = off;';
+	like(
+		$primary->safe_psql('postgres',
+			"BEGIN; $only EXPLAIN (COSTS OFF) $bq; ROLLBACK"),
+		qr/big_${am}_p/,
+		"$am, many runs: the query reads big_${am}_p");
+	is( $primary->safe_psql('postgres', "BEGIN; $only $bq; ROLLBACK"),
+		$primary->safe_psql('postgres',
+			"SET enable_indexscan = off; SET enable_bitmapscan = off; $bq"),
+		"$am, many runs: an index scan answers like a sequential scan");
+}
+$primary->wait_for_catchup($standby);
+foreach my $am ('elastic_btree', 'osm_tree')
+{
+	like(same_pages($standby, "big_${am}_s", "big_${am}_p"),
+		qr/^same \d+ pages$/,
+		"standby: $am, many runs: the parallel build's pages are the serial build's"
 	);
 }
 
