@@ -514,6 +514,14 @@ osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
 						   psprintf("Its zonemap names offsets %u and %u of %u.",
 									(unsigned) summary->minoff,
 									(unsigned) summary->maxoff, (unsigned) maxoff));
+	/* the zonemap's two entries are compared even without the others */
+	if (summary->minoff != InvalidOffsetNumber)
+	{
+		EICheckTupleAttrs(rel, page, summary->minoff,
+						  EIReadTupleChecked(rel, page, summary->minoff), false);
+		EICheckTupleAttrs(rel, page, summary->maxoff,
+						  EIReadTupleChecked(rel, page, summary->maxoff), false);
+	}
 	if (!entries)
 		return;
 	for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
@@ -523,6 +531,7 @@ osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
 		if (!ItemPointerIsValid(&itup->t_tid) ||
 			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&itup->t_tid)))
 			EIItemCorrupted(rel, page, off, "an entry with an invalid heap TID");
+		EICheckTupleAttrs(rel, page, off, itup, false);
 	}
 }
 

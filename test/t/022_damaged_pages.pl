@@ -9,7 +9,13 @@
 #      before, it looped for ever, deaf to cancels, holding a page lock;
 #   2. a leaf's line pointer sent outside the page's tuple space: VACUUM,
 #      which removes entries inside a critical section, must refuse the page
-#      before it (before, PANIC: corrupted line pointer).
+#      before it (before, PANIC: corrupted line pointer);
+#   3. on a text index, the varlena header of a key rewritten to a 4-byte
+#      header claiming 264 MB, in a leaf entry, a leaf's high key and an
+#      inner page's pivot: the verifier, a scan, a descent (INSERT) and
+#      VACUUM must refuse the item with ERRCODE_INDEX_CORRUPTED (XX002)
+#      naming the index, the block and the offset (before, the verifier's
+#      comparison, a scan and an insert crashed the server in varstr_cmp).
 # Every page kind, damaged with zeros and random bytes, under every
 # operation: test/t/024_corruption_matrix.pl.
 
@@ -149,6 +155,134 @@ expect_errors(
 $node->start;
 my ($ret, $err) = run("SELECT elastic_index_check('t_idx', true)");
 is($ret, 0, 'restored: the verifier passes') or diag($err);
+
+# 3. a damaged varlena header on a text index: keys 'k00000001' ..
+# (a one-byte varlena header, then 9 bytes), every tenth row deleted so
+# that VACUUM removes entries
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE tx (k text);
+INSERT INTO tx SELECT 'k' || lpad(g::text, 8, '0') FROM generate_series(1, 100000) g;
+CREATE INDEX tx_idx ON tx USING elastic_btree (k);
+DELETE FROM tx WHERE right(k, 1) = '0';
+CHECKPOINT;
+});
+my $xfile = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('tx_idx')");
+my ($xroot, $xheight) = split(/\|/,
+	$node->safe_psql('postgres',
+		"SELECT root_block, height FROM elastic_index_stats('tx_idx')"));
+cmp_ok($xheight, '>=', 2, 'tx_idx has an inner level');
+$node->stop;
+
+my $xpristine = ElasticIndex::Damage::read_file($xfile);
+my $xnblocks = length($xpristine) / $blcksz;
+my @xleaves;
+for my $blk (1 .. $xnblocks - 1)
+{
+	my ($prev, $next, $level, $flags) =
+	  unpack('LLLS', substr($xpristine, ($blk + 1) * $blcksz - 16, 14));
+	push @xleaves, $blk
+	  if $level == 0 && ($flags & 1) && !($flags & 0xFE00) && $next != 0xFFFFFFFF;
+}
+my $xleaf = $xleaves[int(@xleaves / 2)];
+ok(defined $xleaf, "a text leaf to damage: block $xleaf of $xnblocks");
+
+# the tuple offset of item $n of block $blk, and its text key (a short
+# varlena after the 8-byte tuple header)
+sub xitem
+{
+	my ($blk, $n) = @_;
+	my $lp = unpack('L', substr($xpristine, $blk * $blcksz + 24 + 4 * ($n - 1), 4));
+	my $off = $lp & 0x7FFF;
+	my $len = ord(substr($xpristine, $blk * $blcksz + $off + 8, 1)) >> 1;
+	return ($off, substr($xpristine, $blk * $blcksz + $off + 9, $len - 1));
+}
+
+# a 4-byte varlena header claiming 264 MB over item $n's key
+sub damage_varlena
+{
+	my ($blk, $n) = @_;
+	my ($off) = xitem($blk, $n);
+	ElasticIndex::Damage::poke($xfile, $blk * $blcksz + $off + 8,
+		pack('L', (264 * 1024 * 1024) << 2));
+}
+
+# damage, start, run each statement: an ERRCODE_INDEX_CORRUPTED error
+# naming tx_idx and the damaged block and offset, and the server up after
+# it (a crash is restarted from, to go on)
+sub expect_corrupt_item
+{
+	my ($name, $blk, $n, @sqls) = @_;
+	damage_varlena($blk, $n);
+	$node->start;
+	for my $sql (@sqls)
+	{
+		my ($r, $out, $e) = $node->psql(
+			'postgres',
+			"\\set VERBOSITY verbose\nSET statement_timeout = '20s'; $force $sql",
+			timeout => 60);
+		$e //= '';
+		isnt($r, 0, "$name: \"$sql\" fails");
+		like($e,
+			qr/ERROR:  XX002: index "tx_idx" (is corrupted|contains corrupted page at block $blk)/,
+			"$name: \"$sql\" ends in ERRCODE_INDEX_CORRUPTED naming the index")
+		  or diag($e);
+		like($e, qr/(Block $blk, offset $n\.|Offset $n is an item whose varlena attribute passes its end)/,
+			"$name: \"$sql\" names the block and offset") or diag($e);
+		my ($up) = $node->psql('postgres', 'SELECT 1');
+		if (!is($up, 0, "$name: \"$sql\": the server is up"))
+		{
+			# restart_after_crash is off: start again to go on
+			for (1 .. 300)
+			{
+				last unless -e $node->data_dir . '/postmaster.pid';
+				select(undef, undef, undef, 0.1);
+			}
+			$node->_update_pid(-1);
+			$node->start;
+		}
+	}
+	$node->stop;
+	ElasticIndex::Damage::write_file($xfile, $xpristine);
+}
+
+my $xcheck = "SELECT elastic_index_check('tx_idx', true)";
+{
+	# an entry in the middle of the leaf: a point lookup of its key, a
+	# scan over the whole index, an insert of its key, VACUUM
+	my $n = int((unpack('S', substr($xpristine, $xleaf * $blcksz + 12, 2)) - 24) / 4 / 2);
+	my (undef, $key) = xitem($xleaf, $n);
+	expect_corrupt_item(
+		'a leaf entry\'s varlena header', $xleaf, $n, $xcheck,
+		"SELECT count(*) FROM tx WHERE k = '$key'",
+		"SELECT count(*) FROM tx WHERE k > ''",
+		"INSERT INTO tx VALUES ('$key')",
+		'VACUUM tx');
+}
+{
+	# the leaf's high key: a descent to a key of the leaf compares it
+	my (undef, $key) = xitem($xleaf, 3);
+	expect_corrupt_item(
+		'a high key\'s varlena header', $xleaf, 1, $xcheck,
+		"SELECT count(*) FROM tx WHERE k = '$key'",
+		"INSERT INTO tx VALUES ('$key')",
+		'VACUUM tx');
+}
+{
+	# a pivot of the root (item 1 is minus infinity): every descent's
+	# binary search over the root compares the middle pivot
+	my $n = int((unpack('S', substr($xpristine, $xroot * $blcksz + 12, 2)) - 24) / 4 / 2);
+	$n = 2 if $n < 2;
+	my (undef, $key) = xitem($xroot, $n);
+	expect_corrupt_item(
+		'an inner pivot\'s varlena header', $xroot, $n, $xcheck,
+		"SELECT count(*) FROM tx WHERE k = '$key'",
+		"INSERT INTO tx VALUES ('$key')");
+}
+$node->start;
+($ret, $err) = run("SELECT elastic_index_check('tx_idx', true)");
+is($ret, 0, 'restored: the verifier passes on tx_idx') or diag($err);
 $node->stop;
 
 my $log = slurp_file($node->logfile);
