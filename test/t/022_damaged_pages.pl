@@ -165,8 +165,25 @@ CREATE TABLE tx (k text);
 INSERT INTO tx SELECT 'k' || lpad(g::text, 8, '0') FROM generate_series(1, 100000) g;
 CREATE INDEX tx_idx ON tx USING elastic_btree (k);
 DELETE FROM tx WHERE right(k, 1) = '0';
+CREATE TABLE tb (k text);
+INSERT INTO tb SELECT 'k' || lpad(g::text, 8, '0') FROM generate_series(1, 20000) g;
+CREATE INDEX tb_idx ON tb USING osm_tree (k) WITH (buffer_size = 8, flush_fraction = 0.5);
+SET osm_tree.batch_size = 1;
+SET osm_tree.top_inserts = off;
+SET osm_tree.flush_worker = off;
+DO $$
+BEGIN
+	FOR i IN 1 .. 1500 LOOP
+		INSERT INTO tb VALUES ('k' || lpad((20000 + (i * 7919) % 1500 + 1)::text, 8, '0'));
+	END LOOP;
+END
+$$;
 CHECKPOINT;
 });
+my $bfile = $node->data_dir . '/'
+  . $node->safe_psql('postgres', "SELECT pg_relation_filepath('tb_idx')");
+is($node->safe_psql('postgres', "SELECT entries > 0 FROM osm_tree_buffer_stats('tb_idx')"),
+	't', 'tb_idx has buffered entries');
 my $xfile = $node->data_dir . '/'
   . $node->safe_psql('postgres', "SELECT pg_relation_filepath('tx_idx')");
 my ($xroot, $xheight) = split(/\|/,
@@ -176,6 +193,7 @@ cmp_ok($xheight, '>=', 2, 'tx_idx has an inner level');
 $node->stop;
 
 my $xpristine = ElasticIndex::Damage::read_file($xfile);
+my $bpristine = ElasticIndex::Damage::read_file($bfile);
 my $xnblocks = length($xpristine) / $blcksz;
 my @xleaves;
 for my $blk (1 .. $xnblocks - 1)
@@ -192,19 +210,20 @@ ok(defined $xleaf, "a text leaf to damage: block $xleaf of $xnblocks");
 # varlena after the 8-byte tuple header)
 sub xitem
 {
-	my ($blk, $n) = @_;
-	my $lp = unpack('L', substr($xpristine, $blk * $blcksz + 24 + 4 * ($n - 1), 4));
+	my ($blk, $n, $bytes) = @_;
+	$bytes //= $xpristine;
+	my $lp = unpack('L', substr($bytes, $blk * $blcksz + 24 + 4 * ($n - 1), 4));
 	my $off = $lp & 0x7FFF;
-	my $len = ord(substr($xpristine, $blk * $blcksz + $off + 8, 1)) >> 1;
-	return ($off, substr($xpristine, $blk * $blcksz + $off + 9, $len - 1));
+	my $len = ord(substr($bytes, $blk * $blcksz + $off + 8, 1)) >> 1;
+	return ($off, substr($bytes, $blk * $blcksz + $off + 9, $len - 1));
 }
 
 # a 4-byte varlena header claiming 264 MB over item $n's key
 sub damage_varlena
 {
-	my ($blk, $n) = @_;
-	my ($off) = xitem($blk, $n);
-	ElasticIndex::Damage::poke($xfile, $blk * $blcksz + $off + 8,
+	my ($blk, $n, $path, $bytes) = @_;
+	my ($off) = xitem($blk, $n, $bytes);
+	ElasticIndex::Damage::poke($path, $blk * $blcksz + $off + 8,
 		pack('L', (264 * 1024 * 1024) << 2));
 }
 
@@ -213,8 +232,9 @@ sub damage_varlena
 # it (a crash is restarted from, to go on)
 sub expect_corrupt_item
 {
-	my ($name, $blk, $n, @sqls) = @_;
-	damage_varlena($blk, $n);
+	my ($name, $idx, $blk, $n, @sqls) = @_;
+	my ($path, $bytes) = $idx eq 'tx_idx' ? ($xfile, $xpristine) : ($bfile, $bpristine);
+	damage_varlena($blk, $n, $path, $bytes);
 	$node->start;
 	for my $sql (@sqls)
 	{
@@ -225,7 +245,7 @@ sub expect_corrupt_item
 		$e //= '';
 		isnt($r, 0, "$name: \"$sql\" fails");
 		like($e,
-			qr/ERROR:  XX002: index "tx_idx" (is corrupted|contains corrupted page at block $blk)/,
+			qr/ERROR:  XX002: index "$idx" (is corrupted|contains corrupted page at block $blk)/,
 			"$name: \"$sql\" ends in ERRCODE_INDEX_CORRUPTED naming the index")
 		  or diag($e);
 		like($e, qr/(Block $blk, offset $n\.|Offset $n is an item whose varlena attribute passes its end)/,
@@ -244,7 +264,7 @@ sub expect_corrupt_item
 		}
 	}
 	$node->stop;
-	ElasticIndex::Damage::write_file($xfile, $xpristine);
+	ElasticIndex::Damage::write_file($path, $bytes);
 }
 
 my $xcheck = "SELECT elastic_index_check('tx_idx', true)";
@@ -254,7 +274,7 @@ my $xcheck = "SELECT elastic_index_check('tx_idx', true)";
 	my $n = int((unpack('S', substr($xpristine, $xleaf * $blcksz + 12, 2)) - 24) / 4 / 2);
 	my (undef, $key) = xitem($xleaf, $n);
 	expect_corrupt_item(
-		'a leaf entry\'s varlena header', $xleaf, $n, $xcheck,
+		'a leaf entry\'s varlena header', 'tx_idx', $xleaf, $n, $xcheck,
 		"SELECT count(*) FROM tx WHERE k = '$key'",
 		"SELECT count(*) FROM tx WHERE k > ''",
 		"INSERT INTO tx VALUES ('$key')",
@@ -264,7 +284,7 @@ my $xcheck = "SELECT elastic_index_check('tx_idx', true)";
 	# the leaf's high key: a descent to a key of the leaf compares it
 	my (undef, $key) = xitem($xleaf, 3);
 	expect_corrupt_item(
-		'a high key\'s varlena header', $xleaf, 1, $xcheck,
+		'a high key\'s varlena header', 'tx_idx', $xleaf, 1, $xcheck,
 		"SELECT count(*) FROM tx WHERE k = '$key'",
 		"INSERT INTO tx VALUES ('$key')",
 		'VACUUM tx');
@@ -276,13 +296,39 @@ my $xcheck = "SELECT elastic_index_check('tx_idx', true)";
 	$n = 2 if $n < 2;
 	my (undef, $key) = xitem($xroot, $n);
 	expect_corrupt_item(
-		'an inner pivot\'s varlena header', $xroot, $n, $xcheck,
+		'an inner pivot\'s varlena header', 'tx_idx', $xroot, $n, $xcheck,
 		"SELECT count(*) FROM tx WHERE k = '$key'",
 		"INSERT INTO tx VALUES ('$key')");
 }
+
+# an entry of osm_tree's insert buffer (item 1 of a buffer page is its
+# summary; entries from item 2): a lookup of its key reads the page, a
+# flush moves every entry (osm_check_buffer_page first)
+my @bpages;
+for my $blk (1 .. length($bpristine) / $blcksz - 1)
+{
+	my $flags = unpack('S', substr($bpristine, ($blk + 1) * $blcksz - 4, 2));
+	my $lower = unpack('S', substr($bpristine, $blk * $blcksz + 12, 2));
+	# EI_BUFFER, not EI_DELETED (32) nor EI_BUFFER_FILTER, two entries
+	push @bpages, $blk
+	  if ($flags & (1 << 9)) && !($flags & (32 | (1 << 11))) && ($lower - 24) / 4 >= 3;
+}
+ok(@bpages > 0, 'an insert buffer page holding entries');
+{
+	my $blk = $bpages[0];
+	my (undef, $key) = xitem($blk, 2, $bpristine);
+	expect_corrupt_item(
+		'a buffered entry\'s varlena header', 'tb_idx', $blk, 2,
+		"SELECT elastic_index_check('tb_idx', true)",
+		"SELECT count(*) FROM tb WHERE k = '$key'",
+		"SELECT osm_tree_flush('tb_idx')");
+}
+
 $node->start;
 ($ret, $err) = run("SELECT elastic_index_check('tx_idx', true)");
 is($ret, 0, 'restored: the verifier passes on tx_idx') or diag($err);
+($ret, $err) = run("SELECT elastic_index_check('tb_idx', true)");
+is($ret, 0, 'restored: the verifier passes on tb_idx') or diag($err);
 $node->stop;
 
 my $log = slurp_file($node->logfile);
