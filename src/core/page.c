@@ -418,38 +418,6 @@ EIItemIsPivot(Page page, OffsetNumber off)
 }
 
 /*
- * Does rel have a varlena or cstring column, whose damaged header could
- * send a read past its tuple?  Kept in the index's cache, for
- * EIReadTupleChecked.
- */
-bool
-EIRelHasVarwidthAttrs(Relation rel)
-{
-	EIRelCache *cache = EIGetRelCache(rel);
-	TupleDesc	desc = RelationGetDescr(rel);
-
-	if (cache->attrs_kind == EI_ATTRS_UNKNOWN)
-	{
-		cache->attrs_kind = EI_ATTRS_FIXED;
-		for (int i = 0; i < desc->natts; i++)
-			if (TupleDescAttr(desc, i)->attlen <= 0)
-				cache->attrs_kind = EI_ATTRS_VARWIDTH;
-	}
-	return cache->attrs_kind == EI_ATTRS_VARWIDTH;
-}
-
-/*
- * EIReadTupleChecked's attribute check of the item itup at off of page,
- * out of line: a pivot or an entry as the page says (EIItemIsPivot).
- */
-void
-EICheckReadTupleAttrs(Relation rel, Page page, OffsetNumber off,
-					  IndexTuple itup)
-{
-	EICheckTupleAttrs(rel, page, off, itup, EIItemIsPivot(page, off));
-}
-
-/*
  * Report the item at off of page that EIReadTupleChecked refused, saying
  * why (out of line: the check is inline in eitree.h).
  */

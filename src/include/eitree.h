@@ -250,14 +250,7 @@ typedef struct EIRelCache
 								 * grew since (EIScanCheckHeapTid) */
 	BlockNumber index_nblocks;	/* the index's size when last read, for
 								 * block numbers a policy's pages name */
-	uint8		attrs_kind;		/* EI_ATTRS_*: does every read check the
-								 * attributes of its tuple */
 } EIRelCache;
-
-/* EIRelCache.attrs_kind */
-#define EI_ATTRS_UNKNOWN	0	/* not looked at yet */
-#define EI_ATTRS_FIXED		1	/* every column fixed-width: reads skip it */
-#define EI_ATTRS_VARWIDTH	2	/* a varlena or cstring column: reads check */
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
 
@@ -687,9 +680,6 @@ extern Size EIPageFreeSpace(Page page);
 extern IndexTuple EIReadTuple(Page page, OffsetNumber off);
 extern void EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid);
 pg_noreturn extern void EIItemRefused(Relation rel, Page page, OffsetNumber off);
-extern bool EIRelHasVarwidthAttrs(Relation rel);
-extern void EICheckReadTupleAttrs(Relation rel, Page page, OffsetNumber off,
-								  IndexTuple itup);
 
 /*
  * Return the tuple at an offset of a page read by EICheckPage, checking
@@ -718,22 +708,6 @@ EIReadTupleChecked(Relation rel, Page page, OffsetNumber off)
 				 itemlen < sizeof(IndexTupleData) ||
 				 IndexTupleSize((IndexTuple) ((char *) page + itemoff)) != itemlen))
 		EIItemRefused(rel, page, off);
-
-	/*
-	 * A varlena or cstring attribute whose header is damaged would send a
-	 * comparison or a deform past the tuple (and the page): with such a
-	 * column, every attribute must lie inside the tuple (src/README.md,
-	 * "Damaged pages").  Fixed-width columns cannot reach further than
-	 * their widths, so an index of those alone skips it.
-	 */
-	{
-		EIRelCache *cache = (EIRelCache *) rel->rd_amcache;
-
-		if (likely(cache != NULL && cache->attrs_kind != EI_ATTRS_UNKNOWN) ?
-			cache->attrs_kind == EI_ATTRS_VARWIDTH : EIRelHasVarwidthAttrs(rel))
-			EICheckReadTupleAttrs(rel, page, off,
-								  (IndexTuple) ((char *) page + itemoff));
-	}
 	return (IndexTuple) ((char *) page + itemoff);
 }
 pg_noreturn extern void EIItemCorrupted(Relation rel, Page page, OffsetNumber off,
