@@ -19,9 +19,9 @@
 #      ERRCODE_INDEX_CORRUPTED (XX002) naming the index, the block and the
 #      offset (before, the verifier, the osm lookup and flush crashed the
 #      server in varstr_cmp, and VACUUM passed it).  Tree scans and
-#      descents do not check
-#      attributes (src/README.md, "Damaged pages": it cost 17% of a point
-#      lookup), so this test runs none over the damaged item.
+#      descents do not check attributes (src/README.md, "Damaged pages":
+#      it cost 17% of a point lookup), so this test runs none over the
+#      damaged tree items.
 # Every page kind, damaged with zeros and random bytes, under every
 # operation: test/t/024_corruption_matrix.pl.
 
