@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "access/relscan.h"
+#include "access/toast_compression.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "eistats.h"
@@ -130,13 +131,15 @@ EICheckPage(Relation rel, Buffer buf)
 	}
 }
 
+static bool EIItemIsPivot(Page page, OffsetNumber off);
+
 /*
  * Verify every item of a locked page of the tree before a critical section
  * removes some of them: no more line pointers than a page holds, each
  * holding an index tuple of its own length inside the page's tuple space,
- * together no more bytes than that space, and a leaf's entries with a
- * valid heap TID.  A leaf in a policy's format is left to
- * the policy.  Damage is an ERRCODE_INDEX_CORRUPTED error naming the
+ * together no more bytes than that space, every attribute inside its
+ * tuple (EICheckTupleAttrs), and a leaf's entries with a valid heap TID.
+ * A leaf in a policy's format is left to the policy.  Damage is an ERRCODE_INDEX_CORRUPTED error naming the
  * index, block and offset, not the PANIC PageIndexMultiDelete would raise
  * inside the critical section.  It reads the whole page, so it runs before
  * changes (VACUUM, removing dead entries, page deletion), not on every
@@ -194,6 +197,8 @@ EICheckPageItems(Relation rel, Buffer buf)
 		}
 		if (what != NULL)
 			ei_page_corrupted(rel, buf, psprintf("Offset %u is %s.", off, what));
+		EICheckTupleAttrs(rel, page, off, (IndexTuple) PageGetItem(page, itemid),
+						  EIItemIsPivot(page, off));
 		total += MAXALIGN(itemlen);
 	}
 
@@ -250,6 +255,168 @@ EIItemCorrupted(Relation rel, Page page, OffsetNumber off, const char *what)
 			 errdetail_internal("Offset %u is %s.", off, what),
 			 errhint("Please REINDEX it.")));
 	pg_unreachable();
+}
+
+/*
+ * What is wrong with the attributes of itup (NULL: nothing), walking them
+ * as index_deform_tuple and nocachegetattr do: the first natts columns of
+ * desc must each lie before end bytes from the tuple's start (a leaf
+ * entry: its size; a pivot: the heap TID at its end), a varlena must have
+ * a sane header (no TOAST pointer, which an index tuple never holds; a
+ * compressed value with a sane raw size) and a cstring a NUL before the
+ * end.  Pure: it only reads the tuple, so damage is reported by the caller.
+ */
+const char *
+EITupleAttrsProblem(TupleDesc desc, int natts, IndexTuple itup, Size end)
+{
+	bool		hasnulls = IndexTupleHasNulls(itup);
+	bits8	   *bp = (bits8 *) ((char *) itup + sizeof(IndexTupleData));
+	Size		hoff = IndexInfoFindDataOffset(itup->t_info);
+	char	   *tp;
+	Size		limit;
+	Size		off = 0;
+
+	if (hoff > end)
+		return "an item too short for its header";
+	tp = (char *) itup + hoff;
+	limit = end - hoff;
+
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (hasnulls && att_isnull(i, bp))
+			continue;
+
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			if (off + att->attlen > limit)
+				return "an item whose fixed-width attribute passes its end";
+			off += att->attlen;
+		}
+		else if (att->attlen == -1)
+		{
+			Size		len;
+
+			/* a nonzero first byte is a short header, else alignment pad */
+			if (off >= limit)
+				return "an item whose varlena attribute passes its end";
+			if (*((uint8 *) (tp + off)) == 0)
+				off = att_align_nominal(off, att->attalign);
+			if (off >= limit)
+				return "an item whose varlena attribute passes its end";
+			if (VARATT_IS_EXTERNAL(tp + off))
+				return "an item holding a TOAST pointer";
+			if (VARATT_IS_1B(tp + off))
+				len = VARSIZE_1B(tp + off);
+			else
+			{
+				uint32		header;
+
+				if (off + VARHDRSZ > limit)
+					return "an item whose varlena attribute passes its end";
+				memcpy(&header, tp + off, sizeof(header));
+				len = VARSIZE_4B(&header);
+				if (len < VARHDRSZ)
+					return "an item with a damaged varlena header";
+				if (VARATT_IS_4B_C(&header))
+				{
+					struct varlena *value = (struct varlena *) (tp + off);
+					Size		rawsize;
+
+					if (len < VARHDRSZ_COMPRESSED || off + len > limit)
+						return "an item whose varlena attribute passes its end";
+					rawsize = VARDATA_COMPRESSED_GET_EXTSIZE(value);
+
+					/*
+					 * pglz and lz4 expand at most about 255 times; decompression
+					 * allocates rawsize bytes up front, so a damaged one would
+					 * ask for up to 1 GB.
+					 */
+					if (rawsize > (len - VARHDRSZ_COMPRESSED) * (Size) 1024 ||
+						rawsize > MaxAllocSize - VARHDRSZ ||
+						(VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value) != TOAST_PGLZ_COMPRESSION_ID &&
+						 VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value) != TOAST_LZ4_COMPRESSION_ID))
+						return "an item with a damaged compressed attribute";
+				}
+			}
+			if (off + len > limit)
+				return "an item whose varlena attribute passes its end";
+			off += len;
+		}
+		else if (att->attlen == -2)
+		{
+			Size		n;
+
+			off = att_align_nominal(off, att->attalign);
+			if (off >= limit)
+				return "an item whose cstring attribute passes its end";
+			n = strnlen(tp + off, limit - off);
+			if (n >= limit - off)
+				return "an item whose cstring attribute has no end";
+			off += n + 1;
+		}
+		else
+			return "an item of a column with an invalid length";
+	}
+	return NULL;
+}
+
+/*
+ * What is wrong with the attributes of itup as an item of rel (NULL:
+ * nothing): a leaf entry holds every column, a pivot (pivot true) the key
+ * columns followed by its heap TID, a minus infinity item nothing.
+ */
+const char *
+EIItemAttrsProblem(Relation rel, IndexTuple itup, bool pivot)
+{
+	Size		end = IndexTupleSize(itup);
+	int			natts = RelationGetDescr(rel)->natts;
+
+	if (pivot)
+	{
+		if (EIPivotIsMinusInf(itup))
+			return NULL;
+		natts = IndexRelationGetNumberOfKeyAttributes(rel);
+		if (EIPivotFlags(itup) & EI_PIVOT_HAS_TID)
+		{
+			if (end < sizeof(IndexTupleData) + sizeof(ItemPointerData))
+				return "a pivot too short to hold a heap TID";
+			end -= sizeof(ItemPointerData);
+		}
+	}
+	return EITupleAttrsProblem(RelationGetDescr(rel), natts, itup, end);
+}
+
+/*
+ * Refuse the item itup at off of page when an attribute it holds does not
+ * lie inside it (EIItemAttrsProblem): ERRCODE_INDEX_CORRUPTED naming
+ * index, block and offset, before anything compares or deforms it.
+ */
+void
+EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off, IndexTuple itup,
+				  bool pivot)
+{
+	const char *what = EIItemAttrsProblem(rel, itup, pivot);
+
+	if (unlikely(what != NULL))
+		EIItemCorrupted(rel, page, off, what);
+}
+
+/*
+ * Is the item at off of a page of the tree a pivot (a high key or an item
+ * of an inner page)?
+ */
+static bool
+EIItemIsPivot(Page page, OffsetNumber off)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+
+	if (EI_IS_LEAF(opaque))
+		return off == EI_HIKEY && !EI_RIGHTMOST(opaque);
+	/* a policy's page outside the tree (osm's buffer) holds entries */
+	return !(opaque->ei_flags & EI_POLICY_FLAGS);
 }
 
 /*

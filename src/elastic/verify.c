@@ -83,6 +83,14 @@ EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno, Page page,
 			IndexTupleSize((IndexTuple) PageGetItem(page, hiid)) != ItemIdGetLength(hiid))
 			EIVerifyCorrupt(cxt, blkno, EI_HIKEY,
 					   "high key line pointer of compact leaf is invalid");
+		{
+			const char *what = EIItemAttrsProblem(cxt->rel,
+												  (IndexTuple) PageGetItem(page, hiid),
+												  true);
+
+			if (what != NULL)
+				EIVerifyCorrupt(cxt, blkno, EI_HIKEY, "%s", what);
+		}
 		tidend = ItemIdGetOffset(hiid);
 	}
 	if (phdr->pd_lower < imageoff ||

@@ -712,6 +712,12 @@ EIReadTupleChecked(Relation rel, Page page, OffsetNumber off)
 }
 pg_noreturn extern void EIItemCorrupted(Relation rel, Page page, OffsetNumber off,
 										const char *what);
+extern const char *EITupleAttrsProblem(TupleDesc desc, int natts,
+									   IndexTuple itup, Size end);
+extern const char *EIItemAttrsProblem(Relation rel, IndexTuple itup,
+									  bool pivot);
+extern void EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off,
+							  IndexTuple itup, bool pivot);
 extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
 
 /*

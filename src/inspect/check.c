@@ -374,6 +374,24 @@ ei_check_page_copy(EICheckState *state, BlockNumber blkno, Page page,
 					   itemlen,
 					   itemlen < sizeof(IndexTupleData) ? 0 :
 					   (unsigned) IndexTupleSize((IndexTuple) PageGetItem(page, itemid)));
+
+		/*
+		 * Every attribute inside the tuple, before anything compares or
+		 * deforms it (a deleted page's stamp is no tuple; a policy's page
+		 * outside the tree holds entries, not pivots).
+		 */
+		if (!(opaque->ei_flags & EI_DELETED))
+		{
+			const char *what;
+
+			what = EIItemAttrsProblem(state->rel,
+									  (IndexTuple) PageGetItem(page, itemid),
+									  !(outside_tree &&
+										(opaque->ei_flags & EI_POLICY_FLAGS)) &&
+									  ei_item_is_pivot(page, off));
+			if (what != NULL)
+				ei_corrupt(state, blkno, off, "%s", what);
+		}
 	}
 
 	return page;

@@ -479,9 +479,10 @@ osm_item_in_page(Page page, OffsetNumber off, Size minlen)
  * Check a locked buffer page (EICheckPage passed) before it is read or
  * changed: a buffer page (deleted ones keep only their link), its summary
  * item of the size its filter needs, a zonemap and sorted section within
- * its entries; with entries, also every entry's line pointer, size and
- * heap TID.  Constant time without entries: a scan checks the summary of
- * every page of the chain, and the entries of the pages it reads.
+ * its entries and the attributes of the two it names; with entries, also
+ * every entry's line pointer, size, heap TID and attributes.  Constant
+ * time without entries: a scan checks the summary of every page of the
+ * chain, and the entries of the pages it reads.
  */
 static void
 osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
@@ -514,6 +515,14 @@ osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
 						   psprintf("Its zonemap names offsets %u and %u of %u.",
 									(unsigned) summary->minoff,
 									(unsigned) summary->maxoff, (unsigned) maxoff));
+	/* the zonemap's two entries are compared even without the others */
+	if (summary->minoff != InvalidOffsetNumber)
+	{
+		EICheckTupleAttrs(rel, page, summary->minoff,
+						  EIReadTupleChecked(rel, page, summary->minoff), false);
+		EICheckTupleAttrs(rel, page, summary->maxoff,
+						  EIReadTupleChecked(rel, page, summary->maxoff), false);
+	}
 	if (!entries)
 		return;
 	for (OffsetNumber off = OSM_BUFFER_FIRST; off <= maxoff; off++)
@@ -523,6 +532,7 @@ osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
 		if (!ItemPointerIsValid(&itup->t_tid) ||
 			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&itup->t_tid)))
 			EIItemCorrupted(rel, page, off, "an entry with an invalid heap TID");
+		EICheckTupleAttrs(rel, page, off, itup, false);
 	}
 }
 
