@@ -2309,8 +2309,21 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 			bool		found;
 
 			ei_count_descent(scan, descend == EI_DESCEND_AGAIN);
+
+			/*
+			 * A first descent starts at the scan's boundary.  A new
+			 * primitive scan does not: the pages behind it were read by the
+			 * earlier ones, and a scroll cursor that turns round must find
+			 * them again (as _bt_readfirstpage sets both for needPrimScan).
+			 */
+			if (descend == EI_DESCEND_AGAIN)
+			{
+				so->currPos.moreLeft = true;
+				so->currPos.moreRight = true;
+			}
+			else
+				ei_init_more(so, dir);
 			descend = EI_DESCEND_NONE;
-			ei_init_more(so, dir);
 			buf = ei_descend(scan, dir, &offnum);
 			so->currPos.buf = buf;
 			found = ei_read_page(scan, dir, offnum);
