@@ -1044,7 +1044,29 @@ ei_arrays_finish(IndexScanDesc scan)
 		if (key->sk_strategy != BTEqualStrategyNumber ||
 			!so->keyRequiredFwd[i] || !so->keyRequiredBwd[i])
 			continue;
+
+		/*
+		 * One equality per column: the one ei_descend starts from (the
+		 * positioning array key, else the first).  Another one on the column
+		 * (of another type, which could not rule elements out, or IS NULL
+		 * against "=") stays required: where it fails on a tuple that
+		 * matches the chosen one, no tuple of the combination can match,
+		 * and ei_required_failed steps on.  Were it part of the
+		 * combination, two different values for one column would put the
+		 * combination beyond every tuple, and each descent would land where
+		 * the last one did, for ever.
+		 */
+		if (arrays->neq > 0 &&
+			arrays->eq[arrays->neq - 1].attno == key->sk_attno)
+		{
+			if (arrays->arrayOfKey[i] < 0 ||
+				!arrays->keys[arrays->arrayOfKey[i]].positions ||
+				arrays->eq[arrays->neq - 1].array >= 0)
+				continue;
+			arrays->neq--;		/* the array key replaces it */
+		}
 		eq = &arrays->eq[arrays->neq++];
+		memset(eq, 0, sizeof(EIScanEqKey));
 		eq->keyIndex = i;
 		eq->array = arrays->arrayOfKey[i];
 		eq->attno = key->sk_attno;
@@ -2287,8 +2309,21 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 			bool		found;
 
 			ei_count_descent(scan, descend == EI_DESCEND_AGAIN);
+
+			/*
+			 * A first descent starts at the scan's boundary.  A new
+			 * primitive scan does not: the pages behind it were read by the
+			 * earlier ones, and a scroll cursor that turns round must find
+			 * them again (as _bt_readfirstpage sets both for needPrimScan).
+			 */
+			if (descend == EI_DESCEND_AGAIN)
+			{
+				so->currPos.moreLeft = true;
+				so->currPos.moreRight = true;
+			}
+			else
+				ei_init_more(so, dir);
 			descend = EI_DESCEND_NONE;
-			ei_init_more(so, dir);
 			buf = ei_descend(scan, dir, &offnum);
 			so->currPos.buf = buf;
 			found = ei_read_page(scan, dir, offnum);
