@@ -180,8 +180,9 @@ BEGIN
 	RETURN out;
 END
 $fn$;
-SELECT sa_cursor('sa_ei') = sa_cursor('sa_bt') AS same,
-	   sa_cursor('sa_ei') = sa_cursor('sa_seq') AS same_as_seq,
+-- (against the sequential scan: btree's scroll cursor over these arrays
+-- returns other rows on PostgreSQL 17's branch point, the test matrix's 17)
+SELECT sa_cursor('sa_ei') = sa_cursor('sa_seq') AS same_as_seq,
 	   length(sa_cursor('sa_ei')) > 100 AS has_rows;
 
 -- descents: a run of elements on one leaf costs one, elements far apart
@@ -249,7 +250,12 @@ SELECT ei_diff('sc', 'SELECT id, k FROM %I WHERE k = ANY (''{4999, 7, NULL, 3, 7
 			   false, '{index,bitmap,parallel}');
 SELECT ei_diff('sc', 'SELECT k FROM %I WHERE k = ANY (''{4999, 7, NULL, 3, 7, 2500}'') ORDER BY k',
 			   true, '{index,indexonly}');
+-- (no backward parallel scan with arrays: every query runs on btree too,
+-- and the nbtree of PostgreSQL 17's branch point, the test matrix's 17,
+-- can wait forever in one)
 SELECT ei_diff('sc', 'SELECT k FROM %I WHERE k = ANY (ARRAY(SELECT generate_series(100, 3000, 3))) ORDER BY k DESC',
+			   true, '{index,indexonly}');
+SELECT ei_diff('sc', 'SELECT k FROM %I WHERE k = ANY (ARRAY(SELECT generate_series(100, 3000, 3))) ORDER BY k',
 			   true, '{index,indexonly,parallel}');
 SELECT ei_diff('sc', 'SELECT j, k FROM %I WHERE j = ANY (''{96, 0, 50, 51}'') AND k = ANY (ARRAY(SELECT generate_series(0, 4999, 7)))',
 			   false, '{index,indexonly,bitmap,parallel}');
