@@ -575,7 +575,7 @@ ei_preprocess_keys(IndexScanDesc scan)
 	so->qual_ok = true;
 	if (so->arrays != NULL)
 	{
-		MemoryContextDelete(so->arrays->cxt);
+		MemoryContextReset(so->arraysCxt);
 		so->arrays = NULL;
 	}
 	if (nkeys <= 0)
@@ -873,9 +873,12 @@ ei_arrays_prepare(IndexScanDesc scan)
 	if (nkeys == 0)
 		return;
 
-	cxt = AllocSetContextCreate(GetMemoryChunkContext(so),
-								"elastic_index array keys",
-								ALLOCSET_SMALL_SIZES);
+	/* one context for the scan's lifetime: a rescan only resets it */
+	if (so->arraysCxt == NULL)
+		so->arraysCxt = AllocSetContextCreate(GetMemoryChunkContext(so),
+											  "elastic_index array keys",
+											  ALLOCSET_SMALL_SIZES);
+	cxt = so->arraysCxt;
 	oldcxt = MemoryContextSwitchTo(cxt);
 	arrays = palloc0(sizeof(EIScanArrays));
 	arrays->cxt = cxt;
@@ -3840,6 +3843,7 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->extra_checked = false;
 	so->extra = NULL;
 	so->arrays = NULL;
+	so->arraysCxt = NULL;
 
 	scan->xs_itupdesc = RelationGetDescr(rel);
 	scan->opaque = so;
@@ -3999,8 +4003,8 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->currTuples);
 	if (so->markTuples != NULL)
 		pfree(so->markTuples);
-	if (so->arrays != NULL)
-		MemoryContextDelete(so->arrays->cxt);
+	if (so->arraysCxt != NULL)
+		MemoryContextDelete(so->arraysCxt);
 	if (so->leaf_state != NULL)
 	{
 		const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;

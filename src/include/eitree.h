@@ -381,6 +381,7 @@ typedef struct EIScanOpaqueData
 
 	/* the "= ANY (array)" keys, preprocessed (core/scan.c), or NULL */
 	struct EIScanArrays *arrays;
+	MemoryContext arraysCxt;	/* holds arrays; reset, not rebuilt, per rescan */
 } EIScanOpaqueData;
 
 typedef EIScanOpaqueData *EIScanOpaque;
