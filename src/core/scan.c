@@ -253,6 +253,9 @@ static bool ei_arrays_beyond_page(IndexScanDesc scan, Page page,
 static OffsetNumber ei_arrays_skip(IndexScanDesc scan, Page page,
 								   ScanDirection dir, OffsetNumber offnum,
 								   OffsetNumber limit);
+static OffsetNumber ei_arrays_next_on_page(IndexScanDesc scan, Page page,
+										   ScanDirection dir, OffsetNumber offnum,
+										   OffsetNumber limit, bool *continuescan);
 static void ei_arrays_after_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_count_descent(IndexScanDesc scan, bool again);
 static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
@@ -1910,6 +1913,29 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 }
 
 /*
+ * After a leaf item moved the array keys on: skip to their next combination
+ * on this page (limit: maxoff forward, minoff backward), or stop reading the
+ * page when they lie beyond it, and the scan descends to them.  Returns the
+ * offset to go on from; clears *continuescan to stop.
+ */
+static OffsetNumber
+ei_arrays_next_on_page(IndexScanDesc scan, Page page, ScanDirection dir,
+					   OffsetNumber offnum, OffsetNumber limit,
+					   bool *continuescan)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (ei_arrays_beyond_page(scan, page, dir))
+	{
+		so->arrays->needPrimScan = true;
+		so->arrays->primScanDir = dir;
+		*continuescan = false;
+		return offnum;
+	}
+	return ei_arrays_skip(scan, page, dir, offnum, limit);
+}
+
+/*
  * Collect the matching items of the pinned and share-locked leaf
  * so->currPos.buf, from offnum on in the scan direction; return whether
  * there were any.
@@ -2038,17 +2064,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			if (ei_check_keys(scan, itup, dir, &continuescan, true))
 				EIScanSaveItem(so, itemIndex++, offnum, itup);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
-			{
-				if (ei_arrays_beyond_page(scan, page, dir))
-				{
-					/* the array keys left this page: descend to them */
-					so->arrays->needPrimScan = true;
-					so->arrays->primScanDir = dir;
-					continuescan = false;
-				}
-				else
-					offnum = ei_arrays_skip(scan, page, dir, offnum, maxoff);
-			}
+				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, maxoff,
+												&continuescan);
 			if (!continuescan)
 				break;
 		}
@@ -2097,17 +2114,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			if (passes && alive)
 				EIScanSaveItem(so, --itemIndex, offnum, itup);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
-			{
-				if (ei_arrays_beyond_page(scan, page, dir))
-				{
-					/* the array keys left this page: descend to them */
-					so->arrays->needPrimScan = true;
-					so->arrays->primScanDir = dir;
-					continuescan = false;
-				}
-				else
-					offnum = ei_arrays_skip(scan, page, dir, offnum, minoff);
-			}
+				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, minoff,
+												&continuescan);
 			if (!continuescan)
 			{
 				so->currPos.moreLeft = false;
