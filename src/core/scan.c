@@ -216,6 +216,7 @@ static void ei_pos_invalidate(EIScanPos pos);
 static void ei_pos_unpin(EIScanPos pos);
 static void ei_pos_copy(EIScanPos dst, EIScanPos src);
 static void ei_alloc_tuples(IndexScanDesc scan);
+static void ei_alloc_mark_tuples(EIScanOpaque so);
 static void ei_init_more(EIScanOpaque so, ScanDirection dir);
 static bool ei_key_has_cmp_proc(Relation rel, ScanKey key);
 static bool ei_compare_key_args(Relation rel, ScanKey a, ScanKey b, int32 *result);
@@ -357,24 +358,34 @@ ei_pos_copy(EIScanPos dst, EIScanPos src)
 }
 
 /*
- * Allocate the tuple workspaces of an index-only scan (current and mark).
- * A standard leaf's tuples fit in BLCKSZ; an index that can have leaves of
- * its policy's kind starts with room for as many tuples as such a leaf
- * holds by the policy's estimate, and EIScanSaveItem grows both when wider
- * tuples (INCLUDE columns of variable width) need more.
+ * Allocate the tuple workspace of an index-only scan: one page's worth, as
+ * a standard leaf's tuples fit in BLCKSZ.  A policy's leaf, whose entries
+ * are not bounded by a page's tuple space, grows it (EIScanSaveItem); the
+ * mark's copy is allocated when a position is first marked (eimarkpos).
+ * Keeping the start small keeps a short scan's setup cheap: two copies
+ * sized for the largest policy leaf cost a short lookup 10% of its time
+ * in malloc growing and trimming the heap.
  */
 static void
 ei_alloc_tuples(IndexScanDesc scan)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	const EILeafKindOps *leafops = EIGetPolicyChecked(scan->indexRelation)->leaf;
 
 	so->tuplesSize = BLCKSZ;
-	if (leafops != NULL && leafops->tuple_space != NULL)
-		so->tuplesSize = Max(so->tuplesSize,
-							 leafops->tuple_space(scan->indexRelation));
 	so->currTuples = (char *) palloc(so->tuplesSize);
-	so->markTuples = (char *) palloc(so->tuplesSize);
+	so->markTuples = NULL;
+}
+
+/*
+ * Allocate the mark's copy of the tuple workspace, as large as the current
+ * one, the first time a marked position keeps tuples.
+ */
+static void
+ei_alloc_mark_tuples(EIScanOpaque so)
+{
+	if (so->markTuples == NULL)
+		so->markTuples = MemoryContextAlloc(GetMemoryChunkContext(so->currTuples),
+											so->tuplesSize);
 }
 
 /*
@@ -1893,8 +1904,9 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 
 		/*
 		 * Only a policy's leaf, whose entries are not bounded by a page's
-		 * tuple space, can need more: grow both workspaces, whose items are
-		 * offsets.  No pointer into them is held while a page is read.
+		 * tuple space, can need more: grow both workspaces (the mark's if
+		 * there is one), whose items are offsets.  No pointer into them is
+		 * held while a page is read.
 		 */
 		if (so->currPos.nextTupleOffset + MAXALIGN(itupsz) > so->tuplesSize)
 		{
@@ -1903,7 +1915,8 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 									  MAXALIGN(itupsz));
 
 			so->currTuples = repalloc_huge(so->currTuples, newsize);
-			so->markTuples = repalloc_huge(so->markTuples, newsize);
+			if (so->markTuples != NULL)
+				so->markTuples = repalloc_huge(so->markTuples, newsize);
 			so->tuplesSize = newsize;
 		}
 		item->tupleOffset = (uint32) so->currPos.nextTupleOffset;
@@ -2508,8 +2521,11 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 		if (EIScanPosIsPinned(so->currPos))
 			IncrBufferRefCount(so->currPos.buf);
 		ei_pos_copy(&so->markPos, &so->currPos);
-		if (so->markTuples != NULL)
+		if (so->currTuples != NULL)
+		{
+			ei_alloc_mark_tuples(so);
 			memcpy(so->markTuples, so->currTuples, so->currPos.nextTupleOffset);
+		}
 		so->markPos.itemIndex = so->markItemIndex;
 		so->markItemIndex = -1;
 	}

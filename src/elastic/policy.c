@@ -873,7 +873,6 @@ EIElasticMarkLeafReads(Relation rel, bool policy_leaf)
 /* Compact leaves, as the core sees them through the policy table. */
 const EILeafKindOps EICompactLeafOps = {
 	.prepare = EICompactPrepare,
-	.tuple_space = EICompactScanTupleSpace,
 	.insert = EICompactInsert,
 	.split = EICompactSplit,
 	.read = EICompactScanRead,

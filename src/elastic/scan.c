@@ -416,19 +416,3 @@ EICompactScanEnd(IndexScanDesc scan)
 	so->leaf_state = NULL;
 }
 
-/*
- * Bytes an index-only scan's tuple copies of one compact leaf may need
- * (EILeafKindOps.tuple_space): as many tuples as a compact leaf has
- * entries; 0 if the index cannot have compact leaves.
- */
-Size
-EICompactScanTupleSpace(Relation rel)
-{
-	EINormKeyInfo *norm = EICompactInfo(rel);
-
-	if (norm == NULL)
-		return 0;
-	return EI_MAX_ITEMS_PER_PAGE *
-		MAXALIGN(sizeof(IndexTupleData) + sizeof(IndexAttributeBitMapData) +
-				 norm->keylen + 8 * norm->nkeyatts);
-}

@@ -268,7 +268,6 @@ extern void EICompactLogImages(Relation rel, uint8 kind, Buffer *bufs,
 extern bool EICompactScanRead(IndexScanDesc scan, ScanDirection dir);
 extern void EICompactScanRescan(IndexScanDesc scan);
 extern void EICompactScanEnd(IndexScanDesc scan);
-extern Size EICompactScanTupleSpace(Relation rel);
 extern void EICompactPrepare(Relation rel);
 
 /* elastic/verify.c: elastic_index_check on compact leaves */

@@ -533,9 +533,6 @@ typedef struct EILeafKindOps
 	 * high key holding its first and last live entries */
 	Page		(*verify) (EIVerifyContext *cxt, BlockNumber blkno, Page page,
 						   bool full, bool collect);
-	/* bytes an index-only scan's tuple copies of one such leaf may need,
-	 * 0 if this index cannot have such leaves [0] */
-	Size		(*tuple_space) (Relation rel);
 	/* insert the entry into the write-locked leaf istate->buf */
 	EILeafInsertResult (*insert) (EIInsertState istate);
 	/* split the full write-locked leaf istate->buf, releasing it */
