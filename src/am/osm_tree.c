@@ -19,6 +19,7 @@
 #include "postgres.h"
 
 #include "access/amapi.h"
+#include "access/xact.h"
 #include "commands/vacuum.h"
 #include "eiam.h"
 #include "eiosm.h"
@@ -70,10 +71,12 @@ EIOsmTreeInit(void)
  *
  * An exclusion constraint's check in another backend searches the index
  * for our uncommitted entry in order to wait for us, so those indexes
- * (and any uniqueness check) take entries at once.  A serializable
- * transaction's entries never enter the insert buffer (OsmBufferInsert):
- * they reach their leaves, by the batch or at once, through inserts that
- * check the leaf for rw-conflicts (src/README.md, "Predicate locks").
+ * (and any uniqueness check) take entries at once.  So does a serializable
+ * transaction: its insert checks the leaf for rw-conflicts with the
+ * readers that locked it by then, as nbtree's does; a batch applied at
+ * commit would also catch every reader of the leaf since the INSERT, and
+ * page granularity makes most of those false conflicts (src/README.md,
+ * "Predicate locks").  Its entries never enter the insert buffer either.
  */
 bool
 osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
@@ -86,7 +89,7 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	itup->t_tid = *ht_ctid;
 
 	if (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
-		indexInfo->ii_ExclusionOps != NULL)
+		indexInfo->ii_ExclusionOps != NULL || IsolationIsSerializable())
 		EIDoInsert(rel, itup, heapRel);
 	else if (OsmGetBatchSize(rel) > 1)
 		EIBatchAdd(rel, heapRel, itup);

@@ -363,15 +363,10 @@ ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n)
 	double		perpage;
 	double		unit;
 
-	if (bufsize <= 0)
-		return false;
+	/* a serializable transaction inserts at once, never batches (osminsert) */
+	Assert(!IsolationIsSerializable());
 
-	/*
-	 * A serializable transaction's entries bypass the buffer
-	 * (OsmBufferInsert would insert them one by one): apply the batch
-	 * sorted, leaf by leaf.
-	 */
-	if (IsolationIsSerializable())
+	if (bufsize <= 0)
 		return false;
 	if (osm_top_inserts)
 		return n == 1;
