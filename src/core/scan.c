@@ -743,32 +743,84 @@ ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
  * The first element of an array key at or beyond a value in the scan
  * direction (index nelems forward, -1 backward, if there is none); *equal
  * tells whether it equals the value.
+ *
+ * The search gallops from the current element (ak->cur) before it
+ * bisects: a scan moves its array keys on to the next element or one
+ * shortly after it, so a long array costs a few comparisons per move, not
+ * log2 of its length.  Any start gives the same answer.
  */
 static int
 ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
 				ScanDirection dir, bool *equal)
 {
 	bool		forward = ScanDirectionIsForward(dir);
-	int			lo = 0;
-	int			hi = ak->nelems;
+	int			n = ak->nelems;
+	int			start = Min(Max(ak->cur, 0), n - 1);
+	int			lo;
+	int			hi;
 	int			k;
 
-	/* the first element after the value (forward: at or after it) */
+	/*
+	 * high(i): element i sorts after the value (forward: at or after it).
+	 * It is false up to some index and true from there on; find that
+	 * index, lo in [0, n], by galloping from start to a range [lo, hi]
+	 * known to hold it, then bisecting.
+	 */
+#define EI_ELEM_HIGH(i) \
+	(ei_order(&ak->cmp, ak->collation, ak->desc, ak->nulls_first, \
+			  value, isnull, ak->elems[(i)], false) < (forward ? 1 : 0))
+
+	if (n == 0)
+	{
+		lo = 0;
+		hi = 0;
+	}
+	else if (EI_ELEM_HIGH(start))
+	{
+		/* the answer is at or before start: gallop back */
+		int			step = 1;
+
+		hi = start;
+		lo = start - step;
+		while (lo >= 0 && EI_ELEM_HIGH(lo))
+		{
+			hi = lo;
+			step *= 2;
+			lo = start - step;
+		}
+		lo = Max(lo + 1, 0);
+	}
+	else
+	{
+		/* the answer is after start: gallop on */
+		int			step = 1;
+
+		lo = start + 1;
+		hi = start + step;
+		while (hi < n && !EI_ELEM_HIGH(hi))
+		{
+			lo = hi + 1;
+			step *= 2;
+			hi = start + step;
+		}
+		hi = Min(hi, n);
+	}
+
+	/* bisect [lo, hi]: high(hi) holds or hi == n; high(lo - 1) fails */
 	while (lo < hi)
 	{
 		int			mid = lo + (hi - lo) / 2;
-		int			c = ei_order(&ak->cmp, ak->collation, ak->desc,
-								 ak->nulls_first, value, isnull,
-								 ak->elems[mid], false);
 
-		if (forward ? c <= 0 : c < 0)
+		if (EI_ELEM_HIGH(mid))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
+#undef EI_ELEM_HIGH
+
 	k = forward ? lo : lo - 1;
 	*equal = false;
-	if (k >= 0 && k < ak->nelems)
+	if (k >= 0 && k < n)
 		*equal = ei_order(&ak->cmp, ak->collation, ak->desc, ak->nulls_first,
 						  value, isnull, ak->elems[k], false) == 0;
 	return k;
@@ -1887,6 +1939,28 @@ EIScanMatchKeys(IndexScanDesc scan, IndexTuple itup)
 }
 
 /*
+ * Copy an index tuple of size bytes to dst, both MAXALIGNed: word by word
+ * when the size is a whole number of words, as it is for every tuple
+ * index_form_tuple makes.  The compiler inlines a memcpy of unknown small
+ * size as "rep movsq", whose start-up cost, paid once per saved item, was
+ * 5% of an index-only scan with a 1000-key "= ANY" array on this machine.
+ */
+static inline void
+ei_copy_tuple(char *dst, IndexTuple itup, Size size)
+{
+	if (size % sizeof(uint64) == 0)
+	{
+		uint64	   *to = (uint64 *) dst;
+		const uint64 *from = (const uint64 *) itup;
+
+		for (Size w = 0; w < size / sizeof(uint64); w++)
+			to[w] = from[w];
+	}
+	else
+		memcpy(dst, itup, size);
+}
+
+/*
  * Save a matching item (and for index-only scans a copy of the tuple) in
  * currPos at itemIndex.
  */
@@ -1920,7 +1994,7 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 			so->tuplesSize = newsize;
 		}
 		item->tupleOffset = (uint32) so->currPos.nextTupleOffset;
-		memcpy(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
+		ei_copy_tuple(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
 		so->currPos.nextTupleOffset += MAXALIGN(itupsz);
 	}
 }
