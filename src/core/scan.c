@@ -233,7 +233,7 @@ static bool ei_check_final(IndexScanDesc scan, IndexTuple itup,
 						   ScanDirection dir, bool *continuescan);
 static int	ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
 					 Datum value, bool isnull, Datum arg, bool argnull);
-static int	ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
+static int	ei_array_search(EIScanArrayKey *ak, int start, Datum value, bool isnull,
 							ScanDirection dir, bool *equal);
 static void ei_array_reduce_inequality(IndexScanDesc scan, ScanKey key);
 static void ei_arrays_prepare(IndexScanDesc scan);
@@ -744,18 +744,19 @@ ei_order(FmgrInfo *cmp, Oid collation, bool desc, bool nulls_first,
  * direction (index nelems forward, -1 backward, if there is none); *equal
  * tells whether it equals the value.
  *
- * The search gallops from the current element (ak->cur) before it
- * bisects: a scan moves its array keys on to the next element or one
- * shortly after it, so a long array costs a few comparisons per move, not
- * log2 of its length.  Any start gives the same answer.
+ * With a start element (a positioning key's current one) the search
+ * gallops from it before it bisects: a scan moves its array keys on to
+ * the next element or one shortly after it, so a long array costs a few
+ * comparisons per move, not log2 of its length.  Any start gives the same
+ * answer; start -1 (a filter, whose values have no order along the leaf)
+ * bisects the whole array.
  */
 static int
-ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
+ei_array_search(EIScanArrayKey *ak, int start, Datum value, bool isnull,
 				ScanDirection dir, bool *equal)
 {
 	bool		forward = ScanDirectionIsForward(dir);
 	int			n = ak->nelems;
-	int			start = Min(Max(ak->cur, 0), n - 1);
 	int			lo;
 	int			hi;
 	int			k;
@@ -770,10 +771,11 @@ ei_array_search(EIScanArrayKey *ak, Datum value, bool isnull,
 	(ei_order(&ak->cmp, ak->collation, ak->desc, ak->nulls_first, \
 			  value, isnull, ak->elems[(i)], false) < (forward ? 1 : 0))
 
-	if (n == 0)
+	start = Min(start, n - 1);
+	if (start < 0)
 	{
 		lo = 0;
-		hi = 0;
+		hi = n;
 	}
 	else if (EI_ELEM_HIGH(start))
 	{
@@ -1267,7 +1269,8 @@ ei_arrays_locate(IndexScanDesc scan, IndexTuple itup, ScanDirection dir,
 		{
 			EIScanArrayKey *ak = &arrays->keys[eq->array];
 			bool		equal;
-			int			k = ei_array_search(ak, value, isnull, dir, &equal);
+			int			k = ei_array_search(ak, ak->cur, value, isnull, dir,
+											&equal);
 
 			if (k < 0 || k >= ak->nelems)
 			{
@@ -1815,8 +1818,8 @@ restart:
 				/* a filter: is the value one of the elements? */
 				if (isnull)
 					return false;
-				(void) ei_array_search(ak, datum, false, ForwardScanDirection,
-									   &equal);
+				(void) ei_array_search(ak, -1, datum, false,
+									   ForwardScanDirection, &equal);
 				if (!equal)
 					return false;
 				continue;
