@@ -33,6 +33,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"parallel_alone", EI_FAULT_PARALLEL_ALONE, false},
 	{"in_build_worker", EI_FAULT_IN_BUILD_WORKER, false},
 	{"unlocked_read_gate", EI_FAULT_UNLOCKED_READ_GATE, false},
+	{"build_phase_gate", EI_FAULT_BUILD_PHASE_GATE, false},
 	{NULL, 0, false}
 };
 #endif
@@ -62,7 +63,7 @@ _PG_init(void)
 #ifdef EI_FAULT_INJECTION
 	/* only in builds for the crash tests (make EI_FAULT_INJECTION=1) */
 	DefineCustomEnumVariable("elastic_index.debug_fault",
-							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step, holds a parallel scan's participants at a gate, or stops a parallel build's worker as it starts (tests only).",
+							 "Stops a split, a page deletion or an osm_tree buffer flush with an error after the given WAL-logged step, holds a parallel scan's participants or a build's phases at a gate, or stops a parallel build's worker as it starts (tests only).",
 							 NULL,
 							 &ei_debug_fault,
 							 EI_FAULT_NONE,

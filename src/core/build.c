@@ -368,6 +368,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 		};
 
 		pgstat_progress_update_multi_param(4, index_params, vals);
+		EIFaultGate(EI_FAULT_BUILD_PHASE_GATE, EI_BUILD_PHASE_SORT);
 	}
 	if (bstate.leader != NULL)
 		ei_build_merge_begin(&bstate);
@@ -378,6 +379,7 @@ ei_build_tree(Relation heap, Relation index, IndexInfo *indexInfo,
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 EI_BUILD_PHASE_LOAD);
+	EIFaultGate(EI_FAULT_BUILD_PHASE_GATE, EI_BUILD_PHASE_LOAD);
 	ei_load_tree(&bstate, am_kind);
 
 	if (bstate.sort != NULL)

@@ -878,6 +878,9 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 										 * starts (proves workers ran) */
 #define EI_FAULT_UNLOCKED_READ_GATE	9	/* a compact leaf's key read with the
 										 * leaf unlocked waits there */
+#define EI_FAULT_BUILD_PHASE_GATE	10	/* a build waits as it enters its
+										 * sort and load phases (gate: the
+										 * phase number) */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
