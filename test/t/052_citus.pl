@@ -312,25 +312,34 @@ is(scalar(split /\n/, $pt_rows), 84, 'partitioned table: the query finds its 84 
 is($pt_rows, in_shards($use_seqscan, $pt_sql),
 	'partitioned table: pt_v answers as a sequential scan');
 
-# elastic_index_check (heapallindexed) on every shard index, shard by
-# shard; the number is how many indexes each shard checked
+# elastic_index_check (heapallindexed) on every shard index, shard by shard
+# (run_command_on_shards), and on every placement of the reference table's
+# shard (run_command_on_placements: it has one on each node); the number is
+# how many indexes each shard checked
 my $check_cmd =
   q{SELECT count(*) FROM pg_index i, LATERAL elastic_index_check(i.indexrelid::regclass, true) AS c WHERE i.indrelid = '%s'::regclass};
 
 sub check_every_shard_index
 {
 	my ($label) = @_;
-	foreach my $t ([ 'dt', 4 ], [ 'rt', 3 ], [ 'pt_1', 1 ], [ 'pt_2', 1 ])
+	foreach my $t (
+		[ 'dt', 4, 'run_command_on_shards' ],
+		[ 'pt_1', 1, 'run_command_on_shards' ],
+		[ 'pt_2', 1, 'run_command_on_shards' ],
+		[ 'rt', 3, 'run_command_on_placements' ])
 	{
-		my ($table, $n) = @$t;
-		my $nshards = $coord->safe_psql('postgres',
-			"SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = '$table'::regclass");
+		my ($table, $n, $runner) = @$t;
+		my $ntargets = $coord->safe_psql('postgres',
+			$runner eq 'run_command_on_shards'
+			? "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = '$table'::regclass"
+			: "SELECT count(*) FROM citus_shards WHERE table_name = '$table'::regclass");
+		cmp_ok($ntargets, '>', 0, "$label: $table has shards");
 		is( $coord->safe_psql(
 				'postgres', qq{
-SELECT string_agg(DISTINCT success || ' ' || result, ', ')
-FROM run_command_on_shards('$table', \$cmd\$$check_cmd\$cmd\$)}),
-			"true $n",
-			"$label: elastic_index_check passes on the $n index(es) of each of the $nshards shard(s) of $table"
+SELECT count(*) || ' ' || string_agg(DISTINCT success || ' ' || result, ', ')
+FROM $runner('$table', \$cmd\$$check_cmd\$cmd\$)}),
+			"$ntargets true $n",
+			"$label: elastic_index_check passes on the $n index(es) of each of the $ntargets shard(s) or placement(s) of $table ($runner)"
 		);
 	}
 	return;
@@ -347,6 +356,27 @@ SELECT sum(result::int8) FROM run_command_on_shards('dt',
   $cmd$SELECT entries FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
 	$nrows,
 	'the shards of dt_eb hold one entry per row');
+
+# osm_tree_flush on every shard of dt_osm empties the shards' insert
+# buffers
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT count(*) || ' ' || bool_and(success) FROM run_command_on_shards('dt',
+  $cmd$SELECT osm_tree_flush(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'4 true',
+	'osm_tree_flush runs on each shard of dt_osm');
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
+  $cmd$SELECT buffer_entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'0',
+	'the shards of dt_osm have empty insert buffers after the flush');
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT sum(result::int8) FROM run_command_on_shards('dt',
+  $cmd$SELECT entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	$nrows,
+	'the shards of dt_osm hold one entry per row in their trees');
 
 # ---- move a shard of dt (and its colocated shard of pt) to the other worker
 my $moved = $coord->safe_psql('postgres',
