@@ -11,10 +11,12 @@
 # using them) exactly as a local btree-indexed copy and a sequential scan
 # find them; a session SET does not reach the shards, SET LOCAL with
 # citus.propagate_set_commands = 'local' does.  elastic_index_check passes
-# on every shard index through run_command_on_shards, while the
-# coordinator's shell index is empty.  After citus_move_shard_placement
-# (block_writes) the moved shards' indexes still have their access method
-# and options, pass the check, and the queries answer as before.
+# on every shard index through run_command_on_shards (and on every
+# placement of the reference table), while the coordinator's shell index is
+# empty; osm_tree_flush per shard empties the shards' insert buffers.  After
+# citus_move_shard_placement (block_writes) the moved shards' indexes still
+# have their access method and options, pass the check, and the queries
+# answer as before.  ALTER DATABASE/ROLE ... SET reach the workers.
 
 use strict;
 use warnings;
@@ -422,5 +424,24 @@ $coord->safe_psql('postgres',
 is( in_shards($use_index, 'SELECT count(*) FROM dt WHERE u > 1000000'),
 	'200', 'rows inserted after the move are found through dt_osm_after');
 check_every_shard_index('after inserts');
+
+# ALTER DATABASE ... SET and ALTER ROLE ... SET on the coordinator reach
+# the workers, where new sessions (as the shards' are) start with them
+$coord->safe_psql(
+	'postgres', q{
+ALTER DATABASE postgres SET elastic_btree.shrink_threshold = 0.85;
+CREATE ROLE app LOGIN;
+ALTER ROLE app SET osm_tree.flush_fraction = 0.3;
+});
+foreach my $w ($w1, $w2)
+{
+	is($w->safe_psql('postgres', 'SHOW elastic_btree.shrink_threshold'),
+		'0.85', $w->name . ': ALTER DATABASE ... SET reached it');
+	is( $w->safe_psql(
+			'postgres', 'SHOW osm_tree.flush_fraction',
+			connstr => $w->connstr('postgres') . ' user=app'),
+		'0.3',
+		$w->name . ': ALTER ROLE ... SET reached it');
+}
 
 done_testing();
