@@ -359,6 +359,14 @@ SELECT sum(result::int8) FROM run_command_on_shards('dt',
 	$nrows,
 	'the shards of dt_eb hold one entry per row');
 
+# size_bound = '64MB' bounds each shard index at 64 MB (8192 pages)
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT count(*) || ' ' || string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
+  $cmd$SELECT size_bound_pages FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'4 8192',
+	'size_bound = 64MB bounds each of the 4 shard indexes at 8192 pages');
+
 # osm_tree_flush on every shard of dt_osm empties the shards' insert
 # buffers
 is( $coord->safe_psql(
@@ -424,6 +432,11 @@ $coord->safe_psql('postgres',
 is( in_shards($use_index, 'SELECT count(*) FROM dt WHERE u > 1000000'),
 	'200', 'rows inserted after the move are found through dt_osm_after');
 check_every_shard_index('after inserts');
+
+# ALTER INDEX ... SET on the coordinator changes every shard index
+$coord->safe_psql('postgres', 'ALTER INDEX dt_osm SET (batch_size = 600)');
+$want_indexes{dt}[2][2] = 'buffer_size=8,batch_size=600';
+check_shard_indexes('after ALTER INDEX dt_osm SET (batch_size = 600)');
 
 # ALTER DATABASE ... SET and ALTER ROLE ... SET on the coordinator reach
 # the workers, where new sessions (as the shards' are) start with them
