@@ -32,7 +32,6 @@ my $coord = PostgreSQL::Test::Cluster->new('coordinator');
 my $w1 = PostgreSQL::Test::Cluster->new('worker1');
 my $w2 = PostgreSQL::Test::Cluster->new('worker2');
 my @nodes = ($coord, $w1, $w2);
-my %node_by_port = map { $_->port => $_ } @nodes;
 
 foreach my $node (@nodes)
 {
