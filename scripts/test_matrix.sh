@@ -13,6 +13,11 @@
 # -Werror; a server log with an assertion failure (TRAP) or a crash fails
 # that server's run.  EI_MATRIX="debian-15 18" runs some of the rows only.
 #
+# Debian's row also builds Citus for test/t/052_citus.pl
+# (scripts/build_citus.sh, cached like the servers); a Citus build that
+# fails counts as a failed test of that row (column "citus"), since the TAP
+# suite then lists the Citus test as not run.
+#
 # Prints a table of pass counts per server, then "N passed, M failed" over
 # all of them; exits non-zero if anything failed.
 set -uo pipefail
@@ -60,7 +65,18 @@ for row in "${ROWS[@]}"; do
 		pg_config=/usr/lib/postgresql/15/bin/pg_config
 		# Debian's server is installed by scripts/setup.sh itself
 		build_ok=yes
+		# Citus, for the TAP test that needs it
+		citus=-
+		if [[ " $suites " == *" tap "* ]]; then
+			if bash scripts/build_citus.sh "$pg_config" >"$logs/build-citus.log" 2>&1; then
+				citus=ok
+			else
+				citus=FAILED
+				cat "$logs/build-citus.log"
+			fi
+		fi
 	else
+		citus=-
 		build_ok=no
 		if pg_config=$(bash scripts/build_postgres.sh "$source" 2>"$logs/build-$name.log" |
 			tail -n 1) && [ -x "$pg_config" ]; then
@@ -84,12 +100,17 @@ for row in "${ROWS[@]}"; do
 	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
 		failed=1
 	fi
+	if [ "$citus" = FAILED ]; then
+		echo "test citus/build ... FAILED (scripts/build_citus.sh; test/t/052_citus.pl could not run)" |
+			tee -a "$log"
+		failed=$((failed + 1))
+	fi
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
 	version=$(grep -m1 -oE 'testing against PostgreSQL [^ ]+' "$log" | sed 's/testing against //')
 	werror=$(grep -q '^setup: installed' "$log" && echo yes || echo NO)
-	table+=("$(printf '%-13s %-18s %-7s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %5ss' \
-		"$name" "${version:-?}" "$werror" \
+	table+=("$(printf '%-13s %-18s %-7s %-6s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %5ss' \
+		"$name" "${version:-?}" "$werror" "$citus" \
 		"$(suite_count unit "$log")" "$(suite_count fuzz "$log")" \
 		"$(suite_count docs "$log")" "$(suite_count layers "$log")" \
 		"$(suite_count regress "$log")" \
@@ -98,9 +119,9 @@ for row in "${ROWS[@]}"; do
 done
 
 echo
-echo "######## version matrix (passed/failed per suite; serverlogs: no TRAP or crash in any server log)"
-printf '%-13s %-18s %-7s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %6s\n' \
-	server version -Werror unit fuzz docs layers regress isolation tap serverlogs time
+echo "######## version matrix (passed/failed per suite; citus: Citus built for the Citus test; serverlogs: no TRAP or crash in any server log)"
+printf '%-13s %-18s %-7s %-6s %-6s %-6s %-5s %-7s %-8s %-10s %-6s %-11s %6s\n' \
+	server version -Werror citus unit fuzz docs layers regress isolation tap serverlogs time
 for line in "${table[@]}"; do
 	echo "$line"
 done

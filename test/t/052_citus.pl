@@ -1,0 +1,492 @@
+# requires: citus
+#
+# Scale-out on Citus: a coordinator and two workers (three clusters on this
+# machine, shared_preload_libraries = 'citus, elastic_index').  Indexes of
+# both access methods, made before and after create_distributed_table with
+# storage parameters that are not the defaults, reach every shard placement
+# with their access method and options: on a distributed table, a
+# reference table and a partitioned distributed table (a partitioned
+# elastic_btree index).  Rows COPYed through the coordinator are found
+# through the shard indexes (EXPLAIN through Citus shows the task's plan
+# using them) exactly as a local btree-indexed copy and a sequential scan
+# find them; a session SET does not reach the shards, SET LOCAL with
+# citus.propagate_set_commands = 'local' does.  elastic_index_check passes
+# on every shard index through run_command_on_shards (and on every
+# placement of the reference table), while the coordinator's shell index is
+# empty; osm_tree_flush per shard empties the shards' insert buffers.  After
+# citus_move_shard_placement (block_writes) the moved shards' indexes still
+# have their access method and options, pass the check, and the queries
+# answer as before; rows inserted then are found, and so they are after the
+# shard moves back by logical replication (force_logical).  ALTER INDEX
+# ... SET reaches every shard index, ALTER DATABASE/ROLE ... SET the
+# workers.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $coord = PostgreSQL::Test::Cluster->new('coordinator');
+my $w1 = PostgreSQL::Test::Cluster->new('worker1');
+my $w2 = PostgreSQL::Test::Cluster->new('worker2');
+my @nodes = ($coord, $w1, $w2);
+
+foreach my $node (@nodes)
+{
+	$node->init;
+	$node->append_conf(
+		'postgresql.conf', qq{
+shared_preload_libraries = 'citus, elastic_index'
+wal_level = logical
+max_replication_slots = 10
+max_wal_senders = 10
+max_prepared_transactions = 20
+max_worker_processes = 20
+autovacuum = off
+citus.shard_count = 4
+citus.local_hostname = '@{[ $node->host ]}'
+citus.enable_statistics_collection = off
+});
+	$node->start;
+	# Debian's 15.20 lists the plugins logical decoding may use; Citus's
+	# logical shard moves need its own
+	if ($node->safe_psql('postgres',
+			"SELECT count(*) FROM pg_settings WHERE name = 'output_plugin_libraries'") eq '1')
+	{
+		$node->append_conf('postgresql.conf',
+			"output_plugin_libraries = 'pgoutput, test_decoding, citus'");
+		$node->restart;
+	}
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
+}
+
+is( $coord->safe_psql('postgres', 'SHOW shared_preload_libraries'),
+	'citus, elastic_index',
+	'citus is preloaded before elastic_index');
+
+$coord->safe_psql('postgres',
+	"SELECT citus_set_coordinator_host('" . $coord->host . "', " . $coord->port . ")");
+foreach my $w ($w1, $w2)
+{
+	$coord->safe_psql('postgres',
+		"SELECT citus_add_node('" . $w->host . "', " . $w->port . ")");
+}
+is( $coord->safe_psql('postgres',
+		'SELECT count(*) FROM pg_dist_node WHERE isactive AND shouldhaveshards AND groupid > 0'),
+	'2',
+	'two active workers registered');
+
+# CREATE EXTENSION on the coordinator reaches the workers
+$coord->safe_psql('postgres', 'CREATE EXTENSION elastic_index');
+foreach my $w ($w1, $w2)
+{
+	is( $w->safe_psql('postgres',
+			"SELECT count(*) FROM pg_extension WHERE extname = 'elastic_index'"),
+		'1',
+		$w->name . ' has elastic_index');
+}
+
+# ---- the data: one COPY through the coordinator, and the same rows in a
+# local btree-indexed table
+my $nrows = 4000;
+my $copy = '';
+my %expect;
+for my $i (1 .. $nrows)
+{
+	my $k = ($i % 97 == 0) ? undef : ($i * 7919) % 1000;
+	my $t = 'v' . (($i * 31) % 300);
+	my $u = $i * 3 + ($i % 7);
+	$copy .= join("\t", $i, defined $k ? $k : '\N', $t, $u) . "\n";
+	$expect{k} += 1 if defined $k && $k >= 100 && $k <= 400;
+	$expect{t} += 1 if $t ge 'v1' && $t lt 'v2';
+	$expect{id} += 1 if $i >= 1000 && $i <= 2500;
+	$expect{u} += 1 if $u > 9000;
+	$expect{knull} += 1 if !defined $k;
+}
+
+$coord->safe_psql(
+	'postgres', q{
+CREATE TABLE dt (id int4, k int8, t text, u int8);
+CREATE INDEX dt_eb ON dt USING elastic_btree (k) WITH (fillfactor = 70, size_bound = '64MB');
+CREATE INDEX dt_osm ON dt USING osm_tree (t) WITH (buffer_size = 8, batch_size = 500);
+SELECT create_distributed_table('dt', 'id');
+CREATE INDEX dt_eb_after ON dt USING elastic_btree (id) WITH (size_bound = '25%', fillfactor = 60);
+CREATE INDEX dt_osm_after ON dt USING osm_tree (u) WITH (split_factor = 0.6, bloom_bits_per_key = 16);
+CREATE TABLE lt (id int4, k int8, t text, u int8);
+CREATE INDEX lt_k ON lt (k);
+CREATE INDEX lt_t ON lt (t);
+CREATE INDEX lt_id ON lt (id);
+CREATE INDEX lt_u ON lt (u);
+});
+$coord->safe_psql('postgres', "COPY dt FROM STDIN;\n$copy\\.\n");
+$coord->safe_psql('postgres', "COPY lt FROM STDIN;\n$copy\\.\n");
+is($coord->safe_psql('postgres', 'SELECT count(*) FROM dt'),
+	$nrows, 'COPY through the coordinator stored every row');
+is( $coord->safe_psql('postgres',
+		"SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'dt'::regclass"),
+	'2',
+	'the shards of dt are on both workers');
+
+# reference table: both access methods before create_reference_table, one
+# after
+$coord->safe_psql(
+	'postgres', q{
+CREATE TABLE rt (code int4, name text, w int8);
+INSERT INTO rt SELECT g, 'n' || (g % 50), (g * 37) % 700 FROM generate_series(1, 700) AS g;
+CREATE INDEX rt_name ON rt USING elastic_btree (name) WITH (fillfactor = 80);
+CREATE INDEX rt_w ON rt USING osm_tree (w) WITH (buffer_size = 4, flush_fraction = 0.25);
+SELECT create_reference_table('rt');
+CREATE INDEX rt_code ON rt USING elastic_btree (code) WITH (size_bound = '1MB');
+});
+
+# partitioned distributed table with a partitioned elastic_btree index
+$coord->safe_psql(
+	'postgres', q{
+CREATE TABLE pt (id int4, d int4, v int8) PARTITION BY RANGE (d);
+CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (0) TO (50);
+CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (50) TO (100);
+CREATE INDEX pt_v ON pt USING elastic_btree (v) WITH (fillfactor = 75);
+SELECT create_distributed_table('pt', 'id');
+INSERT INTO pt SELECT g, g % 100, (g * 13) % 500 FROM generate_series(1, 2000) AS g;
+});
+
+# The indexes each table's shards must have: [index, am, reloptions]; a
+# shard's index is named <index>_<shardid>.
+my %want_indexes = (
+	dt => [
+		[ 'dt_eb', 'elastic_btree', 'fillfactor=70,size_bound=64MB' ],
+		[ 'dt_eb_after', 'elastic_btree', 'size_bound=25%,fillfactor=60' ],
+		[ 'dt_osm', 'osm_tree', 'buffer_size=8,batch_size=500' ],
+		[ 'dt_osm_after', 'osm_tree', 'split_factor=0.6,bloom_bits_per_key=16' ],
+	],
+	rt => [
+		[ 'rt_code', 'elastic_btree', 'size_bound=1MB' ],
+		[ 'rt_name', 'elastic_btree', 'fillfactor=80' ],
+		[ 'rt_w', 'osm_tree', 'buffer_size=4,flush_fraction=0.25' ],
+	],
+	pt => [ [ 'pt_v', 'elastic_btree', 'fillfactor=75' ] ],
+	pt_1 => [ [ 'pt_1_v_idx', 'elastic_btree', 'fillfactor=75' ] ],
+	pt_2 => [ [ 'pt_2_v_idx', 'elastic_btree', 'fillfactor=75' ] ],);
+
+# the coordinator's own (shell) indexes have what the shards must have
+foreach my $table (sort keys %want_indexes)
+{
+	my $want = join("\n",
+		map { "$_->[0] $_->[1] $_->[2]" } @{ $want_indexes{$table} });
+	is( $coord->safe_psql(
+			'postgres', qq{
+SELECT c.relname || ' ' || a.amname || ' ' || array_to_string(c.reloptions, ',')
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+WHERE i.indrelid = '$table'::regclass ORDER BY c.relname}),
+		$want,
+		"coordinator: the indexes of $table");
+}
+
+# Every node's shard indexes, as "index am reloptions" lines, against what
+# citus_shards says each node holds: each placement of each shard has each
+# index of its table, with its access method and options, and nothing else.
+sub check_shard_indexes
+{
+	my ($label) = @_;
+	my $regex = '^(' . join('|', keys %want_indexes) . ')_[0-9]+$';
+	my %want = map { $_->port => [] } @nodes;
+	my $placements = $coord->safe_psql(
+		'postgres', qq{
+SELECT s.table_name::text, s.shardid, s.nodeport FROM citus_shards s
+WHERE s.table_name::text IN ('@{[ join("', '", keys %want_indexes) ]}')
+ORDER BY 1, 2, 3});
+	foreach my $line (split /\n/, $placements)
+	{
+		my ($table, $shardid, $port) = split /\|/, $line;
+		push @{ $want{$port} }, "$_->[0]_$shardid $_->[1] $_->[2]"
+		  foreach @{ $want_indexes{$table} };
+	}
+	foreach my $node (@nodes)
+	{
+		my $got = $node->safe_psql(
+			'postgres', qq{
+SET citus.override_table_visibility = off;
+SELECT c.relname || ' ' || a.amname || ' ' || coalesce(array_to_string(c.reloptions, ','), '')
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+JOIN pg_class r ON r.oid = i.indrelid
+WHERE r.relname ~ '$regex'
+  AND substring(r.relname from '[0-9]+\$')::int8 IN (SELECT shardid FROM pg_dist_shard)
+ORDER BY c.relname COLLATE "C"});
+		is($got, join("\n", sort @{ $want{$node->port} }),
+			"$label: " . $node->name . "'s shard indexes have their access method and options");
+	}
+	return;
+}
+
+check_shard_indexes('after distribution');
+
+# Run SQL on the coordinator in a transaction whose SET LOCAL settings
+# Citus sends to the shards' sessions.
+sub in_shards
+{
+	my ($settings, $sql) = @_;
+	return $coord->safe_psql('postgres',
+		"BEGIN;\nSET LOCAL citus.propagate_set_commands = 'local';\n$settings\n$sql;\nCOMMIT;"
+	);
+}
+
+my $use_index = 'SET LOCAL enable_seqscan = off;';
+my $use_seqscan =
+  'SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off;';
+
+# [name, query on TABLE, the index whose shards it uses, rows expected]
+my @queries = (
+	[ 'k', 'SELECT id, k FROM TABLE WHERE k BETWEEN 100 AND 400 ORDER BY id', 'dt_eb', $expect{k} ],
+	[ 't', "SELECT id, t FROM TABLE WHERE t >= 'v1' AND t < 'v2' ORDER BY id", 'dt_osm', $expect{t} ],
+	[ 'id', 'SELECT id, u FROM TABLE WHERE id BETWEEN 1000 AND 2500 ORDER BY id', 'dt_eb_after', $expect{id} ],
+	[ 'u', 'SELECT id, u FROM TABLE WHERE u > 9000 ORDER BY id', 'dt_osm_after', $expect{u} ],
+	[ 'knull', 'SELECT id FROM TABLE WHERE k IS NULL ORDER BY id', 'dt_eb', $expect{knull} ],);
+
+# The distributed queries through the shard indexes: the same rows as the
+# local btree copy and as a sequential scan of the shards; returns them.
+sub check_queries
+{
+	my ($label) = @_;
+	my %rows;
+	foreach my $q (@queries)
+	{
+		my ($name, $sql, $index, $count) = @$q;
+		(my $dsql = $sql) =~ s/TABLE/dt/;
+		(my $lsql = $sql) =~ s/TABLE/lt/;
+		my $plan = in_shards($use_index, "EXPLAIN (COSTS OFF) $dsql");
+		like($plan, qr/(Index Scan|Index Only Scan) using ${index}_[0-9]+ on dt_[0-9]+|Bitmap Index Scan on ${index}_[0-9]+/,
+			"$label: query $name: the shard's plan uses $index") or diag($plan);
+		my $via_index = in_shards($use_index, $dsql);
+		my $plan_seq = in_shards($use_seqscan, "EXPLAIN (COSTS OFF) $dsql");
+		like($plan_seq, qr/Seq Scan on dt_[0-9]+/,
+			"$label: query $name: with index scans off, the shard's plan is a sequential scan")
+		  or diag($plan_seq);
+		my $via_seq = in_shards($use_seqscan, $dsql);
+		my $local = $coord->safe_psql('postgres', "SET enable_seqscan = off; $lsql");
+		my @lines = split /\n/, $via_index;
+		is(scalar(@lines), $count, "$label: query $name finds its $count rows");
+		is($via_index, $local, "$label: query $name: shard indexes answer as a local btree");
+		is($via_index, $via_seq, "$label: query $name: shard indexes answer as a sequential scan");
+		$rows{$name} = $via_index;
+	}
+	return \%rows;
+}
+
+my $before = check_queries('distributed table');
+
+# a session SET is not sent to the shards: the same plan with enable_seqscan
+# off for the session only scans the shard sequentially
+like(
+	$coord->safe_psql('postgres',
+		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT id FROM dt WHERE k >= 0'),
+	qr/Seq Scan on dt_[0-9]+/,
+	'a session SET does not reach the shard sessions');
+like(
+	in_shards($use_index, 'EXPLAIN (COSTS OFF) SELECT id FROM dt WHERE k >= 0'),
+	qr/Index (Only )?Scan using dt_eb_[0-9]+|Bitmap Index Scan on dt_eb_[0-9]+/,
+	'SET LOCAL with citus.propagate_set_commands = local does');
+
+# reference table and partitioned table, through their indexes and by
+# sequential scan
+my $rt_sql = "SELECT code, name FROM rt WHERE name >= 'n10' AND name < 'n20' ORDER BY code";
+like(in_shards($use_index, "EXPLAIN (COSTS OFF) $rt_sql"),
+	qr/Index (Only )?Scan using rt_name_[0-9]+|Bitmap Index Scan on rt_name_[0-9]+/,
+	'reference table: the plan uses rt_name');
+my $rt_rows = in_shards($use_index, $rt_sql);
+is(scalar(split /\n/, $rt_rows), 154, 'reference table: the query finds its 154 rows');
+is($rt_rows, in_shards($use_seqscan, $rt_sql),
+	'reference table: rt_name answers as a sequential scan');
+my $rt_w_sql = 'SELECT code FROM rt WHERE w BETWEEN 100 AND 199 ORDER BY code';
+like(in_shards($use_index, "EXPLAIN (COSTS OFF) $rt_w_sql"),
+	qr/Index (Only )?Scan using rt_w_[0-9]+|Bitmap Index Scan on rt_w_[0-9]+/,
+	'reference table: the plan uses rt_w (osm_tree)');
+my $rt_w_rows = in_shards($use_index, $rt_w_sql);
+is(scalar(split /\n/, $rt_w_rows), 100, 'reference table: the osm_tree query finds its 100 rows');
+is($rt_w_rows, in_shards($use_seqscan, $rt_w_sql),
+	'reference table: rt_w answers as a sequential scan');
+
+my $pt_sql = 'SELECT id, d, v FROM pt WHERE v BETWEEN 10 AND 30 ORDER BY id';
+like(in_shards($use_index, "EXPLAIN (COSTS OFF) $pt_sql"),
+	qr/Index (Only )?Scan using pt_[12]_v_idx_[0-9]+|Bitmap Index Scan on pt_[12]_v_idx_[0-9]+/,
+	'partitioned table: the plan uses the partitions\' shard indexes');
+my $pt_rows = in_shards($use_index, $pt_sql);
+is(scalar(split /\n/, $pt_rows), 84, 'partitioned table: the query finds its 84 rows');
+is($pt_rows, in_shards($use_seqscan, $pt_sql),
+	'partitioned table: pt_v answers as a sequential scan');
+
+# elastic_index_check (heapallindexed) on every shard index, shard by shard
+# (run_command_on_shards), and on every placement of the reference table's
+# shard (run_command_on_placements: it has one on each node); the number is
+# how many indexes each shard checked
+my $check_cmd =
+  q{SELECT count(*) FROM pg_index i, LATERAL elastic_index_check(i.indexrelid::regclass, true) AS c WHERE i.indrelid = '%s'::regclass};
+
+sub check_every_shard_index
+{
+	my ($label) = @_;
+	foreach my $t (
+		[ 'dt', 4, 'run_command_on_shards' ],
+		[ 'pt_1', 1, 'run_command_on_shards' ],
+		[ 'pt_2', 1, 'run_command_on_shards' ],
+		[ 'rt', 3, 'run_command_on_placements' ])
+	{
+		my ($table, $n, $runner) = @$t;
+		my $ntargets = $coord->safe_psql('postgres',
+			$runner eq 'run_command_on_shards'
+			? "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = '$table'::regclass"
+			: "SELECT count(*) FROM citus_shards WHERE table_name = '$table'::regclass");
+		cmp_ok($ntargets, '>', 0, "$label: $table has shards");
+		is( $coord->safe_psql(
+				'postgres', qq{
+SELECT count(*) || ' ' || string_agg(DISTINCT success || ' ' || result, ', ')
+FROM $runner('$table', \$cmd\$$check_cmd\$cmd\$)}),
+			"$ntargets true $n",
+			"$label: elastic_index_check passes on the $n index(es) of each of the $ntargets shard(s) or placement(s) of $table ($runner)"
+		);
+	}
+	return;
+}
+
+check_every_shard_index('before the move');
+
+# the coordinator's shell index is empty; the shards hold the entries
+is($coord->safe_psql('postgres', "SELECT entries FROM elastic_index_stats('dt_eb')"),
+	'0', "the coordinator's dt_eb is an empty shell");
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT sum(result::int8) FROM run_command_on_shards('dt',
+  $cmd$SELECT entries FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	$nrows,
+	'the shards of dt_eb hold one entry per row');
+
+# size_bound = '64MB' bounds each shard index at 64 MB (8192 pages)
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT count(*) || ' ' || string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
+  $cmd$SELECT size_bound_pages FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'4 8192',
+	'size_bound = 64MB bounds each of the 4 shard indexes at 8192 pages');
+
+# osm_tree_flush on every shard of dt_osm empties the shards' insert
+# buffers
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT count(*) || ' ' || bool_and(success) FROM run_command_on_shards('dt',
+  $cmd$SELECT osm_tree_flush(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'4 true',
+	'osm_tree_flush runs on each shard of dt_osm');
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
+  $cmd$SELECT buffer_entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'0',
+	'the shards of dt_osm have empty insert buffers after the flush');
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT sum(result::int8) FROM run_command_on_shards('dt',
+  $cmd$SELECT entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	$nrows,
+	'the shards of dt_osm hold one entry per row in their trees');
+
+# ---- move a shard of dt (and its colocated shard of pt) to the other worker
+my $moved = $coord->safe_psql('postgres',
+	"SELECT min(shardid) FROM citus_shards WHERE table_name = 'dt'::regclass AND nodeport = "
+	  . $w1->port);
+$coord->safe_psql('postgres',
+	    "SELECT citus_move_shard_placement($moved, '"
+	  . $w1->host . "', "
+	  . $w1->port . ", '"
+	  . $w2->host . "', "
+	  . $w2->port
+	  . ", shard_transfer_mode => 'block_writes')");
+# the source's placement is dropped later; drop it now
+$coord->safe_psql('postgres', 'CALL citus_cleanup_orphaned_resources()');
+is( $coord->safe_psql('postgres',
+		"SELECT nodeport FROM citus_shards WHERE shardid = $moved"),
+	$w2->port,
+	"shard $moved is on worker2 after the move");
+is( $w2->safe_psql(
+		'postgres', qq{
+SET citus.override_table_visibility = off;
+SELECT string_agg(c.relname || ' ' || a.amname || ' ' || array_to_string(c.reloptions, ','), ', ' ORDER BY c.relname COLLATE "C")
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+WHERE i.indrelid = 'dt_$moved'::regclass}),
+	join(', ',
+		map { "$_->[0]_$moved $_->[1] $_->[2]" } @{ $want_indexes{dt} }),
+	'the moved shard\'s indexes on worker2 have their access methods and options');
+
+check_shard_indexes('after the move');
+check_every_shard_index('after the move');
+my $after = check_queries('after the move');
+foreach my $q (@queries)
+{
+	is($after->{ $q->[0] }, $before->{ $q->[0] },
+		"query $q->[0] answers after the move as before");
+}
+is($coord->safe_psql('postgres', 'SELECT count(*) FROM dt'),
+	$nrows, 'every row is still there after the move');
+
+# the moved shard takes writes through its indexes: 200 more rows (in the
+# local copy too), which queries k, t and u find
+foreach my $table ('dt', 'lt')
+{
+	$coord->safe_psql('postgres',
+		"INSERT INTO $table SELECT g, 100, 'v1', 1000000 + g FROM generate_series(5001, 5200) AS g"
+	);
+}
+is( in_shards($use_index, 'SELECT count(*) FROM dt WHERE u > 1000000'),
+	'200', 'rows inserted after the move are found through dt_osm_after');
+$_->[3] += 200 foreach grep { $_->[0] =~ /^(k|t|u)$/ } @queries;
+my $after_inserts = check_queries('after inserts');
+check_every_shard_index('after inserts');
+
+# ---- and back, by logical replication (force_logical, since dt has no
+# replica identity; on 15.20 it needs citus in output_plugin_libraries)
+$coord->safe_psql('postgres',
+	    "SELECT citus_move_shard_placement($moved, '"
+	  . $w2->host . "', "
+	  . $w2->port . ", '"
+	  . $w1->host . "', "
+	  . $w1->port
+	  . ", shard_transfer_mode => 'force_logical')");
+$coord->safe_psql('postgres', 'CALL citus_cleanup_orphaned_resources()');
+is( $coord->safe_psql('postgres',
+		"SELECT nodeport FROM citus_shards WHERE shardid = $moved"),
+	$w1->port,
+	"shard $moved is back on worker1 after a logical move");
+check_shard_indexes('after the logical move');
+check_every_shard_index('after the logical move');
+my $after_logical = check_queries('after the logical move');
+foreach my $q (@queries)
+{
+	is($after_logical->{ $q->[0] }, $after_inserts->{ $q->[0] },
+		"query $q->[0] answers after the logical move as before it");
+}
+
+# ALTER INDEX ... SET on the coordinator changes every shard index
+$coord->safe_psql('postgres', 'ALTER INDEX dt_osm SET (batch_size = 600)');
+$want_indexes{dt}[2][2] = 'buffer_size=8,batch_size=600';
+check_shard_indexes('after ALTER INDEX dt_osm SET (batch_size = 600)');
+
+# ALTER DATABASE ... SET and ALTER ROLE ... SET on the coordinator reach
+# the workers, where new sessions (as the shards' are) start with them
+$coord->safe_psql(
+	'postgres', q{
+ALTER DATABASE postgres SET elastic_btree.shrink_threshold = 0.85;
+CREATE ROLE app LOGIN;
+ALTER ROLE app SET osm_tree.flush_fraction = 0.3;
+});
+foreach my $w ($w1, $w2)
+{
+	is($w->safe_psql('postgres', 'SHOW elastic_btree.shrink_threshold'),
+		'0.85', $w->name . ': ALTER DATABASE ... SET reached it');
+	is( $w->safe_psql(
+			'postgres', 'SHOW osm_tree.flush_fraction',
+			connstr => $w->connstr('postgres') . ' user=app'),
+		'0.3',
+		$w->name . ': ALTER ROLE ... SET reached it');
+}
+
+done_testing();
