@@ -28,6 +28,12 @@ PACKAGES=(
 	python3
 	gnuplot-nox
 )
+# pg_repack and pg_partman, which test/t/051_repack_partman.pl needs, are
+# packaged for Debian's own server only: installed when testing that one
+# (scripts/test.sh lists the test as not run on servers without them)
+if [ "$PG_CONFIG" = "/usr/lib/postgresql/${PG_MAJOR}/bin/pg_config" ]; then
+	PACKAGES+=("postgresql-${PG_MAJOR}-repack" "postgresql-${PG_MAJOR}-partman")
+fi
 
 # Run a command as root: directly, or through sudo.
 as_root() {

@@ -19,9 +19,9 @@
 # scripts/test_matrix.sh runs this for every supported major.  After the
 # suites, every server log they left is searched for assertion failures
 # (TRAP) and for backends killed by SIGABRT or SIGSEGV; each such log
-# counts as a failed test.  Regression tests that need an extension this
-# server does not have (HypoPG, packaged for Debian's 15 only) are listed
-# as not run, by name.
+# counts as a failed test.  Regression tests and TAP tests that need an
+# extension this server does not have (HypoPG, pg_repack, pg_partman:
+# packaged for Debian's 15 only) are listed as not run, by name.
 #
 # The last line of output is "N passed, M failed", counting individual
 # tests.  Exits non-zero if any test failed or if no test ran at all.
@@ -158,6 +158,25 @@ for f in "${regress_files[@]}"; do
 done
 regress_files=("${regress_names[@]}")
 make_args+=(REGRESS="${regress_names[*]}")
+
+# TAP tests that need other extensions name them in a "# requires: NAME
+# NAME..." line; they run where the server has all of them.
+tap_names=()
+for t in "${tap_files[@]}"; do
+	missing=()
+	for req in $(sed -n 's/^# requires: *//p' "$t" | head -n 1); do
+		if [ ! -f "$("$PG_CONFIG" --sharedir)/extension/$req.control" ]; then
+			missing+=("$req")
+		fi
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		needs=$(printf '%s and ' "${missing[@]}")
+		not_run+=("tap/$(basename "$t" .pl) (needs ${needs% and }, which this server does not have)")
+		continue
+	fi
+	tap_names+=("$t")
+done
+tap_files=("${tap_names[@]}")
 
 # Run one make target as postgres, logging to $logs/$1.log; true if it
 # succeeded.

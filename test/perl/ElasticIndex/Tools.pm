@@ -93,7 +93,8 @@ FROM pg_index WHERE NOT indisvalid OR NOT indisready}),
 
 # Each query [table, index, sql, plan pattern (optional)] answered through
 # the index (in a transaction that drops every other index of the table
-# that no constraint uses, with sequential and bitmap scans off; EXPLAIN
+# that no constraint uses and that is not a partition of a partitioned
+# index, with sequential and bitmap scans off; EXPLAIN
 # must show an index scan matching the pattern, by default of the index)
 # and by a sequential scan (EXPLAIN must show one and no index); the two
 # answers must be equal and have rows.  Returns the answers by index, so
@@ -111,6 +112,7 @@ DO \$\$DECLARE r record; BEGIN
 FOR r IN SELECT indexrelid::regclass AS i FROM pg_index
 		 WHERE indrelid = '$table'::regclass AND indexrelid <> '$index'::regclass
 		   AND NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conindid = indexrelid)
+		   AND NOT EXISTS (SELECT 1 FROM pg_inherits WHERE inhrelid = indexrelid)
 LOOP EXECUTE 'DROP INDEX ' || r.i; END LOOP; END\$\$;
 SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;};
 		my $plan = $node->safe_psql($db,
