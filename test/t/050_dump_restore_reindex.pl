@@ -319,7 +319,14 @@ SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $rpid AND NOT granted)
 SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $rpid AND NOT granted)
    AND (SELECT count(*) > 0 AND bool_and(indisready) AND NOT bool_or(indisvalid) $new_indexes)})
 	  or die "$stmt did not wait before validating";
+	my $new_entries = q{SELECT sum(s.entries + coalesce(s.buffer_entries, 0))
+		FROM (SELECT c.oid FROM pg_class AS c JOIN pg_am AS a ON a.oid = c.relam
+			  WHERE c.relname LIKE '%\_ccnew%' AND a.amname IN ('elastic_btree', 'osm_tree')
+			  OFFSET 0) AS n, elastic_index_stats(n.oid) AS s};
+	my $entries_before = $node->safe_psql('src', $new_entries);
 	$node->safe_psql('src', more_rows($table, 200));
+	ok($node->safe_psql('src', $new_entries) > $entries_before,
+		"$stmt: a new session's inserts went into the new, ready indexes");
 	$sd->query_safe(more_rows($table, 200));
 	$sd->query_safe('COMMIT');
 	# the REINDEX has ended once the session answers again
