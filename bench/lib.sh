@@ -89,8 +89,10 @@ fi
 # ---------------------------------------------------------------------------
 
 server_started=0
+# Data directories of further servers the runner started (stopped too).
+extra_data=()
 
-# Stop the server and remove the cluster, whatever happened.
+# Stop the server(s) and remove the cluster, whatever happened.
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
 	local rc=$?
@@ -98,6 +100,10 @@ cleanup() {
 	if [ "$server_started" -eq 1 ]; then
 		as_pg "$PG_BINDIR/pg_ctl" -D "$data" -m immediate -w stop >/dev/null 2>&1 || true
 	fi
+	local d
+	for d in "${extra_data[@]}"; do
+		as_pg "$PG_BINDIR/pg_ctl" -D "$d" -m immediate -w stop >/dev/null 2>&1 || true
+	done
 	if [ "$rc" -ne 0 ]; then
 		echo "run.sh: failed (status $rc)" >&2
 		if [ -f "$work/server.log" ]; then
