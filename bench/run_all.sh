@@ -21,6 +21,11 @@
 #   bench/parallel_build/run.sh  CREATE INDEX serially and with 2 workers:
 #                                btree, elastic_btree, osm_tree
 #
+# Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
+# into a distributed table, btree against osm_tree) needs Citus, which it
+# builds with scripts/build_citus.sh from a source archive not every machine
+# has; run it on its own.
+#
 # Each runner prints its own progress; this script prints which one runs
 # ([i/n]), how long it took, and the elapsed total.  The default sizes
 # finish in about an hour on a 2-core machine; --small runs every runner
