@@ -20,7 +20,10 @@
 # Results: docs/benchmarks/citus-copy.csv and citus-copy.md, or --out DIR.
 # elastic_index must be installed into the server ("make install" with its
 # pg_config); Citus is installed with scripts/build_citus.sh if the server
-# lacks it (cached after its first build), and the run stops if that fails.
+# lacks it (cached after its first build), and the run stops if that fails;
+# its EI_CITUS_ARCHIVE and EI_CITUS_CACHE pass through (from a git worktree
+# the default archive, ../shared/citus/ beside the repository, may not exist).
+# PG_BINDIR (default Debian's 15) chooses the server.
 #
 # Usage: bench/citus_copy/run.sh [--rows N] [--small | --large] [--rounds R]
 #            [--batch B] [--shards S] [--port P] [--out DIR] [--workdir DIR] [--keep]
