@@ -45,6 +45,7 @@
 #include "eitree.h"
 #include "executor/instrument.h"
 #include "executor/tuptable.h"
+#include "lib/binaryheap.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/buffile.h"
@@ -118,13 +119,13 @@ typedef struct EIMergeRun
 	EISortEntry cur;			/* the run's smallest entry not yet loaded */
 } EIMergeRun;
 
-/* The leader's merge of the sorted runs: a binary min-heap of run numbers. */
+/* The leader's merge of the sorted runs: a heap of run numbers. */
 typedef struct EIMerge
 {
 	EIEntrySort cmp;			/* comparison without abbreviated keys */
 	EIMergeRun *runs;
-	int		   *heap;			/* runs not yet exhausted, smallest first */
-	int			nheap;
+	binaryheap *heap;			/* runs not yet exhausted, smallest entry
+								 * first */
 } EIMerge;
 
 /* The parallel table scan's state, after the shared build state. */
@@ -222,7 +223,7 @@ static void ei_build_run_name(char *name, int participant, int run);
 static void ei_build_write_run(EIBuildState *bstate);
 static void ei_build_merge_begin(EIBuildState *bstate);
 static bool ei_build_merge_read(EIMerge *merge, EIMergeRun *run);
-static void ei_build_merge_sift_down(EIMerge *merge, int i);
+static int	ei_build_merge_cmp(Datum a, Datum b, void *arg);
 static IndexTuple ei_build_merge_next(EIMerge *merge);
 static void ei_build_merge_end(EIMerge *merge);
 static void ei_build_put_sorted(EIBuildState *bstate, IndexTuple itup);
@@ -858,7 +859,7 @@ ei_build_merge_begin(EIBuildState *bstate)
 	for (p = 0; p < nparticipants; p++)
 		nruns += runs->nruns[p];
 	merge->runs = palloc0(sizeof(EIMergeRun) * nruns);
-	merge->heap = palloc(sizeof(int) * nruns);
+	merge->heap = binaryheap_allocate(nruns, ei_build_merge_cmp, merge);
 
 	i = 0;
 	for (p = 0; p < nparticipants; p++)
@@ -878,10 +879,9 @@ ei_build_merge_begin(EIBuildState *bstate)
 	for (i = 0; i < nruns; i++)
 	{
 		if (ei_build_merge_read(merge, &merge->runs[i]))
-			merge->heap[merge->nheap++] = i;
+			binaryheap_add_unordered(merge->heap, Int32GetDatum(i));
 	}
-	for (i = merge->nheap / 2 - 1; i >= 0; i--)
-		ei_build_merge_sift_down(merge, i);
+	binaryheap_build(merge->heap);
 	bstate->merge = merge;
 
 	ereport(DEBUG1,
@@ -933,31 +933,16 @@ ei_build_merge_read(EIMerge *merge, EIMergeRun *run)
 }
 
 /*
- * Restore the heap's order below position i: move the run there down while
- * a child's current entry is smaller.
+ * Order two runs by their current entries for the merge's heap, which puts
+ * its largest first: the run with the smaller entry is the larger.
  */
-static void
-ei_build_merge_sift_down(EIMerge *merge, int i)
+static int
+ei_build_merge_cmp(Datum a, Datum b, void *arg)
 {
-	int			run = merge->heap[i];
+	EIMerge    *merge = (EIMerge *) arg;
 
-	for (;;)
-	{
-		int			child = 2 * i + 1;
-
-		if (child >= merge->nheap)
-			break;
-		if (child + 1 < merge->nheap &&
-			EIEntryCompare(&merge->cmp, &merge->runs[merge->heap[child + 1]].cur,
-						   &merge->runs[merge->heap[child]].cur) < 0)
-			child++;
-		if (EIEntryCompare(&merge->cmp, &merge->runs[merge->heap[child]].cur,
-						   &merge->runs[run].cur) >= 0)
-			break;
-		merge->heap[i] = merge->heap[child];
-		i = child;
-	}
-	merge->heap[i] = run;
+	return EIEntryCompare(&merge->cmp, &merge->runs[DatumGetInt32(b)].cur,
+						  &merge->runs[DatumGetInt32(a)].cur);
 }
 
 /*
@@ -967,17 +952,17 @@ ei_build_merge_sift_down(EIMerge *merge, int i)
 static IndexTuple
 ei_build_merge_next(EIMerge *merge)
 {
-	EIMergeRun *run;
+	int			r;
 	IndexTuple	itup;
 
-	if (merge->nheap == 0)
+	if (binaryheap_empty(merge->heap))
 		return NULL;
-	run = &merge->runs[merge->heap[0]];
-	itup = run->cur.itup;
-	if (!ei_build_merge_read(merge, run))
-		merge->heap[0] = merge->heap[--merge->nheap];
-	if (merge->nheap > 0)
-		ei_build_merge_sift_down(merge, 0);
+	r = DatumGetInt32(binaryheap_first(merge->heap));
+	itup = merge->runs[r].cur.itup;
+	if (ei_build_merge_read(merge, &merge->runs[r]))
+		binaryheap_replace_first(merge->heap, Int32GetDatum(r));
+	else
+		(void) binaryheap_remove_first(merge->heap);
 	return itup;
 }
 
