@@ -131,15 +131,14 @@ EICheckPage(Relation rel, Buffer buf)
 	}
 }
 
-static bool EIItemIsPivot(Page page, OffsetNumber off);
-
 /*
  * Verify every item of a locked page of the tree before a critical section
  * removes some of them: no more line pointers than a page holds, each
  * holding an index tuple of its own length inside the page's tuple space,
  * together no more bytes than that space, every attribute inside its
  * tuple (EICheckTupleAttrs), and a leaf's entries with a valid heap TID.
- * A leaf in a policy's format is left to the policy.  Damage is an ERRCODE_INDEX_CORRUPTED error naming the
+ * A leaf in a policy's format is left to the policy.  Damage is an
+ * ERRCODE_INDEX_CORRUPTED error naming the
  * index, block and offset, not the PANIC PageIndexMultiDelete would raise
  * inside the critical section.  It reads the whole page, so it runs before
  * changes (VACUUM, removing dead entries, page deletion), not on every
@@ -405,10 +404,10 @@ EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off, IndexTuple itup,
 }
 
 /*
- * Is the item at off of a page of the tree a pivot (a high key or an item
- * of an inner page)?
+ * Is the item at off of a page a pivot (a high key or an item of an inner
+ * page)?  A policy's page outside the tree holds entries.
  */
-static bool
+bool
 EIItemIsPivot(Page page, OffsetNumber off)
 {
 	EIPageOpaque opaque = EIPageGetOpaque(page);

@@ -716,6 +716,7 @@ extern const char *EIItemAttrsProblem(Relation rel, IndexTuple itup,
 									  bool pivot);
 extern void EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off,
 							  IndexTuple itup, bool pivot);
+extern bool EIItemIsPivot(Page page, OffsetNumber off);
 extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
 
 /*

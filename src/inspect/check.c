@@ -172,19 +172,6 @@ ei_corrupt(EICheckState *state, BlockNumber blkno, OffsetNumber offnum,
 }
 
 /*
- * Is the item at offnum a pivot tuple (high key or inner-page item)?
- */
-static bool
-ei_item_is_pivot(Page page, OffsetNumber offnum)
-{
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-
-	if (!EI_IS_LEAF(opaque))
-		return true;
-	return offnum == EI_HIKEY && !EI_RIGHTMOST(opaque);
-}
-
-/*
  * The index tuple at offnum of a page copy.
  */
 static IndexTuple
@@ -207,10 +194,10 @@ ei_compare_items(EICheckState *state, Page srcpage, OffsetNumber srcoff,
 
 	oldcxt = MemoryContextSwitchTo(state->keycxt);
 	key = EIMakeScanKey(state->rel, ei_item(srcpage, srcoff),
-						!ei_item_is_pivot(srcpage, srcoff));
+						!EIItemIsPivot(srcpage, srcoff));
 
 	if (EI_IS_LEAF(EIPageGetOpaque(dstpage)) &&
-		ei_item_is_pivot(dstpage, dstoff))
+		EIItemIsPivot(dstpage, dstoff))
 	{
 		/*
 		 * A leaf's high key keeps its heap TID at the tuple's end, not in
@@ -386,9 +373,7 @@ ei_check_page_copy(EICheckState *state, BlockNumber blkno, Page page,
 
 			what = EIItemAttrsProblem(state->rel,
 									  (IndexTuple) PageGetItem(page, itemid),
-									  !(outside_tree &&
-										(opaque->ei_flags & EI_POLICY_FLAGS)) &&
-									  ei_item_is_pivot(page, off));
+									  EIItemIsPivot(page, off));
 			if (what != NULL)
 				ei_corrupt(state, blkno, off, "%s", what);
 		}
