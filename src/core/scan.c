@@ -156,11 +156,10 @@ typedef struct EIScanEqKey
 
 /*
  * The array keys of a scan (so->arrays), rebuilt by every rescan in their
- * own memory context.  See src/README.md, "Array keys".
+ * own memory context (so->arraysCxt).  See src/README.md, "Array keys".
  */
 typedef struct EIScanArrays
 {
-	MemoryContext cxt;
 	int			nkeys;			/* array keys */
 	EIScanArrayKey *keys;
 	int		   *arrayOfKey;		/* per key of so->keyData: its array key,
@@ -949,7 +948,6 @@ ei_arrays_prepare(IndexScanDesc scan)
 	cxt = so->arraysCxt;
 	oldcxt = MemoryContextSwitchTo(cxt);
 	arrays = palloc0(sizeof(EIScanArrays));
-	arrays->cxt = cxt;
 	arrays->keys = palloc0(sizeof(EIScanArrayKey) * nkeys);
 	arrays->arrayOfKey = palloc(sizeof(int) * so->numberOfKeys);
 	so->arrays = arrays;
@@ -1105,7 +1103,7 @@ ei_arrays_finish(IndexScanDesc scan)
 	if (arrays->npositioning == 0)
 		return;
 
-	oldcxt = MemoryContextSwitchTo(arrays->cxt);
+	oldcxt = MemoryContextSwitchTo(so->arraysCxt);
 	arrays->eq = palloc0(sizeof(EIScanEqKey) * so->numberOfKeys);
 	for (int i = 0; i < so->numberOfKeys; i++)
 	{
