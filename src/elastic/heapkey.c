@@ -77,7 +77,7 @@ static bool ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page,
 									TransactionId *horizon);
 static OffsetNumber ei_heapkey_chain_end(Page page, OffsetNumber first);
 static bool ei_heapkey_xmin_aborted(HeapTupleHeader tup);
-static void ei_heapkey_advance_horizon(EIHeapKeyReader *reader,
+static void ei_heapkey_advance_horizon(TransactionId *horizon,
 									   TransactionId xid);
 static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
 											ItemPointer tid);
@@ -325,7 +325,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 				c->horizon = horizon;
 			}
 			if (c->dead)
-				ei_heapkey_advance_horizon(reader, c->horizon);
+				ei_heapkey_advance_horizon(&reader->dead_horizon, c->horizon);
 			return EI_HEAPKEY_DEAD;
 		}
 		copy = heap_copytuple(&tuple);
@@ -412,7 +412,7 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 		if (c != NULL && c->dead)
 		{
-			ei_heapkey_advance_horizon(reader, c->horizon);
+			ei_heapkey_advance_horizon(&reader->dead_horizon, c->horizon);
 			return EI_HEAPKEY_DEAD;
 		}
 		/* a key remembered without its tuple does not serve a tuple read */
@@ -533,10 +533,8 @@ ei_heapkey_chain_needed(EIHeapKeyReader *reader, Page page, BlockNumber blkno,
 			TransactionId xmax = HeapTupleHeaderGetUpdateXid(tuple.t_data);
 
 			if (TransactionIdIsNormal(xmax) &&
-				!TransactionIdEquals(xmax, HeapTupleHeaderGetXmin(tuple.t_data)) &&
-				(!TransactionIdIsValid(*horizon) ||
-				 TransactionIdFollows(xmax, *horizon)))
-				*horizon = xmax;
+				!TransactionIdEquals(xmax, HeapTupleHeaderGetXmin(tuple.t_data)))
+				ei_heapkey_advance_horizon(horizon, xmax);
 		}
 
 		if (!HeapTupleIsHotUpdated(&tuple))
@@ -614,13 +612,14 @@ ei_heapkey_xmin_aborted(HeapTupleHeader tup)
 }
 
 /*
- * Make the reader's dead_horizon at least xid (if valid).
+ * Make a conflict horizon (InvalidTransactionId: none yet) at least xid,
+ * if xid is valid.
  */
 static void
-ei_heapkey_advance_horizon(EIHeapKeyReader *reader, TransactionId xid)
+ei_heapkey_advance_horizon(TransactionId *horizon, TransactionId xid)
 {
 	if (TransactionIdIsValid(xid) &&
-		(!TransactionIdIsValid(reader->dead_horizon) ||
-		 TransactionIdFollows(xid, reader->dead_horizon)))
-		reader->dead_horizon = xid;
+		(!TransactionIdIsValid(*horizon) ||
+		 TransactionIdFollows(xid, *horizon)))
+		*horizon = xid;
 }
