@@ -50,6 +50,8 @@ OBJS = \
 	src/am/normalize.o \
 	src/inspect/stats.o \
 	src/inspect/check.o \
+	src/inspect/maintenance.o \
+	src/inspect/shards.o \
 	src/inspect/keys.o \
 	src/inspect/preview.o \
 	src/inspect/sortedness.o \

@@ -304,11 +304,15 @@ EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
 	if (policy == NULL)
 	{
 		char	   *relname = pstrdup(RelationGetRelationName(rel));
+		bool		partitioned = rel->rd_rel->relkind == RELKIND_PARTITIONED_INDEX;
 
 		relation_close(rel, lockmode);
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an elastic_index index", relname)));
+				 errmsg("\"%s\" is not an elastic_index index", relname),
+				 partitioned ?
+				 errhint("\"%s\" is a partitioned index, which holds no entries: name the index of each partition.",
+						 relname) : 0));
 	}
 
 	/*

@@ -48,8 +48,6 @@
 #define EI_BOUND_REFRESH_CALLS	64
 #define EI_BOUND_REFRESH_MS		1000
 
-PG_FUNCTION_INFO_V1(elastic_btree_shrink);
-PG_FUNCTION_INFO_V1(elastic_btree_expand);
 
 /* GUCs */
 static char *ei_size_bound = NULL;
@@ -641,11 +639,11 @@ EIElasticVacuum(Relation rel)
 }
 
 /*
- * Open an elastic_btree index for a conversion function, checking that the
- * caller owns it and that its leaves can be compact.
+ * Open an elastic_btree index for a conversion function (RowExclusiveLock),
+ * checking that the caller owns it and that its leaves can be compact.
  */
-static Relation
-ei_open_for_conversion(Oid indexoid)
+Relation
+EIElasticOpenForConversion(Oid indexoid)
 {
 	Relation	rel = EIOpenIndexChecked(indexoid, RowExclusiveLock);
 
@@ -674,32 +672,19 @@ ei_open_for_conversion(Oid indexoid)
 }
 
 /*
- * elastic_btree_shrink(index regclass, leaves int8 DEFAULT NULL) returns int8
- *
- * Convert up to "leaves" standard leaves (all if NULL) to compact leaves,
- * left to right, and put the index in the SHRINKING state, in which full
- * leaves become compact instead of splitting.  Returns the number of
- * leaves converted.
+ * Convert up to max_leaves standard leaves (all if -1) of an index opened
+ * by EIElasticOpenForConversion to compact leaves, left to right, and put
+ * the index in the SHRINKING state, in which full leaves become compact
+ * instead of splitting; returns the number of leaves converted.
  */
-Datum
-elastic_btree_shrink(PG_FUNCTION_ARGS)
+int64
+EIElasticShrink(Relation rel, int64 max_leaves)
 {
-	Oid			indexoid;
-	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
-	Relation	rel;
 	Relation	heap;
 	int64		converted;
 	int64		remaining;
 	EIOwnerSwitch owner;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	indexoid = PG_GETARG_OID(0);
-	if (max_leaves < -1 || (!PG_ARGISNULL(1) && max_leaves < 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of leaves to convert must not be negative")));
-	rel = ei_open_for_conversion(indexoid);
 	/* the index's support functions are the table owner's code */
 	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 	EIBecomeTableOwner(heap, &owner);
@@ -707,38 +692,24 @@ elastic_btree_shrink(PG_FUNCTION_ARGS)
 	converted = ei_convert_leaves(rel, NULL, true, max_leaves, -1, &remaining);
 	EIRestoreCaller(&owner);
 	table_close(heap, AccessShareLock);
-	index_close(rel, RowExclusiveLock);
-	PG_RETURN_INT64(converted);
+	return converted;
 }
 
 /*
- * elastic_btree_expand(index regclass, leaves int8 DEFAULT NULL) returns int8
- *
- * Convert compact leaves back to standard leaves (splitting where the
- * entries need more than one page): all of them, putting the index in the
- * NORMAL state, or the first "leaves" of them, hot ones (read since the
- * last VACUUM) first, leaving it EXPANDING.  Returns the number of leaves
- * converted back.
+ * Convert compact leaves of an index opened by EIElasticOpenForConversion
+ * back to standard leaves (splitting where the entries need more than one
+ * page): all of them (max_leaves -1), putting the index in the NORMAL
+ * state, or the first max_leaves of them, hot ones (read since the last
+ * VACUUM) first, leaving it EXPANDING; returns the number converted back.
  */
-Datum
-elastic_btree_expand(PG_FUNCTION_ARGS)
+int64
+EIElasticExpand(Relation rel, int64 max_leaves)
 {
-	Oid			indexoid;
-	int64		max_leaves = PG_ARGISNULL(1) ? -1 : PG_GETARG_INT64(1);
-	Relation	rel;
 	Relation	heap;
 	int64		converted;
 	int64		remaining;
 	EIOwnerSwitch owner;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	indexoid = PG_GETARG_OID(0);
-	if (!PG_ARGISNULL(1) && max_leaves < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of leaves to convert must not be negative")));
-	rel = ei_open_for_conversion(indexoid);
 	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 	/* the index's support functions are the table owner's code */
 	EIBecomeTableOwner(heap, &owner);
@@ -748,8 +719,7 @@ elastic_btree_expand(PG_FUNCTION_ARGS)
 		EIElasticSetState(rel, EI_STATE_NORMAL);
 	EIRestoreCaller(&owner);
 	table_close(heap, AccessShareLock);
-	index_close(rel, RowExclusiveLock);
-	PG_RETURN_INT64(converted);
+	return converted;
 }
 
 /*

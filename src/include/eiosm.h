@@ -275,6 +275,11 @@ extern OsmSectionZone *OsmSectionFilterGetZone(Page page);
 extern const OsmSectionZone *OsmSectionFilterCurrentZone(Page page);
 extern void OsmBufferInsert(Relation rel, Relation heapRel, IndexTuple *items,
 							int nitems);
+/* the SQL functions' work (their entry points are in src/inspect/maintenance.c) */
+#define OSM_BUFFER_STATS_NCOLUMNS	11
+extern Relation OsmOpenIndex(Oid indexoid, LOCKMODE lockmode);
+extern int64 OsmFlushIndex(Relation rel);
+extern void OsmBufferStatsRow(Relation rel, Datum *values, bool *nulls);
 extern int64 OsmBufferFlush(Relation rel, Relation heapRel, int maxpages,
 							bool wait);
 extern bool OsmBufferCollect(IndexScanDesc scan, IndexTuple **items,

@@ -65,6 +65,7 @@
 #include "utils/snapmgr.h"
 #include <limits.h>
 
+#include "eiinspect.h"
 #include "eitree.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_check);
@@ -1411,6 +1412,22 @@ elastic_index_check(PG_FUNCTION_ARGS)
 				 errmsg("heapallindexed cannot be checked during recovery"),
 				 errdetail("On a standby, elastic_index_check checks each page by itself, while replay changes the tree and the table."),
 				 errhint("Run elastic_index_check with heapallindexed false here, or with true on the primary.")));
+
+	/*
+	 * A Citus-distributed index: check every placement of every shard index
+	 * (each on its node, as the shard's own call; the coordinator's index
+	 * is an empty shell).
+	 */
+	if (EIIndexIsDistributed(indexoid))
+	{
+		relation_close(EIOpenIndexChecked(indexoid, AccessShareLock),
+					   AccessShareLock);
+		(void) EIShardsCall(fcinfo, indexoid,
+							heapallindexed ? ", true" : ", false",
+							true, false, ERRCODE_INDEX_CORRUPTED);
+		PG_RETURN_VOID();
+	}
+
 	heapoid = IndexGetRelation(indexoid, true);
 	if (OidIsValid(heapoid))
 		heaprel = table_open(heapoid, lockmode);

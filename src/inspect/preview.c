@@ -30,6 +30,7 @@
 #include "catalog/pg_class.h"
 #include "eiam.h"
 #include "eielastic.h"
+#include "eiinspect.h"
 #include "eiosm.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -194,6 +195,24 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 }
 
 /*
+ * How elastic_btree_compact_preview() combines its shard indexes' rows:
+ * counts are summed, capacities and their ratio are means weighted by leaf
+ * pages.
+ */
+static const EIShardAgg ei_preview_shard_rules[10] = {
+	{EI_SHARD_AGG_SUM},			/* leaf_pages */
+	{EI_SHARD_AGG_SUM},			/* entries */
+	{EI_SHARD_AGG_WEIGHTED, 0},	/* standard_capacity */
+	{EI_SHARD_AGG_WEIGHTED, 0},	/* compact_capacity */
+	{EI_SHARD_AGG_WEIGHTED, 0},	/* capacity_ratio */
+	{EI_SHARD_AGG_SUM},			/* compact_leaf_pages */
+	{EI_SHARD_AGG_MAX},			/* key_bytes */
+	{EI_SHARD_AGG_SUM},			/* dead_entries */
+	{EI_SHARD_AGG_SUM},			/* verified_entries */
+	{EI_SHARD_AGG_SUM},			/* heap_key_reads */
+};
+
+/*
  * elastic_btree_compact_preview(index regclass, verify bool) returns one
  * row: leaf pages, entries, capacities of a standard and a compact leaf,
  * their ratio, the leaf pages a fully compact index would need, and (with
@@ -237,6 +256,19 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 				 errmsg("permission denied for index %s",
 						RelationGetRelationName(index)),
 				 errhint("Only the owner of the index or a member of pg_stat_scan_tables may preview it.")));
+
+	/* a Citus-distributed index: its shard indexes hold the entries */
+	if (EIIndexIsDistributed(indexoid))
+	{
+		relation_close(index, AccessShareLock);
+		table_close(heap, AccessShareLock);
+		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
+										  EIShardsCall(fcinfo, indexoid,
+													   verify ? ", true" : ", false",
+													   false, true,
+													   EI_SHARD_CALL_FAILED),
+										  ei_preview_shard_rules));
+	}
 
 	norm = EIGetNormKeyInfo(index);
 	if (!norm->ok)

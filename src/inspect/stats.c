@@ -30,11 +30,50 @@
 #include "eiam.h"
 #include "eielastic.h"
 #include "eiosm.h"
+#include "eiinspect.h"
 
 PG_FUNCTION_INFO_V1(elastic_index_stats);
 
 /* Number of output columns of elastic_index_stats(). */
 #define EI_STATS_NCOLUMNS	29
+
+/*
+ * How elastic_index_stats() combines its shard indexes' rows on a
+ * distributed table: counts are summed, the height is the tallest shard's,
+ * the root block means nothing, fills and entry sizes are means weighted by
+ * leaf pages and entries, the states are listed.
+ */
+static const EIShardAgg ei_stats_shard_rules[EI_STATS_NCOLUMNS] = {
+	{EI_SHARD_AGG_FIRST},		/* am */
+	{EI_SHARD_AGG_FIRST},		/* format_version */
+	{EI_SHARD_AGG_MAX},			/* height */
+	{EI_SHARD_AGG_NULL},		/* root_block */
+	{EI_SHARD_AGG_SUM},			/* total_pages */
+	{EI_SHARD_AGG_SUM},			/* meta_pages */
+	{EI_SHARD_AGG_SUM},			/* inner_pages */
+	{EI_SHARD_AGG_SUM},			/* leaf_pages */
+	{EI_SHARD_AGG_SUM},			/* entries */
+	{EI_SHARD_AGG_SUM},			/* dead_entries */
+	{EI_SHARD_AGG_SUM},			/* inner_entries */
+	{EI_SHARD_AGG_SUM},			/* free_bytes */
+	{EI_SHARD_AGG_WEIGHTED, 7},	/* leaf_fill, by leaf_pages */
+	{EI_SHARD_AGG_WEIGHTED, 8},	/* avg_entry_bytes, by entries */
+	{EI_SHARD_AGG_SUM},			/* half_dead_pages */
+	{EI_SHARD_AGG_SUM},			/* deleted_pages */
+	{EI_SHARD_AGG_SUM},			/* recyclable_pages */
+	{EI_SHARD_AGG_SUM},			/* free_pages */
+	{EI_SHARD_AGG_SUM},			/* compact_leaf_pages */
+	{EI_SHARD_AGG_DISTINCT},	/* elastic_state */
+	{EI_SHARD_AGG_SUM},			/* size_bound_pages */
+	{EI_SHARD_AGG_SUM},			/* buffer_pages */
+	{EI_SHARD_AGG_SUM},			/* buffer_entries */
+	{EI_SHARD_AGG_SUM},			/* buffer_sorted_entries */
+	{EI_SHARD_AGG_SUM},			/* buffer_unsorted_entries */
+	{EI_SHARD_AGG_WEIGHTED, -1},	/* buffer_fill, the shards' mean */
+	{EI_SHARD_AGG_SUM},			/* buffer_flushes */
+	{EI_SHARD_AGG_SUM},			/* bulk_appended_entries */
+	{EI_SHARD_AGG_SUM},			/* top_inserted_entries */
+};
 
 /* Counters gathered while reading the index. */
 typedef struct EIStatsCounts
@@ -271,6 +310,17 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 
 	ei_stats_check_permission(indexoid);
 	rel = EIOpenIndexChecked(indexoid, AccessShareLock);
+
+	/* a Citus-distributed index: its shard indexes hold the entries */
+	if (EIIndexIsDistributed(indexoid))
+	{
+		relation_close(rel, AccessShareLock);
+		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
+										  EIShardsCall(fcinfo, indexoid, "",
+													   false, true,
+													   EI_SHARD_CALL_FAILED),
+										  ei_stats_shard_rules));
+	}
 
 	strategy = GetAccessStrategy(BAS_BULKREAD);
 	ei_stats_read_meta(rel, strategy, &meta);

@@ -32,19 +32,14 @@
 #include "eistats.h"
 #include "eiosm.h"
 #include "fmgr.h"
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-
-PG_FUNCTION_INFO_V1(osm_tree_flush);
-PG_FUNCTION_INFO_V1(osm_tree_buffer_stats);
 
 /* What inserting into the buffer of one index needs, cached per relation. */
 typedef struct OsmBufferCache
@@ -2245,8 +2240,8 @@ OsmBufferCounts(Relation rel, OsmBufferCountsData *counts)
  * Open an osm_tree index named by OID for a SQL function, refusing other
  * relations with a clear error.
  */
-static Relation
-osm_open_index(Oid indexoid, LOCKMODE lockmode)
+Relation
+OsmOpenIndex(Oid indexoid, LOCKMODE lockmode)
 {
 	Relation	rel = EIOpenIndexChecked(indexoid, lockmode);
 
@@ -2264,58 +2259,44 @@ osm_open_index(Oid indexoid, LOCKMODE lockmode)
 }
 
 /*
- * osm_tree_flush(regclass): move every entry of the index's insert buffer
- * into the tree now; returns how many entries moved.
+ * Move every entry of the insert buffer of an index opened by OsmOpenIndex
+ * (RowExclusiveLock) into its tree now; returns how many entries moved.
  */
-Datum
-osm_tree_flush(PG_FUNCTION_ARGS)
+int64
+OsmFlushIndex(Relation rel)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
-	Relation	rel;
 	Relation	heapRel;
 	int64		moved;
 	EIOwnerSwitch owner;
 
-	rel = osm_open_index(indexoid, RowExclusiveLock);
-	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
-					   RelationGetRelationName(rel));
 	heapRel = table_open(rel->rd_index->indrelid, AccessShareLock);
 	/* the index's comparison functions are the table owner's code */
 	EIBecomeTableOwner(heapRel, &owner);
 	moved = OsmBufferFlush(rel, heapRel, -1, true);
 	EIRestoreCaller(&owner);
 	table_close(heapRel, AccessShareLock);
-	index_close(rel, RowExclusiveLock);
-
-	PG_RETURN_INT64(moved);
+	return moved;
 }
 
 /*
- * osm_tree_buffer_stats(regclass): the insert buffer's pages, entries,
- * closed pages, the buffer_size setting, flush steps so far, sorted pages,
- * and the entries in sorted and unsorted sections.
+ * The columns of osm_tree_buffer_stats() for an index opened by
+ * OsmOpenIndex: the insert buffer's pages, entries, closed pages, the
+ * buffer_size setting, its fill, flush steps so far, sorted pages, the
+ * entries in sorted and unsorted sections, and the section filter's keys
+ * and size.
  */
-Datum
-osm_tree_buffer_stats(PG_FUNCTION_ARGS)
+void
+OsmBufferStatsRow(Relation rel, Datum *values, bool *nulls)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
-	Relation	rel;
-	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11] = {false};
 	OsmBufferCountsData counts;
 	EIMetaPageData *meta;
 	int			bufsize;
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
-	rel = osm_open_index(indexoid, AccessShareLock);
 	OsmBufferCounts(rel, &counts);
 	meta = EIGetMetaCached(rel, true);
 	bufsize = OsmGetBufferSize(rel);
 
+	memset(nulls, 0, sizeof(bool) * OSM_BUFFER_STATS_NCOLUMNS);
 	values[0] = Int64GetDatum(counts.pages);
 	values[1] = Int64GetDatum(counts.entries);
 	values[2] = Int64GetDatum(counts.closed_pages);
@@ -2336,7 +2317,4 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 	}
 	else
 		nulls[9] = nulls[10] = true;
-	index_close(rel, AccessShareLock);
-
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -10,10 +10,16 @@
 # through the shard indexes (EXPLAIN through Citus shows the task's plan
 # using them) exactly as a local btree-indexed copy and a sequential scan
 # find them; a session SET does not reach the shards, SET LOCAL with
-# citus.propagate_set_commands = 'local' does.  elastic_index_check passes
-# on every shard index through run_command_on_shards (and on every
-# placement of the reference table), while the coordinator's shell index is
-# empty; osm_tree_flush per shard empties the shards' insert buffers.  After
+# citus.propagate_set_commands = 'local' does.  The index functions given a
+# distributed index act on its shard indexes (src/inspect/shards.c):
+# elastic_index_stats, osm_tree_buffer_stats and elastic_btree_compact_preview
+# combine the shards' rows (checked against the same figures gathered shard
+# by shard with run_command_on_shards), osm_tree_flush empties every shard's
+# insert buffer, elastic_btree_shrink/expand convert every shard's leaves
+# (every placement of a reference table's), and the queries answer the same
+# through compact shard leaves; elastic_index_check passes on every shard
+# index (also checked shard by shard), and a damaged shard index makes it
+# fail on the coordinator with XX002, naming the shard and its node.  After
 # citus_move_shard_placement (block_writes) the moved shards' indexes still
 # have their access method and options, pass the check, and the queries
 # answer as before; rows inserted then are found, and so they are after the
@@ -27,6 +33,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use ElasticIndex::Damage;
 
 my $coord = PostgreSQL::Test::Cluster->new('coordinator');
 my $w1 = PostgreSQL::Test::Cluster->new('worker1');
@@ -48,6 +57,7 @@ autovacuum = off
 citus.shard_count = 4
 citus.local_hostname = '@{[ $node->host ]}'
 citus.enable_statistics_collection = off
+ignore_checksum_failure = on
 });
 	$node->start;
 	# Debian's 15.20 lists the plugins logical decoding may use; Citus's
@@ -351,44 +361,238 @@ FROM $runner('$table', \$cmd\$$check_cmd\$cmd\$)}),
 
 check_every_shard_index('before the move');
 
-# the coordinator's shell index is empty; the shards hold the entries
+# ---- the index functions on a distributed index act on its shard indexes
+# (src/inspect/shards.c).  Each figure is checked against the same figure
+# gathered shard by shard with run_command_on_shards, as users had to.
+
+# One column of elastic_index_stats over the shards of an index of dt,
+# shard by shard: "sum", "max" or the distinct values.
+sub per_shard_stat
+{
+	my ($index, $column, $how) = @_;
+	my $agg =
+	    $how eq 'sum' ? 'sum(result::int8)'
+	  : $how eq 'max' ? 'max(result::int8)'
+	  :                 q{string_agg(DISTINCT result, ',')};
+	return $coord->safe_psql(
+		'postgres', qq{
+SELECT $agg FROM run_command_on_shards('dt',
+  \$cmd\$SELECT $column FROM elastic_index_stats(('${index}_' || substring('%s' from '[0-9]+\$'))::regclass)\$cmd\$)});
+}
+
+# the shell index on the coordinator is empty; through the function the
+# index holds one entry per row
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT pg_relation_size('dt_eb') <= 2 * 8192}),
+	't',
+	"the coordinator's dt_eb is an empty shell (a metapage and an empty root)");
 is($coord->safe_psql('postgres', "SELECT entries FROM elastic_index_stats('dt_eb')"),
-	'0', "the coordinator's dt_eb is an empty shell");
+	$nrows, 'elastic_index_stats(dt_eb) counts the entries of all its shards');
+foreach my $index (qw(dt_eb dt_eb_after dt_osm dt_osm_after))
+{
+	foreach my $c (
+		[ 'total_pages', 'sum' ], [ 'leaf_pages', 'sum' ],
+		[ 'entries', 'sum' ], [ 'inner_entries', 'sum' ],
+		[ 'free_bytes', 'sum' ], [ 'buffer_entries', 'sum' ],
+		[ 'height', 'max' ], [ 'am', 'distinct' ])
+	{
+		my ($column, $how) = @$c;
+		is( $coord->safe_psql('postgres',
+				"SELECT $column FROM elastic_index_stats('$index')"),
+			per_shard_stat($index, $column, $how),
+			"elastic_index_stats($index).$column is the $how over its shards");
+	}
+}
 is( $coord->safe_psql(
 		'postgres', q{
-SELECT sum(result::int8) FROM run_command_on_shards('dt',
-  $cmd$SELECT entries FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
-	$nrows,
-	'the shards of dt_eb hold one entry per row');
+SELECT root_block IS NULL, size_bound_pages, elastic_state
+FROM elastic_index_stats('dt_eb')}),
+	't|32768|normal',
+	'dt_eb: no one root block; size_bound = 64MB is 8192 pages on each of 4 shards; state normal');
+is( $coord->safe_psql(
+		'postgres', q{
+SELECT round(s.leaf_fill::numeric, 6) = round(
+  (SELECT sum(f * l) / sum(l) FROM (
+     SELECT split_part(result, ' ', 1)::numeric AS f, split_part(result, ' ', 2)::numeric AS l
+     FROM run_command_on_shards('dt',
+       $cmd$SELECT leaf_fill || ' ' || leaf_pages FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)) x), 6)
+FROM elastic_index_stats('dt_eb') s}),
+	't',
+	'elastic_index_stats(dt_eb).leaf_fill is the shards\' fill weighted by their leaf pages');
 
-# size_bound = '64MB' bounds each shard index at 64 MB (8192 pages)
-is( $coord->safe_psql(
-		'postgres', q{
-SELECT count(*) || ' ' || string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
-  $cmd$SELECT size_bound_pages FROM elastic_index_stats(('dt_eb_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
-	'4 8192',
-	'size_bound = 64MB bounds each of the 4 shard indexes at 8192 pages');
+# a reference table's index: one placement counted, not one per node
+is($coord->safe_psql('postgres', "SELECT entries FROM elastic_index_stats('rt_name')"),
+	'700', 'elastic_index_stats on a reference table\'s index counts one placement');
+# a partition of a distributed partitioned table is a distributed table
+is( $coord->safe_psql('postgres',
+		"SELECT (SELECT entries FROM elastic_index_stats('pt_1_v_idx')) = (SELECT count(*) FROM pt_1)"),
+	't',
+	'elastic_index_stats on a partition\'s index counts its shards\' entries');
+my ($pret, $pout, $perr) = $coord->psql('postgres', "SELECT elastic_index_stats('pt_v')");
+like($perr, qr/"pt_v" is not an elastic_index index.*\n.*HINT:  .*partition/,
+	'a partitioned index is refused, with a hint to name its partitions\' indexes');
 
-# osm_tree_flush on every shard of dt_osm empties the shards' insert
-# buffers
+# osm_tree's insert buffer: single-row inserts (batch_size = 1, top_inserts
+# off in the shards' sessions) go to the shards' buffers; stats, flush,
+# stats again
+$coord->safe_psql(
+	'postgres', q{
+CREATE TABLE ob (id int4, v int8);
+SELECT create_distributed_table('ob', 'id');
+CREATE INDEX ob_v ON ob USING osm_tree (v) WITH (buffer_size = 8, batch_size = 1);
+INSERT INTO ob SELECT g, g * 10 FROM generate_series(1, 4000) AS g;
+});
+in_shards('SET LOCAL osm_tree.top_inserts = off;',
+	join('', map { "INSERT INTO ob VALUES (" . (4000 + $_) . ", " . ($_ * 397 % 40000) . ");\n" } 1 .. 80)
+	  . 'SELECT 1');
+my $buffered = $coord->safe_psql('postgres',
+	"SELECT buffer_entries FROM elastic_index_stats('ob_v')");
+cmp_ok($buffered, '>', 0, "ob_v's shards have $buffered entries in their insert buffers");
+is( $coord->safe_psql('postgres',
+		"SELECT entries || ' ' || buffer_size FROM osm_tree_buffer_stats('ob_v')"),
+	"$buffered 32",
+	'osm_tree_buffer_stats(ob_v): the buffered entries of all shards, 4 buffers of 8 pages');
+is($coord->safe_psql('postgres', "SELECT osm_tree_flush('ob_v')"),
+	$buffered, 'osm_tree_flush(ob_v) moves every shard\'s buffered entries');
+is( $coord->safe_psql('postgres',
+		"SELECT buffer_entries || ' ' || entries FROM elastic_index_stats('ob_v')"),
+	'0 4080',
+	'ob_v: the shards\' buffers are empty, their trees hold every row');
 is( $coord->safe_psql(
 		'postgres', q{
-SELECT count(*) || ' ' || bool_and(success) FROM run_command_on_shards('dt',
-  $cmd$SELECT osm_tree_flush(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
-	'4 true',
-	'osm_tree_flush runs on each shard of dt_osm');
+SELECT string_agg(DISTINCT result, ',') FROM run_command_on_shards('ob',
+  $cmd$SELECT buffer_entries FROM elastic_index_stats(('ob_v_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'0', 'ob_v: each shard\'s buffer is empty (shard by shard)');
+$coord->safe_psql('postgres', "SELECT elastic_index_check('ob_v', true)");
+pass('elastic_index_check(ob_v, true) passes after the flush');
+is( in_shards($use_index, 'SELECT count(*), sum(v) FROM ob WHERE v BETWEEN 1000 AND 20000'),
+	in_shards($use_seqscan, 'SELECT count(*), sum(v) FROM ob WHERE v BETWEEN 1000 AND 20000'),
+	'ob_v answers as a sequential scan after the flush');
+
+# shrink and expand: on every shard index; the queries answer the same
+my $leaves = $coord->safe_psql('postgres',
+	"SELECT leaf_pages FROM elastic_index_stats('dt_eb')");
 is( $coord->safe_psql(
 		'postgres', q{
-SELECT string_agg(DISTINCT result, ', ') FROM run_command_on_shards('dt',
-  $cmd$SELECT buffer_entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
-	'0',
-	'the shards of dt_osm have empty insert buffers after the flush');
+SELECT leaf_pages FROM elastic_btree_compact_preview('dt_eb')}),
+	$leaves,
+	'elastic_btree_compact_preview(dt_eb) previews the leaves of all shards');
+is($coord->safe_psql('postgres', "SELECT elastic_btree_shrink('dt_eb', 1)"),
+	'4', 'elastic_btree_shrink(dt_eb, 1) converts one leaf in each of the 4 shard indexes');
+is( $coord->safe_psql('postgres',
+		"SELECT compact_leaf_pages || ' ' || elastic_state FROM elastic_index_stats('dt_eb')"),
+	'4 shrinking',
+	'dt_eb: 4 compact leaves, every shard shrinking');
+my $shrunk = $coord->safe_psql('postgres', "SELECT elastic_btree_shrink('dt_eb')");
+cmp_ok($shrunk, '>', 0, "elastic_btree_shrink(dt_eb) converts the $shrunk other leaves");
+is( $coord->safe_psql('postgres',
+		"SELECT compact_leaf_pages = leaf_pages FROM elastic_index_stats('dt_eb')"),
+	't',
+	'dt_eb: every leaf of every shard is compact');
+is(per_shard_stat('dt_eb', 'compact_leaf_pages', 'sum'),
+	$shrunk + 4, 'dt_eb: the shards\' compact leaves, shard by shard, are the ones converted');
+$coord->safe_psql('postgres', "SELECT elastic_index_check('dt_eb', true)");
+pass('elastic_index_check(dt_eb, true) passes on the compact shard indexes');
+my $compact = check_queries('compact shard leaves');
+foreach my $q (@queries)
+{
+	is($compact->{ $q->[0] }, $before->{ $q->[0] },
+		"query $q->[0] answers through compact shard leaves as before");
+}
+is($coord->safe_psql('postgres', "SELECT elastic_btree_expand('dt_eb')"),
+	$shrunk + 4, 'elastic_btree_expand(dt_eb) converts every compact leaf back');
+is( $coord->safe_psql('postgres',
+		"SELECT compact_leaf_pages || ' ' || elastic_state FROM elastic_index_stats('dt_eb')"),
+	'0 normal',
+	'dt_eb: no compact leaf left, every shard normal');
+# one shard shrinking, the others not: the states are listed
+my $one_shard = $coord->safe_psql('postgres',
+	"SELECT min(shardid) FROM citus_shards WHERE table_name = 'dt'::regclass AND nodeport = "
+	  . $w1->port);
+$w1->safe_psql('postgres', "SELECT elastic_btree_shrink('dt_eb_$one_shard', 0)");
+is($coord->safe_psql('postgres', "SELECT elastic_state FROM elastic_index_stats('dt_eb')"),
+	'normal,shrinking', 'dt_eb: the shards\' differing states are listed');
+$w1->safe_psql('postgres', "SELECT elastic_btree_expand('dt_eb_$one_shard')");
+
+# a reference table's index is converted on every node's placement
+is( $coord->safe_psql('postgres', q{
+SELECT elastic_btree_shrink('rt_code') =
+  3 * (SELECT leaf_pages FROM elastic_index_stats('rt_code'))}),
+	't',
+	'elastic_btree_shrink(rt_code) converts the leaves of all 3 placements');
 is( $coord->safe_psql(
 		'postgres', q{
-SELECT sum(result::int8) FROM run_command_on_shards('dt',
-  $cmd$SELECT entries FROM elastic_index_stats(('dt_osm_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
-	$nrows,
-	'the shards of dt_osm hold one entry per row in their trees');
+SELECT count(*) || ' ' || string_agg(DISTINCT result, ',') FROM run_command_on_placements('rt',
+  $cmd$SELECT compact_leaf_pages = leaf_pages FROM elastic_index_stats(('rt_code_' || substring('%s' from '[0-9]+$'))::regclass)$cmd$)}),
+	'3 t',
+	'rt_code: every placement\'s leaves are compact');
+is( $coord->safe_psql('postgres',
+		"SELECT elastic_btree_expand('rt_code') > 0 AND (SELECT compact_leaf_pages FROM elastic_index_stats('rt_code')) = 0"),
+	't', 'elastic_btree_expand(rt_code) converts them back');
+
+# elastic_index_check through the distributed indexes, every placement
+sub check_through_functions
+{
+	my ($label) = @_;
+	foreach my $table ('dt', 'pt_1', 'pt_2', 'rt')
+	{
+		foreach my $index (map { $_->[0] } @{ $want_indexes{$table} })
+		{
+			my ($ret, $out, $err) = $coord->psql('postgres',
+				"SELECT elastic_index_check('$index', true)");
+			is($ret, 0, "$label: elastic_index_check($index, true) passes on every shard")
+			  or diag($err);
+		}
+	}
+	return;
+}
+check_through_functions('before the move');
+
+# a damaged shard index: the check on the coordinator fails with
+# ERRCODE_INDEX_CORRUPTED, naming the shard index, its node and the
+# shard's own message; repaired, it passes
+{
+	my $shard = $one_shard;
+	my $file = $w1->data_dir . '/'
+	  . $w1->safe_psql('postgres',
+		"SET citus.override_table_visibility = off; SELECT pg_relation_filepath('dt_eb_after_$shard')");
+	my $blcksz = 8192;
+	$w1->stop;
+	my $pristine = ElasticIndex::Damage::read_file($file);
+	my $leaf;
+	for my $blk (1 .. length($pristine) / $blcksz - 1)
+	{
+		# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1)
+		my ($prev, $next, $level, $flags) =
+		  unpack('LLLS', substr($pristine, ($blk + 1) * $blcksz - 16, 14));
+		my $lower = unpack('S', substr($pristine, $blk * $blcksz + 12, 2));
+		if ($level == 0 && ($flags & 1) && !($flags & 0xFE00)
+			&& ($lower - 24) / 4 >= 4)
+		{
+			$leaf = $blk;
+			last;
+		}
+	}
+	ok(defined $leaf, "a leaf of dt_eb_after_$shard to damage: block $leaf");
+	# line pointers 2 and 3 (or 1 and 2 on the rightmost leaf) swapped
+	my $lps = substr($pristine, $leaf * $blcksz + 24 + 4, 8);
+	ElasticIndex::Damage::poke($file, $leaf * $blcksz + 24 + 4,
+		substr($lps, 4, 4) . substr($lps, 0, 4));
+	$w1->start;
+	my ($ret, $out, $err) = $coord->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_eb_after')");
+	like($err,
+		qr/ERROR:  XX002: .*elastic_index_check failed on shard index dt_eb_after_$shard of index "dt_eb_after" on node [^ ]+:@{[ $w1->port ]}\nDETAIL:  ERROR:  index "dt_eb_after_$shard" is corrupted/,
+		'a damaged shard index: the check on the coordinator reports it (XX002), naming shard, node and damage'
+	);
+	$w1->stop;
+	ElasticIndex::Damage::write_file($file, $pristine);
+	$w1->start;
+	($ret, $out, $err) = $coord->psql('postgres',
+		"SELECT elastic_index_check('dt_eb_after', true)");
+	is($ret, 0, 'repaired, the check on the coordinator passes') or diag($err);
+}
 
 # ---- move a shard of dt (and its colocated shard of pt) to the other worker
 my $moved = $coord->safe_psql('postgres',
@@ -419,6 +623,7 @@ WHERE i.indrelid = 'dt_$moved'::regclass}),
 
 check_shard_indexes('after the move');
 check_every_shard_index('after the move');
+check_through_functions('after the move');
 my $after = check_queries('after the move');
 foreach my $q (@queries)
 {
@@ -458,6 +663,7 @@ is( $coord->safe_psql('postgres',
 	"shard $moved is back on worker1 after a logical move");
 check_shard_indexes('after the logical move');
 check_every_shard_index('after the logical move');
+check_through_functions('after the logical move');
 my $after_logical = check_queries('after the logical move');
 foreach my $q (@queries)
 {

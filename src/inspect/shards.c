@@ -1,0 +1,430 @@
+/*-------------------------------------------------------------------------
+ *
+ * shards.c
+ *	  The index functions on a table distributed by Citus: run on every
+ *	  shard index, results aggregated.
+ *
+ * Citus keeps a distributed table's rows in shards, tables named
+ * <table>_<shardid> on the worker nodes, each with its own copy of every
+ * index, named <index>_<shardid>.  The coordinator's table and its indexes
+ * are empty shells.  A function such as elastic_index_stats() given the
+ * shell index would report an empty index, so each function that reads or
+ * maintains an index first asks EIIndexIsDistributed() and, if so, calls
+ * itself on every shard index through Citus (EIShardsCall) and combines
+ * what the shards return (EIShardsAggregate, EIShardsSum).
+ *
+ * Nothing here links with Citus or needs it installed: the test is a
+ * catalog lookup by name (pg_dist_partition, only when an extension named
+ * citus exists), and the calls go through SQL, to Citus's own functions
+ * shard_name() (the shard index's name, shortened and hashed as Citus
+ * shortens long names) and master_run_on_worker() (one command per
+ * placement, each in a connection of its own, run in parallel).  Each
+ * shard's call is thus a transaction of its own on its node: shards that
+ * finished keep what they did if another fails or the caller's transaction
+ * rolls back, as with run_command_on_shards().
+ *
+ * The shard's call is the same function, schema-qualified as the caller's
+ * is installed, given the shard index; the shard index's table is not in
+ * pg_dist_partition, so the call acts on it and goes no further.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/index.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "common/int.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "eiinspect.h"
+
+/*
+ * Is the index's table distributed by Citus (listed in pg_dist_partition)?
+ * False without Citus.
+ */
+bool
+EIIndexIsDistributed(Oid indexoid)
+{
+	Oid			heapoid;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	bool		distributed;
+
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		return false;
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+		return false;
+
+	args[0] = ObjectIdGetDatum(heapoid);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_dist_partition "
+							  "WHERE logicalrelid = $1::pg_catalog.regclass",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read pg_dist_partition");
+	distributed = SPI_processed > 0;
+	SPI_finish();
+	return distributed;
+}
+
+/*
+ * Build a one-dimensional array of the given element type from datums.
+ */
+static Datum
+ei_shards_array(Datum *elems, int n, Oid elemtype)
+{
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_array(elems, n, elemtype, typlen,
+										   typbyval, typalign));
+}
+
+/*
+ * Call the function fcinfo is running on every shard index of a
+ * distributed index, through Citus, and return what each call returned as
+ * text (a List of palloc'd strings, one per call, in shard order).
+ *
+ * The call is "SELECT f('<shard index>'::regclass<more_args>)", or, when
+ * returns_row, "SELECT r FROM f(...) AS r", whose text is the row's
+ * composite literal.  more_args is the text of the remaining arguments,
+ * each with its leading comma.  With every_placement, the call runs on
+ * every copy of each shard (a reference table has one on every node);
+ * otherwise on one copy.  A call that fails raises failure_errcode with
+ * the shard's message as detail.
+ */
+List *
+EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid, const char *more_args,
+			 bool every_placement, bool returns_row, int failure_errcode)
+{
+	MemoryContext callercxt = CurrentMemoryContext;
+	Oid			fnoid = fcinfo->flinfo->fn_oid;
+	char	   *fname;
+	char	   *indexname;
+	Oid			heapoid = IndexGetRelation(indexoid, false);
+	Oid			argtypes[3];
+	Datum		args[3];
+	uint64		nplacements;
+	Datum	   *nodes;
+	Datum	   *ports;
+	Datum	   *commands;
+	char	  **shard_indexes;
+	List	   *results = NIL;
+	uint64		i;
+
+	fname = quote_qualified_identifier(get_namespace_name(get_func_namespace(fnoid)),
+									   get_func_name(fnoid));
+	indexname = get_rel_name(indexoid);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	/* the placements: node, port and the shard index's name */
+	argtypes[0] = OIDOID;
+	argtypes[1] = OIDOID;
+	args[0] = ObjectIdGetDatum(indexoid);
+	args[1] = ObjectIdGetDatum(heapoid);
+	if (SPI_execute_with_args(every_placement ?
+							  "SELECT p.nodename, p.nodeport, "
+							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid) "
+							  "FROM pg_catalog.pg_dist_shard s "
+							  "JOIN pg_catalog.pg_dist_shard_placement p USING (shardid) "
+							  "WHERE s.logicalrelid = $2::pg_catalog.regclass "
+							  "AND p.shardstate = 1 "
+							  "ORDER BY s.shardid, p.nodename, p.nodeport" :
+							  "SELECT DISTINCT ON (s.shardid) p.nodename, p.nodeport, "
+							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid) "
+							  "FROM pg_catalog.pg_dist_shard s "
+							  "JOIN pg_catalog.pg_dist_shard_placement p USING (shardid) "
+							  "WHERE s.logicalrelid = $2::pg_catalog.regclass "
+							  "AND p.shardstate = 1 "
+							  "ORDER BY s.shardid, p.nodename, p.nodeport",
+							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the shard placements of index \"%s\"",
+			 indexname);
+
+	nplacements = SPI_processed;
+	if (nplacements == 0)
+	{
+		SPI_finish();
+		return NIL;
+	}
+	nodes = palloc(sizeof(Datum) * nplacements);
+	ports = palloc(sizeof(Datum) * nplacements);
+	commands = palloc(sizeof(Datum) * nplacements);
+	shard_indexes = palloc(sizeof(char *) * nplacements);
+	for (i = 0; i < nplacements; i++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		char	   *node = SPI_getvalue(tuple, desc, 1);
+		char	   *port = SPI_getvalue(tuple, desc, 2);
+		char	   *shard_index = SPI_getvalue(tuple, desc, 3);
+		char	   *command;
+
+		if (node == NULL || port == NULL || shard_index == NULL)
+			elog(ERROR, "incomplete shard placement of index \"%s\"",
+				 indexname);
+		if (returns_row)
+			command = psprintf("SELECT r FROM %s(%s::pg_catalog.regclass%s) AS r",
+							   fname, quote_literal_cstr(shard_index),
+							   more_args);
+		else
+			command = psprintf("SELECT %s(%s::pg_catalog.regclass%s)",
+							   fname, quote_literal_cstr(shard_index),
+							   more_args);
+		nodes[i] = CStringGetTextDatum(node);
+		ports[i] = Int32GetDatum(pg_strtoint32(port));
+		commands[i] = CStringGetTextDatum(command);
+		shard_indexes[i] = shard_index;
+	}
+
+	/* one command per placement, in parallel, each in its own connection */
+	argtypes[0] = TEXTARRAYOID;
+	argtypes[1] = INT4ARRAYOID;
+	argtypes[2] = TEXTARRAYOID;
+	args[0] = ei_shards_array(nodes, nplacements, TEXTOID);
+	args[1] = ei_shards_array(ports, nplacements, INT4OID);
+	args[2] = ei_shards_array(commands, nplacements, TEXTOID);
+	if (SPI_execute_with_args("SELECT r.success, r.result, r.n "
+							  "FROM pg_catalog.master_run_on_worker($1, $2, $3, true) "
+							  "WITH ORDINALITY AS r(node_name, node_port, success, result, n) "
+							  "ORDER BY r.n",
+							  3, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not run %s on the shards of index \"%s\"",
+			 fname, indexname);
+	if (SPI_processed != nplacements)
+		elog(ERROR, "%s ran on %llu shard placements of index \"%s\", not %llu",
+			 fname, (unsigned long long) SPI_processed, indexname,
+			 (unsigned long long) nplacements);
+
+	for (i = 0; i < nplacements; i++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		char	   *success = SPI_getvalue(tuple, desc, 1);
+		char	   *result = SPI_getvalue(tuple, desc, 2);
+
+		if (success == NULL || strcmp(success, "t") != 0)
+			ereport(ERROR,
+					(errcode(failure_errcode),
+					 errmsg("%s failed on shard index %s of index \"%s\" on node %s:%d",
+							fname, shard_indexes[i], indexname,
+							TextDatumGetCString(nodes[i]),
+							DatumGetInt32(ports[i])),
+					 errdetail_internal("%s", result ? result : "no message")));
+		results = lappend(results,
+						  MemoryContextStrdup(callercxt, result ? result : ""));
+	}
+
+	SPI_finish();
+	return results;
+}
+
+/*
+ * The sum of int8 results, as the shards of a maintenance function return
+ * them (leaves converted, entries moved).
+ */
+int64
+EIShardsSum(List *results)
+{
+	ListCell   *lc;
+	int64		sum = 0;
+
+	foreach(lc, results)
+	{
+		int64		n = DatumGetInt64(DirectFunctionCall1(int8in,
+														  CStringGetDatum((char *) lfirst(lc))));
+
+		if (pg_add_s64_overflow(sum, n, &sum))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("sum of the shards' results is out of range")));
+	}
+	return sum;
+}
+
+/*
+ * A column value as int64 (int4 or int8 columns).
+ */
+static int64
+ei_shards_int(Datum value, Oid type)
+{
+	if (type == INT4OID)
+		return DatumGetInt32(value);
+	if (type == INT8OID)
+		return DatumGetInt64(value);
+	elog(ERROR, "shard aggregation of type %u is not an integer", type);
+	return 0;					/* keep compiler quiet */
+}
+
+/*
+ * An int64 as a datum of an int4 or int8 column.
+ */
+static Datum
+ei_shards_int_datum(int64 value, Oid type)
+{
+	if (type == INT8OID)
+		return Int64GetDatum(value);
+	if (value > PG_INT32_MAX || value < PG_INT32_MIN)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("sum of the shards' results is out of range for type integer")));
+	return Int32GetDatum((int32) value);
+}
+
+/* qsort comparator of C strings */
+static int
+ei_shards_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/*
+ * Combine the rows the shards returned (composite literals of tupdesc's
+ * row type, as EIShardsCall returns them with returns_row) into one row,
+ * column by column as rules says.
+ */
+Datum
+EIShardsAggregate(TupleDesc tupdesc, List *results, const EIShardAgg *rules)
+{
+	int			natts = tupdesc->natts;
+	int			nrows = list_length(results);
+	Datum	  **rowvalues = palloc(sizeof(Datum *) * Max(nrows, 1));
+	bool	  **rownulls = palloc(sizeof(bool *) * Max(nrows, 1));
+	Datum	   *values = palloc0(sizeof(Datum) * natts);
+	bool	   *nulls = palloc0(sizeof(bool) * natts);
+	ListCell   *lc;
+	int			r = 0;
+	int			col;
+
+	tupdesc = BlessTupleDesc(tupdesc);
+	foreach(lc, results)
+	{
+		Datum		rec = OidInputFunctionCall(F_RECORD_IN, (char *) lfirst(lc),
+											   RECORDOID, tupdesc->tdtypmod);
+		HeapTupleHeader th = DatumGetHeapTupleHeader(rec);
+		HeapTupleData tuple;
+
+		tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+		ItemPointerSetInvalid(&tuple.t_self);
+		tuple.t_tableOid = InvalidOid;
+		tuple.t_data = th;
+		rowvalues[r] = palloc(sizeof(Datum) * natts);
+		rownulls[r] = palloc(sizeof(bool) * natts);
+		heap_deform_tuple(&tuple, tupdesc, rowvalues[r], rownulls[r]);
+		r++;
+	}
+
+	for (col = 0; col < natts; col++)
+	{
+		Oid			type = TupleDescAttr(tupdesc, col)->atttypid;
+		bool		any = false;
+		int64		acc = 0;
+
+		nulls[col] = true;
+		switch (rules[col].kind)
+		{
+			case EI_SHARD_AGG_FIRST:
+				for (r = 0; r < nrows && nulls[col]; r++)
+				{
+					values[col] = rowvalues[r][col];
+					nulls[col] = rownulls[r][col];
+				}
+				break;
+			case EI_SHARD_AGG_SUM:
+			case EI_SHARD_AGG_MAX:
+				for (r = 0; r < nrows; r++)
+				{
+					int64		v;
+
+					if (rownulls[r][col])
+						continue;
+					v = ei_shards_int(rowvalues[r][col], type);
+					if (rules[col].kind == EI_SHARD_AGG_MAX)
+						acc = any ? Max(acc, v) : v;
+					else if (pg_add_s64_overflow(acc, v, &acc))
+						ereport(ERROR,
+								(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+								 errmsg("sum of the shards' results is out of range")));
+					any = true;
+				}
+				if (any)
+				{
+					values[col] = ei_shards_int_datum(acc, type);
+					nulls[col] = false;
+				}
+				break;
+			case EI_SHARD_AGG_NULL:
+				break;
+			case EI_SHARD_AGG_WEIGHTED:
+				{
+					int			w = rules[col].weight;
+					Oid			wtype = w >= 0 ? TupleDescAttr(tupdesc, w)->atttypid : InvalidOid;
+					double		sum = 0.0;
+					double		weights = 0.0;
+
+					Assert(type == FLOAT8OID);
+					for (r = 0; r < nrows; r++)
+					{
+						double		weight;
+
+						if (rownulls[r][col] || (w >= 0 && rownulls[r][w]))
+							continue;
+						weight = w >= 0 ?
+							(double) ei_shards_int(rowvalues[r][w], wtype) : 1.0;
+						sum += DatumGetFloat8(rowvalues[r][col]) * weight;
+						weights += weight;
+						any = true;
+					}
+					if (any && weights > 0.0)
+					{
+						values[col] = Float8GetDatum(sum / weights);
+						nulls[col] = false;
+					}
+					break;
+				}
+			case EI_SHARD_AGG_DISTINCT:
+				{
+					char	  **texts = palloc(sizeof(char *) * Max(nrows, 1));
+					int			n = 0;
+					StringInfoData buf;
+					int			k;
+
+					Assert(type == TEXTOID);
+					for (r = 0; r < nrows; r++)
+						if (!rownulls[r][col])
+							texts[n++] = TextDatumGetCString(rowvalues[r][col]);
+					if (n == 0)
+						break;
+					qsort(texts, n, sizeof(char *), ei_shards_strcmp);
+					initStringInfo(&buf);
+					for (k = 0; k < n; k++)
+					{
+						if (k > 0 && strcmp(texts[k], texts[k - 1]) == 0)
+							continue;
+						if (buf.len > 0)
+							appendStringInfoChar(&buf, ',');
+						appendStringInfoString(&buf, texts[k]);
+					}
+					values[col] = CStringGetTextDatum(buf.data);
+					nulls[col] = false;
+					break;
+				}
+		}
+	}
+
+	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
