@@ -50,34 +50,45 @@ static const EIShardAgg osm_buffer_stats_shard_rules[OSM_BUFFER_STATS_NCOLUMNS] 
 };
 
 /*
- * The "leaves" argument of the conversion functions: -1 for NULL (all),
- * refusing a negative number.
+ * The work of elastic_btree_shrink() and elastic_btree_expand(): check the
+ * arguments ("leaves": NULL for all, never negative) and the index, then
+ * convert its leaves, or every shard index's on a distributed table (up to
+ * "leaves" in each); returns the number of leaves converted.
  */
-static int64
-ei_leaves_argument(FunctionCallInfo fcinfo)
+static Datum
+ei_convert_function(FunctionCallInfo fcinfo, bool shrink)
 {
-	int64		max_leaves;
+	Oid			indexoid;
+	int64		max_leaves = -1;
+	Relation	rel;
+	int64		converted;
 
-	if (PG_ARGISNULL(1))
-		return -1;
-	max_leaves = PG_GETARG_INT64(1);
-	if (max_leaves < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of leaves to convert must not be negative")));
-	return max_leaves;
-}
-
-/*
- * The text of the "leaves" argument for a shard's call: ", NULL" or ", N".
- * On a distributed index the number applies to each shard index.
- */
-static char *
-ei_leaves_call_argument(int64 max_leaves)
-{
-	if (max_leaves < 0)
-		return ", NULL";
-	return psprintf(", " INT64_FORMAT, max_leaves);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	indexoid = PG_GETARG_OID(0);
+	if (!PG_ARGISNULL(1))
+	{
+		max_leaves = PG_GETARG_INT64(1);
+		if (max_leaves < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("number of leaves to convert must not be negative")));
+	}
+	rel = EIElasticOpenForConversion(indexoid);
+	if (EIIndexIsDistributed(indexoid))
+	{
+		index_close(rel, RowExclusiveLock);
+		converted = EIShardsSum(EIShardsCall(fcinfo, indexoid,
+											 max_leaves < 0 ? ", NULL" :
+											 psprintf(", " INT64_FORMAT, max_leaves),
+											 true, false,
+											 EI_SHARD_CALL_FAILED));
+		PG_RETURN_INT64(converted);
+	}
+	converted = shrink ? EIElasticShrink(rel, max_leaves) :
+		EIElasticExpand(rel, max_leaves);
+	index_close(rel, RowExclusiveLock);
+	PG_RETURN_INT64(converted);
 }
 
 /*
@@ -86,33 +97,12 @@ ei_leaves_call_argument(int64 max_leaves)
  * Convert up to "leaves" standard leaves (all if NULL) to compact leaves,
  * left to right, and put the index in the SHRINKING state, in which full
  * leaves become compact instead of splitting.  Returns the number of
- * leaves converted (on a distributed index: up to "leaves" in each shard
- * index, the sum over them).
+ * leaves converted.
  */
 Datum
 elastic_btree_shrink(PG_FUNCTION_ARGS)
 {
-	Oid			indexoid;
-	int64		max_leaves;
-	Relation	rel;
-	int64		converted;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	indexoid = PG_GETARG_OID(0);
-	max_leaves = ei_leaves_argument(fcinfo);
-	rel = EIElasticOpenForConversion(indexoid);
-	if (EIIndexIsDistributed(indexoid))
-	{
-		index_close(rel, RowExclusiveLock);
-		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, indexoid,
-												 ei_leaves_call_argument(max_leaves),
-												 true, false,
-												 EI_SHARD_CALL_FAILED)));
-	}
-	converted = EIElasticShrink(rel, max_leaves);
-	index_close(rel, RowExclusiveLock);
-	PG_RETURN_INT64(converted);
+	return ei_convert_function(fcinfo, true);
 }
 
 /*
@@ -120,33 +110,12 @@ elastic_btree_shrink(PG_FUNCTION_ARGS)
  *
  * Convert compact leaves back to standard leaves: all, putting the index in
  * the NORMAL state, or the first "leaves" of them, hot ones first, leaving
- * it EXPANDING.  Returns the number of leaves converted back (summed over
- * the shard indexes of a distributed index).
+ * it EXPANDING.  Returns the number of leaves converted back.
  */
 Datum
 elastic_btree_expand(PG_FUNCTION_ARGS)
 {
-	Oid			indexoid;
-	int64		max_leaves;
-	Relation	rel;
-	int64		converted;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	indexoid = PG_GETARG_OID(0);
-	max_leaves = ei_leaves_argument(fcinfo);
-	rel = EIElasticOpenForConversion(indexoid);
-	if (EIIndexIsDistributed(indexoid))
-	{
-		index_close(rel, RowExclusiveLock);
-		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, indexoid,
-												 ei_leaves_call_argument(max_leaves),
-												 true, false,
-												 EI_SHARD_CALL_FAILED)));
-	}
-	converted = EIElasticExpand(rel, max_leaves);
-	index_close(rel, RowExclusiveLock);
-	PG_RETURN_INT64(converted);
+	return ei_convert_function(fcinfo, false);
 }
 
 /*

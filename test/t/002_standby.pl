@@ -287,25 +287,10 @@ my $file = $standby->data_dir . '/'
   . $standby->safe_psql('postgres', "SELECT pg_relation_filepath('t_k')");
 $standby->stop;
 my $pristine = ElasticIndex::Damage::read_file($file);
-my $leaf;
-for my $blk (1 .. length($pristine) / $blcksz - 1)
-{
-	# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1)
-	my ($prev, $next, $level, $flags) =
-	  unpack('LLLS', substr($pristine, ($blk + 1) * $blcksz - 16, 14));
-	my $lower = unpack('S', substr($pristine, $blk * $blcksz + 12, 2));
-	if ($level == 0 && ($flags & 1) && !($flags & 0xFE00)
-		&& $next != 0xFFFFFFFF && ($lower - 24) / 4 >= 4)
-	{
-		$leaf = $blk;
-		last;
-	}
-}
+my $leaf = ElasticIndex::Damage::inner_leaf($pristine, $blcksz);
 ok(defined $leaf, "standby: a leaf of t_k to damage: block $leaf");
 # line pointers 2 and 3 (the first two entries after the high key) swapped
-my $lps = substr($pristine, $leaf * $blcksz + 24 + 4, 8);
-ElasticIndex::Damage::poke($file, $leaf * $blcksz + 24 + 4,
-	substr($lps, 4, 4) . substr($lps, 0, 4));
+ElasticIndex::Damage::swap_first_entries($file, $pristine, $leaf, $blcksz);
 $standby->start;
 my ($dret, $dout, $derr) = $standby->psql('postgres',
 	"SELECT elastic_index_check('t_k')");

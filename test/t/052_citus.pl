@@ -556,41 +556,27 @@ check_through_functions('before the move');
 	my $shard = $one_shard;
 	my $file = $w1->data_dir . '/'
 	  . $w1->safe_psql('postgres',
-		"SET citus.override_table_visibility = off; SELECT pg_relation_filepath('dt_eb_after_$shard')");
+		"SET citus.override_table_visibility = off; SELECT pg_relation_filepath('dt_osm_after_$shard')");
 	my $blcksz = 8192;
 	$w1->stop;
 	my $pristine = ElasticIndex::Damage::read_file($file);
-	my $leaf;
-	for my $blk (1 .. length($pristine) / $blcksz - 1)
-	{
-		# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1)
-		my ($prev, $next, $level, $flags) =
-		  unpack('LLLS', substr($pristine, ($blk + 1) * $blcksz - 16, 14));
-		my $lower = unpack('S', substr($pristine, $blk * $blcksz + 12, 2));
-		if ($level == 0 && ($flags & 1) && !($flags & 0xFE00)
-			&& ($lower - 24) / 4 >= 4)
-		{
-			$leaf = $blk;
-			last;
-		}
-	}
-	ok(defined $leaf, "a leaf of dt_eb_after_$shard to damage: block $leaf");
-	# line pointers 2 and 3 (or 1 and 2 on the rightmost leaf) swapped
-	my $lps = substr($pristine, $leaf * $blcksz + 24 + 4, 8);
-	ElasticIndex::Damage::poke($file, $leaf * $blcksz + 24 + 4,
-		substr($lps, 4, 4) . substr($lps, 0, 4));
+	my $leaf = ElasticIndex::Damage::inner_leaf($pristine, $blcksz);
+	ok(defined $leaf, "a leaf of dt_osm_after_$shard to damage: block $leaf");
+	# line pointers 2 and 3 (the first two entries after the high key)
+	# swapped
+	ElasticIndex::Damage::swap_first_entries($file, $pristine, $leaf, $blcksz);
 	$w1->start;
 	my ($ret, $out, $err) = $coord->psql('postgres',
-		"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_eb_after')");
+		"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_osm_after')");
 	like($err,
-		qr/ERROR:  XX002: .*elastic_index_check failed on shard index dt_eb_after_$shard of index "dt_eb_after" on node [^ ]+:@{[ $w1->port ]}\nDETAIL:  ERROR:  index "dt_eb_after_$shard" is corrupted/,
+		qr/ERROR:  XX002: .*elastic_index_check failed on shard index dt_osm_after_$shard of index "dt_osm_after" on node [^ ]+:@{[ $w1->port ]}\nDETAIL:  ERROR:  index "dt_osm_after_$shard" is corrupted/,
 		'a damaged shard index: the check on the coordinator reports it (XX002), naming shard, node and damage'
 	);
 	$w1->stop;
 	ElasticIndex::Damage::write_file($file, $pristine);
 	$w1->start;
 	($ret, $out, $err) = $coord->psql('postgres',
-		"SELECT elastic_index_check('dt_eb_after', true)");
+		"SELECT elastic_index_check('dt_osm_after', true)");
 	is($ret, 0, 'repaired, the check on the coordinator passes') or diag($err);
 }
 

@@ -6,6 +6,8 @@
 #   my $bytes = ElasticIndex::Damage::read_file($path);
 #   ElasticIndex::Damage::poke($path, $offset, $bytes);
 #   ElasticIndex::Damage::write_file($path, $bytes);  # restore a copy
+#   my $blk = ElasticIndex::Damage::inner_leaf($bytes, $blcksz);
+#   ElasticIndex::Damage::swap_first_entries($path, $bytes, $blk, $blcksz);
 
 package ElasticIndex::Damage;
 
@@ -61,6 +63,41 @@ sub write_file
 	open(my $fh, '>:raw', $path) or die "open $path: $!";
 	print $fh $bytes;
 	close $fh;
+}
+
+# The first standard leaf of an index file's contents that has a right
+# sibling (so line pointer 1 is its high key) and at least three entries,
+# or undef.
+sub inner_leaf
+{
+	my ($bytes, $blcksz) = @_;
+	for my $blk (1 .. length($bytes) / $blcksz - 1)
+	{
+		# EIPageOpaqueData: ei_prev, ei_next, ei_level, ei_flags (EI_LEAF = 1;
+		# the bits from 9 up are the policies' page kinds)
+		my ($prev, $next, $level, $flags) =
+		  unpack('LLLS', substr($bytes, ($blk + 1) * $blcksz - 16, 14));
+		my $lower = unpack('S', substr($bytes, $blk * $blcksz + 12, 2));
+		return $blk
+		  if $level == 0
+		  && ($flags & 1)
+		  && !($flags & 0xFE00)
+		  && $next != 0xFFFFFFFF
+		  && ($lower - 24) / 4 >= 4;
+	}
+	return undef;
+}
+
+# Swap line pointers 2 and 3 (the first two entries after the high key) of
+# block $blk of the file at $path, whose contents are $bytes: the entries
+# are then out of order.
+sub swap_first_entries
+{
+	my ($path, $bytes, $blk, $blcksz) = @_;
+	my $lps = substr($bytes, $blk * $blcksz + 24 + 4, 8);
+	poke($path, $blk * $blcksz + 24 + 4,
+		substr($lps, 4, 4) . substr($lps, 0, 4));
+	return;
 }
 
 1;
