@@ -429,3 +429,20 @@ BEGIN
 	END LOOP;
 END
 $osm$;
+
+-- On a Citus worker: one call of an index function on a shard index, as the
+-- coordinator sends it (src/inspect/shards.c), run in a subtransaction; its
+-- error is returned, not raised, so that the coordinator can raise it with
+-- its SQLSTATE, detail and hint.  Runs the call as the calling user.
+CREATE FUNCTION elastic_index_shard_call(call text,
+	OUT sqlstate text,
+	OUT message text,
+	OUT detail text,
+	OUT hint text,
+	OUT result text)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION elastic_index_shard_call(text) IS
+'internal: runs one call of an elastic_index function on a shard index for a Citus coordinator and returns its result or its error';

@@ -48,7 +48,6 @@
 #define EI_BOUND_REFRESH_CALLS	64
 #define EI_BOUND_REFRESH_MS		1000
 
-
 /* GUCs */
 static char *ei_size_bound = NULL;
 static double ei_shrink_threshold = 0.9;

@@ -16,6 +16,8 @@
 #include "fmgr.h"
 #include "access/tupdesc.h"
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
 
 /* How one column of a row-returning function is aggregated over shards. */
 typedef enum EIShardAggKind
@@ -25,8 +27,7 @@ typedef enum EIShardAggKind
 	EI_SHARD_AGG_MAX,			/* int4 or int8 maximum */
 	EI_SHARD_AGG_NULL,			/* means nothing for many indexes: NULL */
 	EI_SHARD_AGG_WEIGHTED,		/* float8 mean weighted by column "weight"
-								 * (int4 or int8), or unweighted if it is
-								 * -1 */
+								 * (int4 or int8), or unweighted if -1 */
 	EI_SHARD_AGG_DISTINCT		/* text: the distinct values, sorted, joined
 								 * by "," */
 } EIShardAggKind;
@@ -35,21 +36,19 @@ typedef enum EIShardAggKind
 typedef struct EIShardAgg
 {
 	EIShardAggKind kind;
-	int			weight;			/* EI_SHARD_AGG_WEIGHTED: the weight
-								 * column's number, from 0 */
+	int			weight;			/* EI_SHARD_AGG_WEIGHTED: the weight column's
+								 * number, from 0 */
 } EIShardAgg;
 
-/*
- * A shard's call that fails raises this (the shard's own SQLSTATE does not
- * travel back; its message is the error's detail), except for
- * elastic_index_check, which raises ERRCODE_INDEX_CORRUPTED.
- */
-#define EI_SHARD_CALL_FAILED	ERRCODE_EXTERNAL_ROUTINE_EXCEPTION
+/* flags of EIShardsCall */
+#define EI_SHARDS_EVERY_PLACEMENT	0x01	/* every copy of each shard */
+#define EI_SHARDS_RETURNS_ROW		0x02	/* the function returns a row */
+#define EI_SHARDS_ONE_AT_A_TIME		0x04	/* not all placements at once */
 
 extern bool EIIndexIsDistributed(Oid indexoid);
-extern List *EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid,
-						  const char *more_args, bool every_placement,
-						  bool returns_row, int failure_errcode);
+extern List *EIShardsCall(FunctionCallInfo fcinfo, Relation index,
+						  const char *more_args, int flags,
+						  LOCKMODE table_lock, LOCKMODE index_lock);
 extern int64 EIShardsSum(List *results);
 extern Datum EIShardsAggregate(TupleDesc tupdesc, List *results,
 							   const EIShardAgg *rules);

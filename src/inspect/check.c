@@ -1415,16 +1415,33 @@ elastic_index_check(PG_FUNCTION_ARGS)
 
 	/*
 	 * A Citus-distributed index: check every placement of every shard index
-	 * (each on its node, as the shard's own call; the coordinator's index
-	 * is an empty shell).
+	 * (each on its node, as the shard's own call; the coordinator's index is
+	 * an empty shell).
 	 */
 	if (EIIndexIsDistributed(indexoid))
 	{
-		relation_close(EIOpenIndexChecked(indexoid, AccessShareLock),
-					   AccessShareLock);
-		(void) EIShardsCall(fcinfo, indexoid,
+		rel = EIOpenIndexChecked(indexoid, AccessShareLock);
+
+		/*
+		 * The shards' checks would take ShareLock on the primaries' shards,
+		 * blocking their writers, which a check on a standby must not do.
+		 */
+		if (standby)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot check the shards of index \"%s\" during recovery",
+							RelationGetRelationName(rel)),
+					 errdetail("The shards' checks would run on the worker nodes' primaries and block their writes."),
+					 errhint("Run elastic_index_check on the primary coordinator, or on each shard index on a standby of its worker.")));
+
+		/*
+		 * One placement after another: each check holds ShareLock on its
+		 * shard until it ends, so that writes wait for one shard at a time.
+		 */
+		(void) EIShardsCall(fcinfo, rel,
 							heapallindexed ? ", true" : ", false",
-							true, false, ERRCODE_INDEX_CORRUPTED);
+							EI_SHARDS_EVERY_PLACEMENT | EI_SHARDS_ONE_AT_A_TIME,
+							ShareLock, ShareLock);
 		PG_RETURN_VOID();
 	}
 

@@ -40,7 +40,7 @@ static const EIShardAgg osm_buffer_stats_shard_rules[OSM_BUFFER_STATS_NCOLUMNS] 
 	{EI_SHARD_AGG_SUM},			/* entries */
 	{EI_SHARD_AGG_SUM},			/* closed_pages */
 	{EI_SHARD_AGG_SUM},			/* buffer_size */
-	{EI_SHARD_AGG_WEIGHTED, 3},	/* fill, by buffer_size */
+	{EI_SHARD_AGG_WEIGHTED, 3}, /* fill, by buffer_size */
 	{EI_SHARD_AGG_SUM},			/* flushes */
 	{EI_SHARD_AGG_SUM},			/* sorted_pages */
 	{EI_SHARD_AGG_SUM},			/* sorted_entries */
@@ -76,15 +76,13 @@ ei_convert_function(FunctionCallInfo fcinfo, bool shrink)
 	}
 	rel = EIElasticOpenForConversion(indexoid);
 	if (EIIndexIsDistributed(indexoid))
-	{
-		index_close(rel, RowExclusiveLock);
-		converted = EIShardsSum(EIShardsCall(fcinfo, indexoid,
-											 max_leaves < 0 ? ", NULL" :
-											 psprintf(", " INT64_FORMAT, max_leaves),
-											 true, false,
-											 EI_SHARD_CALL_FAILED));
-		PG_RETURN_INT64(converted);
-	}
+		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, rel,
+												 max_leaves < 0 ?
+												 ", NULL::pg_catalog.int8" :
+												 psprintf(", " INT64_FORMAT, max_leaves),
+												 EI_SHARDS_EVERY_PLACEMENT,
+												 AccessShareLock,
+												 RowExclusiveLock)));
 	converted = shrink ? EIElasticShrink(rel, max_leaves) :
 		EIElasticExpand(rel, max_leaves);
 	index_close(rel, RowExclusiveLock);
@@ -135,12 +133,10 @@ osm_tree_flush(PG_FUNCTION_ARGS)
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
 	if (EIIndexIsDistributed(indexoid))
-	{
-		index_close(rel, RowExclusiveLock);
-		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, indexoid, "",
-												 true, false,
-												 EI_SHARD_CALL_FAILED)));
-	}
+		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, rel, "",
+												 EI_SHARDS_EVERY_PLACEMENT,
+												 AccessShareLock,
+												 RowExclusiveLock)));
 	moved = OsmFlushIndex(rel);
 	index_close(rel, RowExclusiveLock);
 	PG_RETURN_INT64(moved);
@@ -169,14 +165,12 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 
 	rel = OsmOpenIndex(indexoid, AccessShareLock);
 	if (EIIndexIsDistributed(indexoid))
-	{
-		index_close(rel, AccessShareLock);
 		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, indexoid, "",
-													   false, true,
-													   EI_SHARD_CALL_FAILED),
+										  EIShardsCall(fcinfo, rel, "",
+													   EI_SHARDS_RETURNS_ROW,
+													   AccessShareLock,
+													   AccessShareLock),
 										  osm_buffer_stats_shard_rules));
-	}
 	OsmBufferStatsRow(rel, values, nulls);
 	index_close(rel, AccessShareLock);
 

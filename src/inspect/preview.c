@@ -199,12 +199,14 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
  * counts are summed, capacities and their ratio are means weighted by leaf
  * pages.
  */
-static const EIShardAgg ei_preview_shard_rules[10] = {
+#define EI_PREVIEW_NCOLUMNS	10
+
+static const EIShardAgg ei_preview_shard_rules[EI_PREVIEW_NCOLUMNS] = {
 	{EI_SHARD_AGG_SUM},			/* leaf_pages */
 	{EI_SHARD_AGG_SUM},			/* entries */
-	{EI_SHARD_AGG_WEIGHTED, 0},	/* standard_capacity */
-	{EI_SHARD_AGG_WEIGHTED, 0},	/* compact_capacity */
-	{EI_SHARD_AGG_WEIGHTED, 0},	/* capacity_ratio */
+	{EI_SHARD_AGG_WEIGHTED, 0}, /* standard_capacity */
+	{EI_SHARD_AGG_WEIGHTED, 0}, /* compact_capacity */
+	{EI_SHARD_AGG_WEIGHTED, 0}, /* capacity_ratio */
 	{EI_SHARD_AGG_SUM},			/* compact_leaf_pages */
 	{EI_SHARD_AGG_MAX},			/* key_bytes */
 	{EI_SHARD_AGG_SUM},			/* dead_entries */
@@ -233,14 +235,17 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 	Page		compact = palloc(BLCKSZ);
 	Buffer		buf;
 	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10] = {false};
+	Datum		values[EI_PREVIEW_NCOLUMNS];
+	bool		nulls[EI_PREVIEW_NCOLUMNS] = {false};
 	double		std_cap;
 	double		cmp_cap;
 	EIOwnerSwitch owner;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != EI_PREVIEW_NCOLUMNS)
+		elog(ERROR, "elastic_btree_compact_preview must return %d columns, not %d",
+			 EI_PREVIEW_NCOLUMNS, tupdesc->natts);
 
 	/* the table first, as everybody locks them; not an index: say so */
 	heapoid = IndexGetRelation(indexoid, true);
@@ -257,19 +262,6 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 						RelationGetRelationName(index)),
 				 errhint("Only the owner of the index or a member of pg_stat_scan_tables may preview it.")));
 
-	/* a Citus-distributed index: its shard indexes hold the entries */
-	if (EIIndexIsDistributed(indexoid))
-	{
-		relation_close(index, AccessShareLock);
-		table_close(heap, AccessShareLock);
-		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, indexoid,
-													   verify ? ", true" : ", false",
-													   false, true,
-													   EI_SHARD_CALL_FAILED),
-										  ei_preview_shard_rules));
-	}
-
 	norm = EIGetNormKeyInfo(index);
 	if (!norm->ok)
 		ereport(ERROR,
@@ -284,6 +276,19 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("index \"%s\" has keys longer than compact leaves allow",
 						RelationGetRelationName(index))));
+	/* a Citus-distributed index: its shard indexes hold the entries */
+	if (EIIndexIsDistributed(indexoid))
+	{
+		table_close(heap, NoLock);
+		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
+										  EIShardsCall(fcinfo, index,
+													   verify ? ", true" : ", false",
+													   EI_SHARDS_RETURNS_ROW,
+													   AccessShareLock,
+													   AccessShareLock),
+										  ei_preview_shard_rules));
+	}
+
 	/* the heap keys read are the table owner's data, read as the owner */
 	EIBecomeTableOwner(heap, &owner);
 	if (verify)

@@ -18,10 +18,12 @@
  * citus exists), and the calls go through SQL, to Citus's own functions
  * shard_name() (the shard index's name, shortened and hashed as Citus
  * shortens long names) and master_run_on_worker() (one command per
- * placement, each in a connection of its own, run in parallel).  Each
- * shard's call is thus a transaction of its own on its node: shards that
- * finished keep what they did if another fails or the caller's transaction
- * rolls back, as with run_command_on_shards().
+ * placement, each in a connection of its own).  Each shard's call is thus a
+ * transaction of its own on its node: shards that finished keep what they
+ * did if another fails or the caller's transaction rolls back, as with
+ * run_command_on_shards().  On the shard the call is wrapped in
+ * elastic_index_shard_call(), which hands back the call's error (SQLSTATE,
+ * message, detail, hint) for the coordinator to raise as its own.
  *
  * The shard's call is the same function, schema-qualified as the caller's
  * is installed, given the shard index; the shard index's table is not in
@@ -32,6 +34,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -40,12 +44,17 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/resowner.h"
 
 #include "eiinspect.h"
+
+PG_FUNCTION_INFO_V1(elastic_index_shard_call);
 
 /*
  * Is the index's table distributed by Citus (listed in pg_dist_partition)?
@@ -93,27 +102,91 @@ ei_shards_array(Datum *elems, int n, Oid elemtype)
 }
 
 /*
+ * Does this transaction hold a lock on the relation that conflicts with
+ * the given mode?
+ */
+static bool
+ei_shards_lock_conflicts(Relation rel, LOCKMODE mode)
+{
+	LOCKMODE	held;
+
+	for (held = AccessShareLock; held <= MaxLockMode; held++)
+		if (DoLockModesConflict(held, mode) &&
+			CheckRelationLockedByMe(rel, held, false))
+			return true;
+	return false;
+}
+
+/*
+ * Refuse to call a function on the shards of an index when the shards'
+ * sessions could not see the index or would wait for this transaction's
+ * locks: each shard's call runs in a session of its own, outside this
+ * transaction, and nothing would end the wait (the shell table's and
+ * index's locks stand for their shards', which Citus takes in the same
+ * transaction).
+ */
+static void
+ei_shards_check_transaction(Relation index, const char *fname,
+							LOCKMODE table_lock, LOCKMODE index_lock)
+{
+	Relation	heap = relation_open(index->rd_index->indrelid, NoLock);
+	bool		conflict;
+
+	if (index->rd_createSubid != InvalidSubTransactionId)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot run %s on the shards of index \"%s\" in the transaction that created it",
+						fname, RelationGetRelationName(index)),
+				 errdetail("The function runs on each shard in a session of its own, which does not see the shard indexes before this transaction commits."),
+				 errhint("Commit the transaction first.")));
+	conflict = ei_shards_lock_conflicts(heap, table_lock) ||
+		ei_shards_lock_conflicts(index, index_lock);
+	relation_close(heap, NoLock);
+	if (conflict)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot run %s on the shards of index \"%s\" in a transaction that has changed its table or index",
+						fname, RelationGetRelationName(index)),
+				 errdetail("The function runs on each shard in a session of its own, which would wait for this transaction's locks."),
+				 errhint("Run it in a transaction of its own.")));
+}
+
+/*
  * Call the function fcinfo is running on every shard index of a
  * distributed index, through Citus, and return what each call returned as
- * text (a List of palloc'd strings, one per call, in shard order).
+ * text (a List of palloc'd strings, one per call, in shard order).  The
+ * index is open; it is closed here, its lock kept until the end of the
+ * transaction.
  *
- * The call is "SELECT f('<shard index>'::regclass<more_args>)", or, when
- * returns_row, "SELECT r FROM f(...) AS r", whose text is the row's
- * composite literal.  more_args is the text of the remaining arguments,
- * each with its leading comma.  With every_placement, the call runs on
- * every copy of each shard (a reference table has one on every node);
- * otherwise on one copy.  A call that fails raises failure_errcode with
- * the shard's message as detail.
+ * The call is "SELECT f('<shard index>'::regclass<more_args>)", or, with
+ * EI_SHARDS_RETURNS_ROW, "SELECT r FROM f(...) AS r", whose text is the
+ * row's composite literal; more_args is the text of the remaining
+ * arguments, each with its leading comma.  With EI_SHARDS_EVERY_PLACEMENT
+ * the call runs on every copy of each shard (a reference table has one on
+ * every node), otherwise on one copy; with EI_SHARDS_ONE_AT_A_TIME the
+ * calls run one after another instead of all at once.  table_lock and
+ * index_lock are the locks the call takes on the shard's table and index.
+ *
+ * Each call is wrapped in elastic_index_shard_call() on its node, which
+ * returns the call's error instead of raising it; the first shard's error
+ * is raised here with its own SQLSTATE, message, detail and hint, and a
+ * context line naming the shard index and its node.
  */
 List *
-EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid, const char *more_args,
-			 bool every_placement, bool returns_row, int failure_errcode)
+EIShardsCall(FunctionCallInfo fcinfo, Relation index, const char *more_args,
+			 int flags, LOCKMODE table_lock, LOCKMODE index_lock)
 {
 	MemoryContext callercxt = CurrentMemoryContext;
 	Oid			fnoid = fcinfo->flinfo->fn_oid;
-	char	   *fname;
-	char	   *indexname;
-	Oid			heapoid = IndexGetRelation(indexoid, false);
+	Oid			indexoid = RelationGetRelid(index);
+	Oid			heapoid = index->rd_index->indrelid;
+	char	   *fname = get_func_name(fnoid);
+	char	   *nspname = get_namespace_name(get_func_namespace(fnoid));
+	char	   *qualified = quote_qualified_identifier(nspname, fname);
+	char	   *wrapper = quote_qualified_identifier(nspname,
+													 "elastic_index_shard_call");
+	char	   *indexname = pstrdup(RelationGetRelationName(index));
+	TupleDesc	calldesc;
 	Oid			argtypes[3];
 	Datum		args[3];
 	uint64		nplacements;
@@ -124,28 +197,40 @@ EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid, const char *more_args,
 	List	   *results = NIL;
 	uint64		i;
 
-	fname = quote_qualified_identifier(get_namespace_name(get_func_namespace(fnoid)),
-									   get_func_name(fnoid));
-	indexname = get_rel_name(indexoid);
+	ei_shards_check_transaction(index, fname, table_lock, index_lock);
+	relation_close(index, NoLock);
+
+	/* what elastic_index_shard_call() returns */
+	calldesc = CreateTemplateTupleDesc(5);
+	TupleDescInitEntry(calldesc, 1, "sqlstate", TEXTOID, -1, 0);
+	TupleDescInitEntry(calldesc, 2, "message", TEXTOID, -1, 0);
+	TupleDescInitEntry(calldesc, 3, "detail", TEXTOID, -1, 0);
+	TupleDescInitEntry(calldesc, 4, "hint", TEXTOID, -1, 0);
+	TupleDescInitEntry(calldesc, 5, "result", TEXTOID, -1, 0);
+	calldesc = BlessTupleDesc(calldesc);
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	/* the placements: node, port and the shard index's name */
+	/*
+	 * The placements: node, port and the shard index's schema-qualified name
+	 * (shard_name's third argument, since Citus 13.1: qualify public too, so
+	 * that the shard's session finds the index whatever its search_path).
+	 */
 	argtypes[0] = OIDOID;
 	argtypes[1] = OIDOID;
 	args[0] = ObjectIdGetDatum(indexoid);
 	args[1] = ObjectIdGetDatum(heapoid);
-	if (SPI_execute_with_args(every_placement ?
+	if (SPI_execute_with_args((flags & EI_SHARDS_EVERY_PLACEMENT) ?
 							  "SELECT p.nodename, p.nodeport, "
-							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid) "
+							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid, false) "
 							  "FROM pg_catalog.pg_dist_shard s "
 							  "JOIN pg_catalog.pg_dist_shard_placement p USING (shardid) "
 							  "WHERE s.logicalrelid = $2::pg_catalog.regclass "
 							  "AND p.shardstate = 1 "
 							  "ORDER BY s.shardid, p.nodename, p.nodeport" :
 							  "SELECT DISTINCT ON (s.shardid) p.nodename, p.nodeport, "
-							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid) "
+							  "pg_catalog.shard_name($1::pg_catalog.regclass, s.shardid, false) "
 							  "FROM pg_catalog.pg_dist_shard s "
 							  "JOIN pg_catalog.pg_dist_shard_placement p USING (shardid) "
 							  "WHERE s.logicalrelid = $2::pg_catalog.regclass "
@@ -172,33 +257,40 @@ EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid, const char *more_args,
 		char	   *node = SPI_getvalue(tuple, desc, 1);
 		char	   *port = SPI_getvalue(tuple, desc, 2);
 		char	   *shard_index = SPI_getvalue(tuple, desc, 3);
-		char	   *command;
+		char	   *call;
 
 		if (node == NULL || port == NULL || shard_index == NULL)
 			elog(ERROR, "incomplete shard placement of index \"%s\"",
 				 indexname);
-		if (returns_row)
-			command = psprintf("SELECT r FROM %s(%s::pg_catalog.regclass%s) AS r",
-							   fname, quote_literal_cstr(shard_index),
-							   more_args);
+		if (flags & EI_SHARDS_RETURNS_ROW)
+			call = psprintf("SELECT r FROM %s(%s::pg_catalog.regclass%s) AS r",
+							qualified, quote_literal_cstr(shard_index),
+							more_args);
 		else
-			command = psprintf("SELECT %s(%s::pg_catalog.regclass%s)",
-							   fname, quote_literal_cstr(shard_index),
-							   more_args);
+			call = psprintf("SELECT %s(%s::pg_catalog.regclass%s)",
+							qualified, quote_literal_cstr(shard_index),
+							more_args);
 		nodes[i] = CStringGetTextDatum(node);
 		ports[i] = Int32GetDatum(pg_strtoint32(port));
-		commands[i] = CStringGetTextDatum(command);
+		commands[i] = CStringGetTextDatum(psprintf("SELECT r FROM %s(%s) AS r",
+												   wrapper,
+												   quote_literal_cstr(call)));
 		shard_indexes[i] = shard_index;
 	}
 
-	/* one command per placement, in parallel, each in its own connection */
+	/* one command per placement, each in its own connection */
 	argtypes[0] = TEXTARRAYOID;
 	argtypes[1] = INT4ARRAYOID;
 	argtypes[2] = TEXTARRAYOID;
 	args[0] = ei_shards_array(nodes, nplacements, TEXTOID);
 	args[1] = ei_shards_array(ports, nplacements, INT4OID);
 	args[2] = ei_shards_array(commands, nplacements, TEXTOID);
-	if (SPI_execute_with_args("SELECT r.success, r.result, r.n "
+	if (SPI_execute_with_args((flags & EI_SHARDS_ONE_AT_A_TIME) ?
+							  "SELECT r.success, r.result, r.n "
+							  "FROM pg_catalog.master_run_on_worker($1, $2, $3, false) "
+							  "WITH ORDINALITY AS r(node_name, node_port, success, result, n) "
+							  "ORDER BY r.n" :
+							  "SELECT r.success, r.result, r.n "
 							  "FROM pg_catalog.master_run_on_worker($1, $2, $3, true) "
 							  "WITH ORDINALITY AS r(node_name, node_port, success, result, n) "
 							  "ORDER BY r.n",
@@ -216,21 +308,153 @@ EIShardsCall(FunctionCallInfo fcinfo, Oid indexoid, const char *more_args,
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		char	   *success = SPI_getvalue(tuple, desc, 1);
 		char	   *result = SPI_getvalue(tuple, desc, 2);
+		char	   *node = TextDatumGetCString(nodes[i]);
+		int			port = DatumGetInt32(ports[i]);
+		Datum		values[5];
+		bool		isnull[5];
+		HeapTupleHeader th;
+		HeapTupleData call;
+		MemoryContext spicxt;
 
-		if (success == NULL || strcmp(success, "t") != 0)
+		/* the connection or the wrapper failed: Citus's message only */
+		if (success == NULL || strcmp(success, "t") != 0 || result == NULL)
 			ereport(ERROR,
-					(errcode(failure_errcode),
-					 errmsg("%s failed on shard index %s of index \"%s\" on node %s:%d",
-							fname, shard_indexes[i], indexname,
-							TextDatumGetCString(nodes[i]),
-							DatumGetInt32(ports[i])),
+					(errcode(ERRCODE_CONNECTION_EXCEPTION),
+					 errmsg("could not run %s on shard index %s of index \"%s\" on node %s:%d",
+							fname, shard_indexes[i], indexname, node, port),
 					 errdetail_internal("%s", result ? result : "no message")));
+
+		th = DatumGetHeapTupleHeader(OidInputFunctionCall(F_RECORD_IN, result,
+														  RECORDOID,
+														  calldesc->tdtypmod));
+		call.t_len = HeapTupleHeaderGetDatumLength(th);
+		ItemPointerSetInvalid(&call.t_self);
+		call.t_tableOid = InvalidOid;
+		call.t_data = th;
+		heap_deform_tuple(&call, calldesc, values, isnull);
+
+		/* the call failed on the shard: its own error, with where */
+		if (!isnull[0])
+		{
+			char	   *sqlstate = TextDatumGetCString(values[0]);
+
+			if (strlen(sqlstate) != 5)
+				sqlstate = "XX000";
+			ereport(ERROR,
+					(errcode(MAKE_SQLSTATE(sqlstate[0], sqlstate[1],
+										   sqlstate[2], sqlstate[3],
+										   sqlstate[4])),
+					 errmsg_internal("%s", isnull[1] ? "no message" :
+									 TextDatumGetCString(values[1])),
+					 isnull[2] ? 0 :
+					 errdetail_internal("%s", TextDatumGetCString(values[2])),
+					 isnull[3] ? 0 :
+					 errhint("%s", TextDatumGetCString(values[3])),
+					 errcontext("%s on shard index %s of index \"%s\" on node %s:%d",
+								fname, shard_indexes[i], indexname, node,
+								port)));
+		}
+
+		/* the List and its strings in the caller's context, not SPI's */
+		spicxt = MemoryContextSwitchTo(callercxt);
 		results = lappend(results,
-						  MemoryContextStrdup(callercxt, result ? result : ""));
+						  isnull[4] ? pstrdup("") :
+						  TextDatumGetCString(values[4]));
+		MemoryContextSwitchTo(spicxt);
 	}
 
 	SPI_finish();
 	return results;
+}
+
+/*
+ * elastic_index_shard_call(call text) returns (sqlstate, message, detail,
+ * hint, result)
+ *
+ * Run one statement (an index function's call on a shard index, as
+ * EIShardsCall builds it) in a subtransaction and return the first column
+ * of its first row as text, or, if it fails, its error instead of raising
+ * it: Citus's master_run_on_worker() keeps only the first line of a
+ * failure's message, and neither its SQLSTATE nor its detail, which the
+ * coordinator needs to report the shard's error as its own.  It runs the
+ * statement as the calling user, with the caller's privileges.
+ */
+Datum
+elastic_index_shard_call(PG_FUNCTION_ARGS)
+{
+	char	   *call = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	TupleDesc	tupdesc;
+	Datum		values[5];
+	bool		nulls[5] = {true, true, true, true, true};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE ||
+		tupdesc->natts != 5)
+		elog(ERROR, "elastic_index_shard_call must return a row of 5 columns");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		char	   *result = NULL;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute(call, false, 1) < 0)
+			elog(ERROR, "could not run \"%s\"", call);
+		if (SPI_tuptable != NULL && SPI_processed > 0)
+		{
+			char	   *value = SPI_getvalue(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 1);
+
+			if (value != NULL)
+				result = MemoryContextStrdup(oldcxt, value);
+		}
+		SPI_finish();
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		if (result != NULL)
+		{
+			values[4] = CStringGetTextDatum(result);
+			nulls[4] = false;
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+
+		values[0] = CStringGetTextDatum(unpack_sql_state(edata->sqlerrcode));
+		nulls[0] = false;
+		if (edata->message)
+		{
+			values[1] = CStringGetTextDatum(edata->message);
+			nulls[1] = false;
+		}
+		if (edata->detail)
+		{
+			values[2] = CStringGetTextDatum(edata->detail);
+			nulls[2] = false;
+		}
+		if (edata->hint)
+		{
+			values[3] = CStringGetTextDatum(edata->hint);
+			nulls[3] = false;
+		}
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /*

@@ -56,8 +56,8 @@ static const EIShardAgg ei_stats_shard_rules[EI_STATS_NCOLUMNS] = {
 	{EI_SHARD_AGG_SUM},			/* dead_entries */
 	{EI_SHARD_AGG_SUM},			/* inner_entries */
 	{EI_SHARD_AGG_SUM},			/* free_bytes */
-	{EI_SHARD_AGG_WEIGHTED, 7},	/* leaf_fill, by leaf_pages */
-	{EI_SHARD_AGG_WEIGHTED, 8},	/* avg_entry_bytes, by entries */
+	{EI_SHARD_AGG_WEIGHTED, 7}, /* leaf_fill, by leaf_pages */
+	{EI_SHARD_AGG_WEIGHTED, 8}, /* avg_entry_bytes, by entries */
 	{EI_SHARD_AGG_SUM},			/* half_dead_pages */
 	{EI_SHARD_AGG_SUM},			/* deleted_pages */
 	{EI_SHARD_AGG_SUM},			/* recyclable_pages */
@@ -313,14 +313,12 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 
 	/* a Citus-distributed index: its shard indexes hold the entries */
 	if (EIIndexIsDistributed(indexoid))
-	{
-		relation_close(rel, AccessShareLock);
 		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, indexoid, "",
-													   false, true,
-													   EI_SHARD_CALL_FAILED),
+										  EIShardsCall(fcinfo, rel, "",
+													   EI_SHARDS_RETURNS_ROW,
+													   AccessShareLock,
+													   AccessShareLock),
 										  ei_stats_shard_rules));
-	}
 
 	strategy = GetAccessStrategy(BAS_BULKREAD);
 	ei_stats_read_meta(rel, strategy, &meta);

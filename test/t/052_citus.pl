@@ -18,8 +18,13 @@
 # insert buffer, elastic_btree_shrink/expand convert every shard's leaves
 # (every placement of a reference table's), and the queries answer the same
 # through compact shard leaves; elastic_index_check passes on every shard
-# index (also checked shard by shard), and a damaged shard index makes it
-# fail on the coordinator with XX002, naming the shard and its node.  After
+# index (also checked shard by shard), and a damaged shard index (a copy of
+# a reference table's on the last node too) makes it fail on the
+# coordinator with the shard's own error (XX002, the block) in the context
+# of the shard and its node.  The shard indexes are found whatever the
+# shards' search_path; a shard's permission error comes back as 42501; a
+# transaction whose locks the shards' sessions would wait for is refused,
+# as is a hot standby's check.  After
 # citus_move_shard_placement (block_writes) the moved shards' indexes still
 # have their access method and options, pass the check, and the queries
 # answer as before; rows inserted then are found, and so they are after the
@@ -549,36 +554,141 @@ sub check_through_functions
 }
 check_through_functions('before the move');
 
-# a damaged shard index: the check on the coordinator fails with
-# ERRCODE_INDEX_CORRUPTED, naming the shard index, its node and the
-# shard's own message; repaired, it passes
+# A damaged shard index: the check on the coordinator fails with the
+# shard's own error (XX002, its message and detail naming the block), in
+# the context of the shard index and its node; repaired, it passes.
+# Returns the verbose psql output of the failed check.
+sub damage_and_check
 {
-	my $shard = $one_shard;
-	my $file = $w1->data_dir . '/'
-	  . $w1->safe_psql('postgres',
-		"SET citus.override_table_visibility = off; SELECT pg_relation_filepath('dt_osm_after_$shard')");
+	my ($node, $shard_index, $index) = @_;
+	my $file = $node->data_dir . '/'
+	  . $node->safe_psql('postgres',
+		"SET citus.override_table_visibility = off; SELECT pg_relation_filepath('$shard_index')");
 	my $blcksz = 8192;
-	$w1->stop;
+	$node->stop;
 	my $pristine = ElasticIndex::Damage::read_file($file);
 	my $leaf = ElasticIndex::Damage::inner_leaf($pristine, $blcksz);
-	ok(defined $leaf, "a leaf of dt_osm_after_$shard to damage: block $leaf");
+	ok(defined $leaf, "a leaf of $shard_index to damage: block $leaf");
 	# line pointers 2 and 3 (the first two entries after the high key)
 	# swapped
 	ElasticIndex::Damage::swap_first_entries($file, $pristine, $leaf, $blcksz);
-	$w1->start;
+	$node->start;
 	my ($ret, $out, $err) = $coord->psql('postgres',
-		"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_osm_after')");
+		"\\set VERBOSITY verbose\nSELECT elastic_index_check('$index')");
 	like($err,
-		qr/ERROR:  XX002: .*elastic_index_check failed on shard index dt_osm_after_$shard of index "dt_osm_after" on node [^ ]+:@{[ $w1->port ]}\nDETAIL:  ERROR:  index "dt_osm_after_$shard" is corrupted/,
-		'a damaged shard index: the check on the coordinator reports it (XX002), naming shard, node and damage'
-	);
-	$w1->stop;
+		qr/ERROR:  XX002: index "$shard_index" is corrupted: item is not less than[^\n]*\nDETAIL:  Block $leaf, offset 2\.\nCONTEXT:  elastic_index_check on shard index public\.$shard_index of index "$index" on node [^ ]+:@{[ $node->port ]}\n/,
+		"damaged $shard_index on " . $node->name . ": the check of $index on the coordinator raises the shard's error (XX002, block), naming shard and node"
+	) or diag($err);
+	$node->stop;
 	ElasticIndex::Damage::write_file($file, $pristine);
-	$w1->start;
+	$node->start;
 	($ret, $out, $err) = $coord->psql('postgres',
-		"SELECT elastic_index_check('dt_osm_after', true)");
-	is($ret, 0, 'repaired, the check on the coordinator passes') or diag($err);
+		"SELECT elastic_index_check('$index', true)");
+	is($ret, 0, "$shard_index repaired, the check of $index on the coordinator passes")
+	  or diag($err);
+	return;
 }
+damage_and_check($w1, "dt_osm_after_$one_shard", 'dt_osm_after');
+# every placement of a reference table's shard is checked: damage the
+# copy on worker2 (the coordinator's and worker1's come first)
+my $rt_shard = $coord->safe_psql('postgres',
+	"SELECT shardid FROM pg_dist_shard WHERE logicalrelid = 'rt'::regclass");
+damage_and_check($w2, "rt_name_$rt_shard", 'rt_name');
+
+# the shard indexes are named with their schema, whatever the search_path
+# of the shards' sessions: a role's search_path and a decoy index named
+# like a shard index in another schema change nothing
+$coord->safe_psql('postgres', 'CREATE SCHEMA decoy');
+foreach my $w ($w1, $w2)
+{
+	$w->safe_psql(
+		'postgres', qq{
+SET citus.enable_ddl_propagation = off;
+CREATE TABLE decoy.d (k int8);
+INSERT INTO decoy.d SELECT g FROM generate_series(1, 10) AS g;
+CREATE INDEX "dt_eb_$one_shard" ON decoy.d USING elastic_btree (k);
+});
+}
+$coord->safe_psql('postgres', 'ALTER ROLE CURRENT_USER SET search_path = decoy, public');
+is($coord->safe_psql('postgres', "SELECT entries FROM elastic_index_stats('public.dt_eb')"),
+	$nrows, 'with search_path = decoy, public on the shards, elastic_index_stats finds the shard indexes');
+is($coord->safe_psql('postgres', "SELECT elastic_btree_shrink('public.dt_eb', 0)"),
+	'0', 'elastic_btree_shrink(dt_eb, 0) with that search_path');
+is( $w1->safe_psql('postgres',
+		"SELECT (SELECT elastic_state FROM elastic_index_stats('decoy.\"dt_eb_$one_shard\"')) || ' ' || (SELECT elastic_state FROM elastic_index_stats('public.dt_eb_$one_shard'))"),
+	'normal shrinking',
+	'the decoy index is untouched, the shard index is shrinking');
+$coord->safe_psql('postgres', "SELECT elastic_btree_expand('public.dt_eb')");
+$coord->safe_psql('postgres', 'ALTER ROLE CURRENT_USER RESET search_path');
+$coord->safe_psql('postgres', 'DROP SCHEMA decoy CASCADE');
+
+# the shard's own error and SQLSTATE: EXECUTE on elastic_index_check
+# granted on the coordinator only (Citus does not send GRANTs on an
+# extension's functions); granted on every node, the check passes
+$coord->safe_psql('postgres', q{
+CREATE ROLE checker LOGIN;
+GRANT EXECUTE ON FUNCTION elastic_index_check(regclass, bool) TO checker;
+});
+my ($cret, $cout, $cerr) = $coord->psql(
+	'postgres',
+	"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_eb')",
+	connstr => $coord->connstr('postgres') . ' user=checker');
+like($cerr,
+	qr/ERROR:  42501: permission denied for function elastic_index_check\n.*CONTEXT:  elastic_index_check on shard index public\.dt_eb_[0-9]+ of index "dt_eb" on node /s,
+	'EXECUTE granted on the coordinator only: the shard\'s permission error (42501), with the shard in its context')
+  or diag($cerr);
+$coord->safe_psql('postgres',
+	q{SELECT run_command_on_workers('GRANT EXECUTE ON FUNCTION elastic_index_check(regclass, bool) TO checker')});
+($cret, $cout, $cerr) = $coord->psql(
+	'postgres',
+	"SELECT elastic_index_check('dt_eb', true)",
+	connstr => $coord->connstr('postgres') . ' user=checker');
+is($cret, 0, 'granted on every node: the check passes for that role') or diag($cerr);
+
+# the shards' sessions would wait for this transaction's locks, or not see
+# an index it created: refused at once, with a hint (statement_timeout
+# only guards the test against a hang)
+foreach my $t (
+	[ "INSERT INTO dt VALUES (99999, 1, 'x', 1); SELECT elastic_index_check('dt_eb')",
+	  'in a transaction that has changed its table or index', 'after an INSERT: elastic_index_check' ],
+	[ "LOCK TABLE dt IN ACCESS EXCLUSIVE MODE; SELECT entries FROM elastic_index_stats('dt_eb')",
+	  'in a transaction that has changed its table or index', 'after LOCK ... ACCESS EXCLUSIVE: elastic_index_stats' ],
+	[ "CREATE INDEX dt_new ON dt USING elastic_btree (u); SELECT entries FROM elastic_index_stats('dt_new')",
+	  'in the transaction that created it', 'after CREATE INDEX: elastic_index_stats of the new index' ])
+{
+	my ($sql, $msg, $label) = @$t;
+	my ($tret, $tout, $terr) = $coord->psql('postgres',
+		"SET statement_timeout = '60s';\n\\set VERBOSITY verbose\nBEGIN;\n$sql;\nROLLBACK;");
+	like($terr, qr/ERROR:  55000: cannot run [a-z_]+ on the shards of index "dt_[a-z]+" $msg\n.*HINT:  /s,
+		"$label is refused (55000), not left waiting") or diag($terr);
+}
+# stats, flush and shrink in a transaction that wrote do not wait: allowed
+# (the INSERT into dt rolled back above left a dead entry in dt_eb's shard)
+my $dt_eb_entries = per_shard_stat('dt_eb', 'entries', 'sum');
+is( $coord->safe_psql('postgres', q{
+BEGIN;
+INSERT INTO ob VALUES (99999, 5);
+SELECT entries FROM elastic_index_stats('dt_eb');
+ROLLBACK;}),
+	$dt_eb_entries, 'elastic_index_stats in a transaction that wrote to another table works');
+
+# a hot standby of the coordinator refuses to check the shards (the checks
+# would lock the primaries' shards); statistics come from the shards
+$coord->backup('coord_backup');
+my $standby = PostgreSQL::Test::Cluster->new('coordinator_standby');
+$standby->init_from_backup($coord, 'coord_backup', has_streaming => 1);
+# the key of the certificate Citus made for the coordinator, copied with
+# the backup's file modes, which the server refuses for a key
+chmod(0600, $standby->data_dir . '/server.key') if -e $standby->data_dir . '/server.key';
+$standby->start;
+$coord->wait_for_catchup($standby, 'replay', $coord->lsn('insert'));
+my ($sret, $sout, $serr) = $standby->psql('postgres',
+	"\\set VERBOSITY verbose\nSELECT elastic_index_check('dt_eb')");
+like($serr, qr/ERROR:  0A000: cannot check the shards of index "dt_eb" during recovery/,
+	'a standby coordinator refuses to check the shards') or diag($serr);
+is($standby->safe_psql('postgres', "SELECT entries FROM elastic_index_stats('dt_eb')"),
+	$dt_eb_entries, 'a standby coordinator reads the shards\' statistics');
+$standby->stop;
 
 # ---- move a shard of dt (and its colocated shard of pt) to the other worker
 my $moved = $coord->safe_psql('postgres',
