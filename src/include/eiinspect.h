@@ -50,7 +50,8 @@ extern List *EIShardsCall(FunctionCallInfo fcinfo, Relation index,
 						  const char *more_args, int flags,
 						  LOCKMODE table_lock, LOCKMODE index_lock);
 extern int64 EIShardsSum(List *results);
-extern Datum EIShardsAggregate(TupleDesc tupdesc, List *results,
-							   const EIShardAgg *rules);
+extern Datum EIShardsRow(FunctionCallInfo fcinfo, Relation index,
+						 const char *more_args, TupleDesc tupdesc,
+						 const EIShardAgg *rules);
 
 #endif							/* EIINSPECT_H */

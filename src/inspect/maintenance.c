@@ -165,12 +165,8 @@ osm_tree_buffer_stats(PG_FUNCTION_ARGS)
 
 	rel = OsmOpenIndex(indexoid, AccessShareLock);
 	if (EIIndexIsDistributed(indexoid))
-		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, rel, "",
-													   EI_SHARDS_RETURNS_ROW,
-													   AccessShareLock,
-													   AccessShareLock),
-										  osm_buffer_stats_shard_rules));
+		PG_RETURN_DATUM(EIShardsRow(fcinfo, rel, "", tupdesc,
+									osm_buffer_stats_shard_rules));
 	OsmBufferStatsRow(rel, values, nulls);
 	index_close(rel, AccessShareLock);
 

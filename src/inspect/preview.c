@@ -280,13 +280,9 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 	if (EIIndexIsDistributed(indexoid))
 	{
 		table_close(heap, NoLock);
-		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, index,
-													   verify ? ", true" : ", false",
-													   EI_SHARDS_RETURNS_ROW,
-													   AccessShareLock,
-													   AccessShareLock),
-										  ei_preview_shard_rules));
+		PG_RETURN_DATUM(EIShardsRow(fcinfo, index,
+									verify ? ", true" : ", false",
+									tupdesc, ei_preview_shard_rules));
 	}
 
 	/* the heap keys read are the table owner's data, read as the owner */

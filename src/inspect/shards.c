@@ -11,7 +11,7 @@
  * shell index would report an empty index, so each function that reads or
  * maintains an index first asks EIIndexIsDistributed() and, if so, calls
  * itself on every shard index through Citus (EIShardsCall) and combines
- * what the shards return (EIShardsAggregate, EIShardsSum).
+ * what the shards return (EIShardsRow, EIShardsSum).
  *
  * Nothing here links with Citus or needs it installed: the test is a
  * catalog lookup by name (pg_dist_partition, only when an extension named
@@ -521,8 +521,8 @@ ei_shards_strcmp(const void *a, const void *b)
  * row type, as EIShardsCall returns them with returns_row) into one row,
  * column by column as rules says.
  */
-Datum
-EIShardsAggregate(TupleDesc tupdesc, List *results, const EIShardAgg *rules)
+static Datum
+ei_shards_aggregate(TupleDesc tupdesc, List *results, const EIShardAgg *rules)
 {
 	int			natts = tupdesc->natts;
 	int			nrows = list_length(results);
@@ -651,4 +651,21 @@ EIShardsAggregate(TupleDesc tupdesc, List *results, const EIShardAgg *rules)
 	}
 
 	return HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls));
+}
+
+/*
+ * Call a function that reads an index and returns a row (statistics, a
+ * preview) on one placement of each shard of a distributed index and
+ * combine the shards' rows into one of tupdesc's type, column by column as
+ * rules says.  The index is open; it is closed here, its lock kept.
+ */
+Datum
+EIShardsRow(FunctionCallInfo fcinfo, Relation index, const char *more_args,
+			TupleDesc tupdesc, const EIShardAgg *rules)
+{
+	return ei_shards_aggregate(tupdesc,
+							   EIShardsCall(fcinfo, index, more_args,
+											EI_SHARDS_RETURNS_ROW,
+											AccessShareLock, AccessShareLock),
+							   rules);
 }

@@ -313,12 +313,8 @@ elastic_index_stats(PG_FUNCTION_ARGS)
 
 	/* a Citus-distributed index: its shard indexes hold the entries */
 	if (EIIndexIsDistributed(indexoid))
-		PG_RETURN_DATUM(EIShardsAggregate(tupdesc,
-										  EIShardsCall(fcinfo, rel, "",
-													   EI_SHARDS_RETURNS_ROW,
-													   AccessShareLock,
-													   AccessShareLock),
-										  ei_stats_shard_rules));
+		PG_RETURN_DATUM(EIShardsRow(fcinfo, rel, "", tupdesc,
+									ei_stats_shard_rules));
 
 	strategy = GetAccessStrategy(BAS_BULKREAD);
 	ei_stats_read_meta(rel, strategy, &meta);
