@@ -211,6 +211,28 @@ SELECT size_bound_pages FROM elastic_index_stats('e1_sb');
 RESET elastic_btree.size_bound;
 DROP INDEX e1_sb;
 
+-- elastic_index_shard_call (what a Citus coordinator runs on a worker for
+-- each shard index): the first value of one SELECT, or its error handed
+-- back as a row; a cancel is raised, not handed back; one SELECT only
+SELECT * FROM elastic_index_shard_call('SELECT 6 * 7');
+SELECT * FROM elastic_index_shard_call('SELECT 1 / 0');
+SELECT sqlstate, message FROM elastic_index_shard_call('SELECT elastic_index_check(''e1''::regclass)');
+SELECT * FROM elastic_index_shard_call('SELECT 1; SELECT 2');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM elastic_index_shard_call('CREATE TABLE e_made_by_call (a int)');
+SET statement_timeout = '100ms';
+SELECT * FROM elastic_index_shard_call('SELECT pg_sleep(10)');
+\echo :LAST_ERROR_SQLSTATE
+RESET statement_timeout;
+-- the functions that may call the shards of a distributed index through
+-- connections of their own are not run by parallel workers
+SELECT p.oid::regprocedure, p.proparallel FROM pg_proc p
+WHERE p.proname IN ('elastic_index_stats', 'elastic_index_check',
+	'elastic_btree_compact_preview', 'elastic_btree_shrink',
+	'elastic_btree_expand', 'osm_tree_flush', 'osm_tree_buffer_stats',
+	'elastic_index_shard_call')
+ORDER BY p.proname;
+
 DROP TABLE e1, e2, e3, e4, e5;
 DROP SEQUENCE e_seq;
 DROP FUNCTION e_incompressible(int);

@@ -430,6 +430,11 @@ BEGIN
 END
 $osm$;
 
+-- On a distributed index osm_tree_buffer_stats reads the shards through
+-- connections of the leader's own (src/inspect/shards.c), which a parallel
+-- worker must not open.
+ALTER FUNCTION osm_tree_buffer_stats(regclass) PARALLEL RESTRICTED;
+
 -- On a Citus worker: one call of an index function on a shard index, as the
 -- coordinator sends it (src/inspect/shards.c), run in a subtransaction; its
 -- error is returned, not raised, so that the coordinator can raise it with

@@ -995,7 +995,7 @@ CREATE FUNCTION osm_tree_buffer_stats(index regclass,
 	OUT filter_bytes int4)
 RETURNS record
 AS 'MODULE_PATHNAME'
-LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION osm_tree_buffer_stats(regclass) IS
 'the insert buffer of an osm_tree index: pages, entries, pages closed to new entries, buffer_size, pages / buffer_size, flush steps so far, pages whose entries are all sorted, entries in the pages'' sorted and unsorted sections, keys in the section filter since its last rebuild and its size (NULL: no section filter yet)';

@@ -638,13 +638,14 @@ EIElasticVacuum(Relation rel)
 }
 
 /*
- * Open an elastic_btree index for a conversion function (RowExclusiveLock),
- * checking that the caller owns it and that its leaves can be compact.
+ * Open an elastic_btree index for a conversion function (RowExclusiveLock
+ * to convert it, AccessShareLock to have its shards converted), checking
+ * that the caller owns it and that its leaves can be compact.
  */
 Relation
-EIElasticOpenForConversion(Oid indexoid)
+EIElasticOpenForConversion(Oid indexoid, LOCKMODE lockmode)
 {
-	Relation	rel = EIOpenIndexChecked(indexoid, RowExclusiveLock);
+	Relation	rel = EIOpenIndexChecked(indexoid, lockmode);
 
 	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,

@@ -297,7 +297,7 @@ extern int64 EIElasticBoundPages(Relation rel);
 extern void EIElasticSetState(Relation rel, uint32 state);
 extern void EIElasticVacuum(Relation rel);
 extern uint32 EIElasticGetState(Relation rel);
-extern Relation EIElasticOpenForConversion(Oid indexoid);
+extern Relation EIElasticOpenForConversion(Oid indexoid, LOCKMODE lockmode);
 extern int64 EIElasticShrink(Relation rel, int64 max_leaves);
 extern int64 EIElasticExpand(Relation rel, int64 max_leaves);
 extern bool EIValidateSizeBound(const char *value, char **hint);

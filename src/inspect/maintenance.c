@@ -74,8 +74,10 @@ ei_convert_function(FunctionCallInfo fcinfo, bool shrink)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("number of leaves to convert must not be negative")));
 	}
-	rel = EIElasticOpenForConversion(indexoid);
+	/* a distributed index's shards are converted, not its empty shell */
 	if (EIIndexIsDistributed(indexoid))
+	{
+		rel = EIElasticOpenForConversion(indexoid, AccessShareLock);
 		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, rel,
 												 max_leaves < 0 ?
 												 ", NULL::pg_catalog.int8" :
@@ -83,6 +85,8 @@ ei_convert_function(FunctionCallInfo fcinfo, bool shrink)
 												 EI_SHARDS_EVERY_PLACEMENT,
 												 AccessShareLock,
 												 RowExclusiveLock)));
+	}
+	rel = EIElasticOpenForConversion(indexoid, RowExclusiveLock);
 	converted = shrink ? EIElasticShrink(rel, max_leaves) :
 		EIElasticExpand(rel, max_leaves);
 	index_close(rel, RowExclusiveLock);
@@ -125,14 +129,17 @@ Datum
 osm_tree_flush(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
+	bool		distributed = EIIndexIsDistributed(indexoid);
 	Relation	rel;
 	int64		moved;
 
-	rel = OsmOpenIndex(indexoid, RowExclusiveLock);
+	/* a distributed index's shards are flushed, not its empty shell */
+	rel = OsmOpenIndex(indexoid,
+					   distributed ? AccessShareLock : RowExclusiveLock);
 	if (!EIRelationOwnerCheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX,
 					   RelationGetRelationName(rel));
-	if (EIIndexIsDistributed(indexoid))
+	if (distributed)
 		PG_RETURN_INT64(EIShardsSum(EIShardsCall(fcinfo, rel, "",
 												 EI_SHARDS_EVERY_PLACEMENT,
 												 AccessShareLock,

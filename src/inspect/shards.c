@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/index.h"
@@ -45,6 +46,7 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -119,35 +121,71 @@ ei_shards_lock_conflicts(Relation rel, LOCKMODE mode)
 
 /*
  * Refuse to call a function on the shards of an index when the shards'
- * sessions could not see the index or would wait for this transaction's
- * locks: each shard's call runs in a session of its own, outside this
- * transaction, and nothing would end the wait (the shell table's and
- * index's locks stand for their shards', which Citus takes in the same
- * transaction).
+ * sessions could not see the shard indexes or would wait for this
+ * transaction's locks: each shard's call runs in a session of its own,
+ * outside this transaction, and nothing would end the wait.
  */
 static void
 ei_shards_check_transaction(Relation index, const char *fname,
 							LOCKMODE table_lock, LOCKMODE index_lock)
 {
 	Relation	heap = relation_open(index->rd_index->indrelid, NoLock);
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	bool		isnull;
+	bool		distributed_here;
+	bool		remote_xact;
 	bool		conflict;
 
-	if (index->rd_createSubid != InvalidSubTransactionId)
+	/* the index, or its table's shards, made in this transaction */
+	args[0] = ObjectIdGetDatum(RelationGetRelid(heap));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT p.xmin, "
+							  "(SELECT t.transaction_number <> 0 "
+							  "FROM pg_catalog.get_current_transaction_id() t) "
+							  "FROM pg_catalog.pg_dist_partition p "
+							  "WHERE p.logicalrelid = $1::pg_catalog.regclass",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		elog(ERROR, "could not read the distribution of table \"%s\"",
+			 RelationGetRelationName(heap));
+	distributed_here =
+		TransactionIdIsCurrentTransactionId(DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0],
+																				SPI_tuptable->tupdesc,
+																				1, &isnull)));
+	remote_xact = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 2,
+											 &isnull)) && !isnull;
+	SPI_finish();
+
+	if (index->rd_createSubid != InvalidSubTransactionId || distributed_here)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot run %s on the shards of index \"%s\" in the transaction that created it",
+				 errmsg("cannot run %s on the shards of index \"%s\" in the transaction that created them",
 						fname, RelationGetRelationName(index)),
 				 errdetail("The function runs on each shard in a session of its own, which does not see the shard indexes before this transaction commits."),
 				 errhint("Commit the transaction first.")));
+
+	/*
+	 * A lock of this transaction on the shell table or index that conflicts
+	 * with the shard's call: the shell's locks stand for the shards', which
+	 * Citus takes in the same transaction.  And a call whose table lock
+	 * conflicts with writers (a check's ShareLock) whenever Citus has
+	 * opened remote transactions in this one, since the shards may hold
+	 * writes that the shell does not show (a foreign key's ON DELETE
+	 * CASCADE from a reference table deletes rows on the workers only).
+	 */
 	conflict = ei_shards_lock_conflicts(heap, table_lock) ||
-		ei_shards_lock_conflicts(index, index_lock);
+		ei_shards_lock_conflicts(index, index_lock) ||
+		(remote_xact && DoLockModesConflict(RowExclusiveLock, table_lock));
 	relation_close(heap, NoLock);
 	if (conflict)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot run %s on the shards of index \"%s\" in a transaction that has changed its table or index",
+				 errmsg("cannot run %s on the shards of index \"%s\" in a transaction that has used its table",
 						fname, RelationGetRelationName(index)),
-				 errdetail("The function runs on each shard in a session of its own, which would wait for this transaction's locks."),
+				 errdetail("The function runs on each shard in a session of its own, which would wait for this transaction's locks on the shards."),
 				 errhint("Run it in a transaction of its own.")));
 }
 
@@ -197,6 +235,11 @@ EIShardsCall(FunctionCallInfo fcinfo, Relation index, const char *more_args,
 	List	   *results = NIL;
 	uint64		i;
 
+	if (IsParallelWorker())
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+				 errmsg("cannot run %s on the shards of index \"%s\" in a parallel worker",
+						fname, indexname)));
 	ei_shards_check_transaction(index, fname, table_lock, index_lock);
 	relation_close(index, NoLock);
 
@@ -324,6 +367,12 @@ EIShardsCall(FunctionCallInfo fcinfo, Relation index, const char *more_args,
 							fname, shard_indexes[i], indexname, node, port),
 					 errdetail_internal("%s", result ? result : "no message")));
 
+		if (result[0] != '(')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("unexpected result of %s on shard index %s of index \"%s\" on node %s:%d",
+							fname, shard_indexes[i], indexname, node, port),
+					 errdetail_internal("%s", result)));
 		th = DatumGetHeapTupleHeader(OidInputFunctionCall(F_RECORD_IN, result,
 														  RECORDOID,
 														  calldesc->tdtypmod));
@@ -388,18 +437,29 @@ elastic_index_shard_call(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[5];
 	bool		nulls[5] = {true, true, true, true, true};
+	char	   *volatile result = NULL;
+	ErrorData  *edata = NULL;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE ||
 		tupdesc->natts != 5)
 		elog(ERROR, "elastic_index_shard_call must return a row of 5 columns");
 	tupdesc = BlessTupleDesc(tupdesc);
 
+	/* one SELECT, as the coordinator sends it */
+	{
+		List	   *stmts = pg_parse_query(call);
+
+		if (list_length(stmts) != 1 ||
+			!IsA(linitial_node(RawStmt, stmts)->stmt, SelectStmt))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("elastic_index_shard_call runs one SELECT statement")));
+	}
+
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(oldcxt);
 	PG_TRY();
 	{
-		char	   *result = NULL;
-
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		if (SPI_execute(call, false, 1) < 0)
@@ -416,23 +476,24 @@ elastic_index_shard_call(PG_FUNCTION_ARGS)
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
-		if (result != NULL)
-		{
-			values[4] = CStringGetTextDatum(result);
-			nulls[4] = false;
-		}
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
 		MemoryContextSwitchTo(oldcxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
+		/* as PL/pgSQL's OTHERS: a cancel or an assertion is not handed back */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ASSERT_FAILURE)
+			ReThrowError(edata);
+	}
+	PG_END_TRY();
 
+	if (edata != NULL)
+	{
 		values[0] = CStringGetTextDatum(unpack_sql_state(edata->sqlerrcode));
 		nulls[0] = false;
 		if (edata->message)
@@ -452,7 +513,11 @@ elastic_index_shard_call(PG_FUNCTION_ARGS)
 		}
 		FreeErrorData(edata);
 	}
-	PG_END_TRY();
+	else if (result != NULL)
+	{
+		values[4] = CStringGetTextDatum(result);
+		nulls[4] = false;
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -648,29 +648,70 @@ is($cret, 0, 'granted on every node: the check passes for that role') or diag($c
 # the shards' sessions would wait for this transaction's locks, or not see
 # an index it created: refused at once, with a hint (statement_timeout
 # only guards the test against a hang)
+# a reference table with a foreign key to it from a distributed table,
+# whose ON DELETE CASCADE deletes on the workers only (the coordinator
+# locks no shell of dt2); a local table with an index, to distribute in a
+# transaction
+$coord->safe_psql(
+	'postgres', q{
+CREATE TABLE rt2 (code int4 PRIMARY KEY);
+SELECT create_reference_table('rt2');
+INSERT INTO rt2 SELECT g FROM generate_series(1, 10) AS g;
+CREATE TABLE dt2 (id int4, code int4 REFERENCES rt2 ON DELETE CASCADE, v int8);
+SELECT create_distributed_table('dt2', 'id');
+CREATE INDEX dt2_v ON dt2 USING elastic_btree (v);
+INSERT INTO dt2 SELECT g, 1 + g % 10, g FROM generate_series(1, 200) AS g;
+CREATE TABLE lx (id int4, v int8);
+CREATE INDEX lx_v ON lx USING elastic_btree (v);
+INSERT INTO lx SELECT g, g FROM generate_series(1, 100) AS g;
+});
 foreach my $t (
 	[ "INSERT INTO dt VALUES (99999, 1, 'x', 1); SELECT elastic_index_check('dt_eb')",
-	  'in a transaction that has changed its table or index', 'after an INSERT: elastic_index_check' ],
+	  'in a transaction that has used its table', 'after an INSERT: elastic_index_check' ],
+	[ "SELECT count(*) FROM dt; SELECT elastic_index_check('dt_eb')",
+	  'in a transaction that has used its table', 'after a SELECT on the table: elastic_index_check' ],
+	[ "DELETE FROM rt2 WHERE code = 5; SELECT elastic_index_check('dt2_v')",
+	  'in a transaction that has used its table', 'after a DELETE that cascades to the shards only: elastic_index_check' ],
 	[ "LOCK TABLE dt IN ACCESS EXCLUSIVE MODE; SELECT entries FROM elastic_index_stats('dt_eb')",
-	  'in a transaction that has changed its table or index', 'after LOCK ... ACCESS EXCLUSIVE: elastic_index_stats' ],
+	  'in a transaction that has used its table', 'after LOCK ... ACCESS EXCLUSIVE: elastic_index_stats' ],
 	[ "CREATE INDEX dt_new ON dt USING elastic_btree (u); SELECT entries FROM elastic_index_stats('dt_new')",
-	  'in the transaction that created it', 'after CREATE INDEX: elastic_index_stats of the new index' ])
+	  'in the transaction that created them', 'after CREATE INDEX: elastic_index_stats of the new index' ],
+	[ "SELECT create_distributed_table('lx', 'id'); SELECT entries FROM elastic_index_stats('lx_v')",
+	  'in the transaction that created them', 'after create_distributed_table: elastic_index_stats' ])
 {
 	my ($sql, $msg, $label) = @$t;
 	my ($tret, $tout, $terr) = $coord->psql('postgres',
 		"SET statement_timeout = '60s';\n\\set VERBOSITY verbose\nBEGIN;\n$sql;\nROLLBACK;");
-	like($terr, qr/ERROR:  55000: cannot run [a-z_]+ on the shards of index "dt_[a-z]+" $msg\n.*HINT:  /s,
+	like($terr, qr/ERROR:  55000: cannot run [a-z_]+ on the shards of index "[a-z0-9_]+" $msg\n.*HINT:  /s,
 		"$label is refused (55000), not left waiting") or diag($terr);
 }
+# osm_tree_flush and shrink after a write to the table: no lock of theirs
+# conflicts, so they run; and a check after them (their shell lock is
+# AccessShareLock, their shards' work committed on its own)
+foreach my $sql (
+	"UPDATE dt SET u = u WHERE id = 7;\nSELECT osm_tree_flush('dt_osm')",
+	"UPDATE dt SET u = u WHERE id = 7;\nSELECT elastic_btree_shrink('dt_eb', 0)",
+	"SELECT osm_tree_flush('dt_osm');\nSELECT elastic_btree_shrink('dt_eb', 0);\nSELECT elastic_index_check('dt_osm')")
+{
+	my ($fret, $fout, $ferr) = $coord->psql('postgres',
+		"SET statement_timeout = '60s';\nBEGIN;\n$sql;\nROLLBACK;");
+	(my $label = $sql) =~ s/\n/ /g;
+	is($fret, 0, "in one transaction, $label: runs") or diag($ferr);
+}
+# (the shards' shrink committed on its own: back to normal)
+$coord->safe_psql('postgres', "SELECT elastic_btree_expand('dt_eb')");
 # stats, flush and shrink in a transaction that wrote do not wait: allowed
-# (the INSERT into dt rolled back above left a dead entry in dt_eb's shard)
+# (the INSERTs into dt rolled back above left dead entries in dt_eb's
+# shards); statistics in a transaction that wrote to the table itself: its
+# uncommitted entry is there
 my $dt_eb_entries = per_shard_stat('dt_eb', 'entries', 'sum');
 is( $coord->safe_psql('postgres', q{
 BEGIN;
-INSERT INTO ob VALUES (99999, 5);
+INSERT INTO dt VALUES (99998, 2, 'y', 2);
 SELECT entries FROM elastic_index_stats('dt_eb');
 ROLLBACK;}),
-	$dt_eb_entries, 'elastic_index_stats in a transaction that wrote to another table works');
+	$dt_eb_entries + 1, 'elastic_index_stats in a transaction that wrote to the table works');
+$dt_eb_entries++;
 
 # a hot standby of the coordinator refuses to check the shards (the checks
 # would lock the primaries' shards); statistics come from the shards
