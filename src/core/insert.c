@@ -1841,6 +1841,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	Size	   *sizes;
 	OffsetNumber *origoff;		/* original offset, or newitemoff for new */
 	bool	   *feasible;		/* both pages fit when k items go left */
+	Size	   *leftfree;		/* ... with this much free on the left */
+	Size	   *rightfree;		/* ... and this much on the right */
 	bool		ascending = false;	/* a fill-factor split at the end */
 	Size		usable;
 	Size		hikeysz = 0;
@@ -1866,6 +1868,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	sizes = palloc(sizeof(Size) * nitems);
 	origoff = palloc(sizeof(OffsetNumber) * nitems);
 	feasible = palloc0(sizeof(bool) * nitems);
+	leftfree = palloc(sizeof(Size) * nitems);
+	rightfree = palloc(sizeof(Size) * nitems);
 	i = 0;
 	for (k = first; k <= maxoff + 1; k++)
 	{
@@ -1885,6 +1889,35 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
+
+	/* the free space each split point leaves on the two pages, if both fit */
+	for (k = 1; k < nitems; k++)
+	{
+		Size		lhikey;
+		Size		rightsz;
+		IndexTuple	firstitem;
+
+		leftsz += sizes[k - 1];
+		rightsz = total - leftsz;
+
+		firstitem = (origoff[k] == InvalidOffsetNumber) ? newitem :
+			EIReadTuple(page, origoff[k]);
+		if (isleaf)
+			lhikey = EI_LEAF_HIKEY_SIZE(firstitem);
+		else
+		{
+			lhikey = sizes[k];
+			/* the first right item shrinks to a minus-infinity downlink */
+			rightsz = rightsz - sizes[k] + MAXALIGN(sizeof(IndexTupleData)) +
+				sizeof(ItemIdData);
+		}
+
+		if (leftsz + lhikey > usable || rightsz + hikeysz > usable)
+			continue;
+		feasible[k] = true;
+		leftfree[k] = usable - leftsz - lhikey;
+		rightfree[k] = usable - rightsz - hikeysz;
+	}
 
 	/*
 	 * Many sorted streams (src/README.md, "Many sorted streams"): in an
@@ -1924,20 +1957,20 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	{
 		/* the batch's walk chose the split point */
 	}
-	else if (headmoves)
+	else if (headmoves && feasible[newitemoff - first])
 	{
 		best = newitemoff - first;
 		decided = true;
 	}
 	else if (streamleaf && before >= 0.5)
 	{
-		if (before <= EIGetFillFactor(rel) / 100.0)
+		if (before > EIGetFillFactor(rel) / 100.0)
+			fillmult = EIGetFillFactor(rel) / 100.0;
+		else if (feasible[newitemoff - first + 1])
 		{
 			best = newitemoff - first + 1;
 			decided = true;
 		}
-		else
-			fillmult = EIGetFillFactor(rel) / 100.0;
 	}
 	else if (!batchrun && isleaf && newitemoff <= maxoff &&
 			 ei_follows_own_row(page, first, newitemoff, newitem))
@@ -1969,35 +2002,12 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	/* k = number of virtual items that go left (1 .. nitems - 1) */
 	for (k = 1; !decided && k < nitems; k++)
 	{
-		Size		leftfree;
-		Size		rightfree;
-		Size		lhikey;
-		Size		rightsz;
 		double		delta;
-		IndexTuple	firstitem;
 
-		leftsz += sizes[k - 1];
-		rightsz = total - leftsz;
-
-		firstitem = (origoff[k] == InvalidOffsetNumber) ? newitem :
-			EIReadTuple(page, origoff[k]);
-		if (isleaf)
-			lhikey = EI_LEAF_HIKEY_SIZE(firstitem);
-		else
-		{
-			lhikey = sizes[k];
-			/* the first right item shrinks to a minus-infinity downlink */
-			rightsz = rightsz - sizes[k] + MAXALIGN(sizeof(IndexTupleData)) +
-				sizeof(ItemIdData);
-		}
-
-		if (leftsz + lhikey > usable || rightsz + hikeysz > usable)
+		if (!feasible[k])
 			continue;
-		feasible[k] = true;
-		leftfree = usable - leftsz - lhikey;
-		rightfree = usable - rightsz - hikeysz;
-
-		delta = fillmult * (double) leftfree - (1.0 - fillmult) * (double) rightfree;
+		delta = fillmult * (double) leftfree[k] -
+			(1.0 - fillmult) * (double) rightfree[k];
 		if (delta < 0)
 			delta = -delta;
 		if (best < 0 || delta < bestdelta)
@@ -2041,6 +2051,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	pfree(sizes);
 	pfree(origoff);
 	pfree(feasible);
+	pfree(leftfree);
+	pfree(rightfree);
 	return (OffsetNumber) k;
 }
 
