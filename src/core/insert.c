@@ -438,6 +438,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
+	OffsetNumber lastoff = InvalidOffsetNumber;	/* the previous entry's */
 
 	/* build the leaf's new contents aside; it changes in one step below */
 	memcpy(tmp, page, BLCKSZ);
@@ -451,15 +452,41 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		bool		present;
 
 		key->nextkey = true;
-		if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+		if (OffsetNumberIsValid(lastoff) &&
+			lastoff < PageGetMaxOffsetNumber(tmp) &&
+			EICompare(rel, key, tmp, OffsetNumberNext(lastoff)) < 0)
 		{
-			pfree(key);
-			break;				/* belongs to a leaf further right */
+			/*
+			 * Right after the previous entry (which sorts before this one)
+			 * and before the leaf's next item, so below the high key too: a
+			 * run that continues one stream costs one comparison an entry.
+			 */
+			off = OffsetNumberNext(lastoff);
+			present = false;
 		}
-		present = ei_leaf_holds(rel, key, tmp, &off);
+		else
+		{
+			if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+			{
+				pfree(key);
+				break;			/* belongs to a leaf further right */
+			}
+			if (OffsetNumberIsValid(lastoff) &&
+				lastoff == PageGetMaxOffsetNumber(tmp))
+			{
+				/* after the previous entry, the leaf's last item */
+				off = OffsetNumberNext(lastoff);
+				present = false;
+			}
+			else
+				present = ei_leaf_holds(rel, key, tmp, &off);
+		}
 		pfree(key);
 		if (present)
+		{
+			lastoff = OffsetNumberPrev(off);
 			continue;
+		}
 
 		if (PageGetFreeSpace(tmp) < itemsz)
 		{
@@ -506,6 +533,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 		offsets[ninserted] = off;
 		inserted[ninserted++] = itup;
+		lastoff = off;
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
