@@ -88,6 +88,19 @@ ROLLBACK;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- A run of a new first-column value past a leaf's last item, as a
+-- backfill into a gap of an index on (ts, id) makes it, is an ascending run
+-- that fills leaves to the fill factor: the rule for many streams applies
+-- only when the leaf ends with the new entry's own stream.
+CREATE TABLE gap (ts int8, id int4) WITH (autovacuum_enabled = off);
+CREATE INDEX gap_e ON gap USING elastic_btree (ts, id);
+INSERT INTO gap SELECT g, g % 1000 FROM generate_series(1, 1000) AS g;
+INSERT INTO gap SELECT g, g % 1000 FROM generate_series(10000000, 10001000) AS g;
+INSERT INTO gap SELECT 1000 + g, g % 1000 FROM generate_series(1, 50000) AS g;
+SELECT s.leaf_fill > 80 AS gap_leaves_packed FROM elastic_index_stats('gap_e') AS s;
+SELECT elastic_index_check('gap_e', true);
+DROP TABLE gap;
+
 DROP TABLE ms, ms_seq;
 DROP FUNCTION ms_answers();
 -- the next file creates the extension afresh

@@ -463,6 +463,8 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			 */
 			off = OffsetNumberNext(lastoff);
 			present = false;
+			/* the batch is in the tree's order (EIEntrySort) */
+			Assert(EICompare(rel, key, tmp, lastoff) > 0);
 		}
 		else
 		{
@@ -1736,9 +1738,11 @@ ei_only_a_head_follows(Relation rel, Page page, OffsetNumber newitemoff)
 }
 
 /*
- * Does the leaf begin with another stream than newitem's?  Then an entry
- * at its end extends one stream among several, not an ascending run that
- * fills the leaf.
+ * Does the leaf begin with another stream than newitem's and end with
+ * newitem's?  Then an entry at its end extends one stream among several,
+ * not an ascending run that fills the leaf.  (A leaf that ends with
+ * another stream than newitem's takes an ascending run of a new stream, as
+ * an index on (ts, id) filled in ts order: that fills leaves as any run.)
  */
 static bool
 ei_follows_other_streams(Relation rel, Page page, OffsetNumber first,
@@ -1753,7 +1757,8 @@ ei_follows_other_streams(Relation rel, Page page, OffsetNumber first,
 	key = EIMakeScanKey(rel, newitem, true);
 	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
 	key->scantid = NULL;
-	result = EICompare(rel, key, page, first) != 0;
+	result = EICompare(rel, key, page, first) != 0 &&
+		EICompare(rel, key, page, PageGetMaxOffsetNumber(page)) == 0;
 	pfree(key);
 	return result;
 }
