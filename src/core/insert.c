@@ -46,7 +46,24 @@ static int	ei_run_split_point(Relation rel, Page page, IndexTuple newitem,
 							   Size *sizes, OffsetNumber *origoff, int nitems,
 							   Size usable, Size hikeysz,
 							   const EIInsertStateData *istate,
-							   IndexTuple *separator);
+							   bool streamleaf, IndexTuple *separator);
+static bool ei_ends_leading_stream(Relation rel, Page page,
+								   OffsetNumber first,
+								   OffsetNumber newitemoff,
+								   IndexTuple newitem);
+static int	ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
+								  Size *sizes, OffsetNumber *origoff,
+								  int nitems, Size usable, Size hikeysz,
+								  const EIInsertStateData *istate);
+static bool ei_only_a_head_follows(Relation rel, Page page,
+								   OffsetNumber newitemoff);
+static bool ei_follows_other_streams(Relation rel, Page page,
+									 OffsetNumber first, IndexTuple newitem);
+static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
+							   OffsetNumber *origoff, int k);
+static int	ei_stream_aligned_split(Relation rel, Page page,
+									IndexTuple newitem, OffsetNumber *origoff,
+									int nitems, bool *feasible, int best);
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
 									  IndexTuple newitem,
@@ -81,6 +98,8 @@ static void ei_forget_pole(Relation rel);
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
+/* the least share of a leaf's items a stream's run splits at its end for */
+#define EI_STREAM_RUN_DIV	16
 static int	ei_drop_copies(IndexTuple *items, int nitems);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
@@ -419,6 +438,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
+	OffsetNumber lastoff = InvalidOffsetNumber;	/* the previous entry's */
 
 	/* build the leaf's new contents aside; it changes in one step below */
 	memcpy(tmp, page, BLCKSZ);
@@ -432,15 +452,43 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		bool		present;
 
 		key->nextkey = true;
-		if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+		if (OffsetNumberIsValid(lastoff) &&
+			lastoff < PageGetMaxOffsetNumber(tmp) &&
+			EICompare(rel, key, tmp, OffsetNumberNext(lastoff)) < 0)
 		{
-			pfree(key);
-			break;				/* belongs to a leaf further right */
+			/*
+			 * Right after the previous entry (which sorts before this one)
+			 * and before the leaf's next item, so below the high key too: a
+			 * run that continues one stream costs one comparison an entry.
+			 */
+			off = OffsetNumberNext(lastoff);
+			present = false;
+			/* the batch is in the tree's order (EIEntrySort) */
+			Assert(EICompare(rel, key, tmp, lastoff) > 0);
 		}
-		present = ei_leaf_holds(rel, key, tmp, &off);
+		else
+		{
+			if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+			{
+				pfree(key);
+				break;			/* belongs to a leaf further right */
+			}
+			if (OffsetNumberIsValid(lastoff) &&
+				lastoff == PageGetMaxOffsetNumber(tmp))
+			{
+				/* after the previous entry, the leaf's last item */
+				off = OffsetNumberNext(lastoff);
+				present = false;
+			}
+			else
+				present = ei_leaf_holds(rel, key, tmp, &off);
+		}
 		pfree(key);
 		if (present)
+		{
+			lastoff = OffsetNumberPrev(off);
 			continue;
+		}
 
 		if (PageGetFreeSpace(tmp) < itemsz)
 		{
@@ -487,6 +535,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 		offsets[ninserted] = off;
 		inserted[ninserted++] = itup;
+		lastoff = off;
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
@@ -1413,6 +1462,114 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 }
 
 /*
+ * Does newitem, about to go at newitemoff, end a stream that begins the
+ * leaf?  Streams are what the key attributes but the last tell apart (an
+ * index on (device, ts)): the leaf's items before the new one must all be
+ * of its stream, and the item after it of another.
+ */
+static bool
+ei_ends_leading_stream(Relation rel, Page page, OffsetNumber first,
+					   OffsetNumber newitemoff, IndexTuple newitem)
+{
+	EIScanInsert key;
+	bool		result;
+
+	if (IndexRelationGetNumberOfKeyAttributes(rel) < 2 ||
+		newitemoff <= first || newitemoff > PageGetMaxOffsetNumber(page))
+		return false;
+
+	/* the stream's key: every key attribute but the last, no heap TID */
+	key = EIMakeScanKey(rel, newitem, true);
+	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
+	key->scantid = NULL;
+	result = EICompare(rel, key, page, first) == 0 &&
+		EICompare(rel, key, page, newitemoff) != 0;
+	pfree(key);
+	return result;
+}
+
+/*
+ * Where a sorted run that ends one stream of many splits a full leaf: just
+ * before the next stream's first item, so that the left page keeps the
+ * stream's items and the run, and the other streams' items go right.
+ *
+ * In an index on (device, ts) with many devices each appending in ts order,
+ * a batch holds a run of each device's new entries, and each run lands at
+ * the end of its device's key range: in the middle of a leaf, before the
+ * next device's items.  Those items are not early keys of the run, and the
+ * fill-factor walk (ei_run_split_point) refuses to pack them; a split by the
+ * split factor then cuts through the next device's items, and every later
+ * run of either device splits a leaf in its middle again (70% leaf fill).
+ * Split at the stream boundary instead, and the left page ends where the
+ * device's key range ends: the device's later runs land at the end of a
+ * leaf that holds only its entries, which the rule for entries past a
+ * leaf's last item fills to the fill factor, as at the right edge.
+ *
+ * The caller has checked that the new entry ends the stream the leaf
+ * begins with (ei_ends_leading_stream), so the left page holds that one
+ * stream.  It applies when the run (the new entry and the batch entries
+ * that land before the next stream's first item) holds at least a
+ * sixteenth of the leaf's item count (a stream that fills leaves, not a
+ * few entries of each of many small ones, which this would give a leaf
+ * each), and the left page with the whole run stays within the fill
+ * factor (beyond it, the walk packs the left page with the run alone).
+ * Returns the number of virtual items that go left, or -1.
+ */
+static int
+ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
+					  Size *sizes, OffsetNumber *origoff, int nitems,
+					  Size usable, Size hikeysz,
+					  const EIInsertStateData *istate)
+{
+	Size		target = usable * EIGetFillFactor(rel) / 100;
+	Size		leftitems = 0;
+	Size		runbytes = 0;
+	Size		total = 0;
+	int			nrun = 1;		/* the new entry */
+	OffsetNumber nextoff;
+	int			newidx;
+	int			j;
+
+	for (newidx = 0; newidx < nitems; newidx++)
+		if (origoff[newidx] == InvalidOffsetNumber)
+			break;
+	Assert(newidx > 0 && newidx + 1 < nitems);
+	nextoff = origoff[newidx + 1];
+
+	/* the run: the batch's entries that land before the next stream */
+	for (j = 0; j < istate->run_nnext; j++)
+	{
+		IndexTuple	next = istate->run_next[j];
+		EIScanInsert key;
+		int32		cmp;
+
+		if (ItemPointerEquals(&next->t_tid, &newitem->t_tid))
+			continue;
+		key = EIMakeScanKey(rel, next, true);
+		cmp = EICompare(rel, key, page, nextoff);
+		pfree(key);
+		if (cmp >= 0)
+			break;
+		runbytes += MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
+		nrun++;
+	}
+	if (nrun < Max((nitems - 1) / EI_STREAM_RUN_DIV, 1))
+		return -1;
+
+	for (j = 0; j < nitems; j++)
+	{
+		total += sizes[j];
+		if (j <= newidx)
+			leftitems += sizes[j];
+	}
+	if (leftitems + runbytes + EI_LEAF_HIKEY_SIZE(EIReadTuple(page, nextoff)) >
+		target ||
+		total - leftitems + hikeysz > usable)
+		return -1;
+	return newidx + 1;
+}
+
+/*
  * Where a sorted run splits a full leaf: where the leaf's items, merged in
  * key order with the batch's next entries, reach the fill factor.
  *
@@ -1434,7 +1591,7 @@ static int
 ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 				   OffsetNumber *origoff, int nitems, Size usable,
 				   Size hikeysz, const EIInsertStateData *istate,
-				   IndexTuple *separator)
+				   bool streamleaf, IndexTuple *separator)
 {
 	IndexTuple *run_next = istate->run_next;
 	int			run_nnext = istate->run_nnext;
@@ -1519,7 +1676,18 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	if (key != NULL)
 		pfree(key);
 	if ((double) afteritems * ff > (double) (acc - leftitems) * (100 - ff))
-		k = 0;
+	{
+		/*
+		 * The items after the new entry are too many to be early keys of
+		 * its run; if they are another stream's, split where that stream
+		 * starts instead (ei_stream_split_point).
+		 */
+		*separator = NULL;
+		if (!streamleaf)
+			return -1;
+		return ei_stream_split_point(rel, page, newitem, sizes, origoff,
+									 nitems, usable, hikeysz, istate);
+	}
 
 	/*
 	 * Both pages must fit: the left one its items and the high key made from
@@ -1543,6 +1711,115 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		return -1;
 	}
 	return k;
+}
+
+/*
+ * Are the leaf's items from newitemoff on the first part of one stream,
+ * which goes on past the leaf's high key?  Such a head grows no more where
+ * it is: its stream's entries land at its end, on a later leaf.
+ */
+static bool
+ei_only_a_head_follows(Relation rel, Page page, OffsetNumber newitemoff)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	EIScanInsert key;
+	bool		result;
+
+	if (EI_RIGHTMOST(opaque) || newitemoff > maxoff)
+		return false;
+	key = EIMakeScanKey(rel, EIReadTuple(page, newitemoff), true);
+	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
+	key->scantid = NULL;
+	result = EICompare(rel, key, page, maxoff) == 0 &&
+		EICompare(rel, key, page, EI_HIKEY) == 0;
+	pfree(key);
+	return result;
+}
+
+/*
+ * Does the leaf begin with another stream than newitem's and end with
+ * newitem's?  Then an entry at its end extends one stream among several,
+ * not an ascending run that fills the leaf.  (A leaf that ends with
+ * another stream than newitem's takes an ascending run of a new stream, as
+ * an index on (ts, id) filled in ts order: that fills leaves as any run.)
+ */
+static bool
+ei_follows_other_streams(Relation rel, Page page, OffsetNumber first,
+						 IndexTuple newitem)
+{
+	EIScanInsert key;
+	bool		result;
+
+	if (IndexRelationGetNumberOfKeyAttributes(rel) < 2 ||
+		first > PageGetMaxOffsetNumber(page))
+		return false;
+	key = EIMakeScanKey(rel, newitem, true);
+	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
+	key->scantid = NULL;
+	result = EICompare(rel, key, page, first) != 0 &&
+		EICompare(rel, key, page, PageGetMaxOffsetNumber(page)) == 0;
+	pfree(key);
+	return result;
+}
+
+/*
+ * Do virtual items k - 1 and k of a split (see ei_find_split_loc) belong to
+ * different streams, that is differ in a key attribute before the last?
+ */
+static bool
+ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
+				   OffsetNumber *origoff, int k)
+{
+	IndexTuple	keytup;
+	OffsetNumber off;
+	EIScanInsert key;
+	bool		result;
+
+	/* a key from one of the two, compared with the other on the page */
+	if (origoff[k] == InvalidOffsetNumber)
+	{
+		keytup = newitem;
+		off = origoff[k - 1];
+	}
+	else
+	{
+		keytup = (origoff[k - 1] == InvalidOffsetNumber) ? newitem :
+			EIReadTuple(page, origoff[k - 1]);
+		off = origoff[k];
+	}
+	key = EIMakeScanKey(rel, keytup, true);
+	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
+	key->scantid = NULL;
+	result = EICompare(rel, key, page, off) != 0;
+	pfree(key);
+	return result;
+}
+
+/*
+ * The split point nearest to best, at most an eighth of the items away,
+ * that falls between two streams and lets both pages fit; best if there
+ * is none, or the index has a single key attribute.
+ */
+static int
+ei_stream_aligned_split(Relation rel, Page page, IndexTuple newitem,
+						OffsetNumber *origoff, int nitems, bool *feasible,
+						int best)
+{
+	int			window = nitems / 8;
+
+	if (IndexRelationGetNumberOfKeyAttributes(rel) < 2)
+		return best;
+	for (int d = 0; d <= window; d++)
+	{
+		if (best - d >= 1 && feasible[best - d] &&
+			ei_stream_boundary(rel, page, newitem, origoff, best - d))
+			return best - d;
+		if (d > 0 && best + d < nitems && feasible[best + d] &&
+			ei_stream_boundary(rel, page, newitem, origoff, best + d))
+			return best + d;
+	}
+	return best;
 }
 
 /*
@@ -1573,6 +1850,16 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
  * would leave the run a half-full page behind every time it passed one;
  * splitting at fillfactor leaves pages as full as an appending load does,
  * and the early keys move on ahead of the run until it reaches them.
+ *
+ * In an index of several key attributes, streams (what the attributes but
+ * the last tell apart, as devices in (device, ts)) come first (src/README.md,
+ * "Many sorted streams"): a new item that ends the stream the leaf begins
+ * with splits the leaf between that stream and the next, or moves a short
+ * head of the next stream right with it; an item at the end of a leaf that
+ * begins with other streams is no ascending run; and a split point chosen
+ * by shares of free space moves to a stream boundary nearby.  These rules
+ * read only the page being split, so a wrong guess costs density, never
+ * correctness.
  */
 static OffsetNumber
 ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
@@ -1586,11 +1873,19 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	int			nitems = maxoff - first + 2;	/* data items plus new item */
 	Size	   *sizes;
 	OffsetNumber *origoff;		/* original offset, or newitemoff for new */
+	bool	   *feasible;		/* both pages fit when k items go left */
+	Size	   *leftfree;		/* ... with this much free on the left */
+	Size	   *rightfree;		/* ... and this much on the right */
+	bool		ascending = false;	/* a fill-factor split at the end */
 	Size		usable;
 	Size		hikeysz = 0;
 	Size		total = 0;
 	Size		leftsz = 0;
 	double		fillmult = 0.5;
+	double		before;
+	bool		streamleaf;		/* the new item ends the leaf's first stream */
+	bool		headmoves;		/* ... and a short head follows it */
+	bool		batchrun;		/* an entry of a dense sorted batch */
 	double		bestdelta = -1;
 	int			best = -1;
 	bool		decided = false;
@@ -1605,6 +1900,9 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 	sizes = palloc(sizeof(Size) * nitems);
 	origoff = palloc(sizeof(OffsetNumber) * nitems);
+	feasible = palloc0(sizeof(bool) * nitems);
+	leftfree = palloc(sizeof(Size) * nitems);
+	rightfree = palloc(sizeof(Size) * nitems);
 	i = 0;
 	for (k = first; k <= maxoff + 1; k++)
 	{
@@ -1625,49 +1923,11 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	for (i = 0; i < nitems; i++)
 		total += sizes[i];
 
-	if (isleaf && istate != NULL && istate->run_next != NULL &&
-		newitemoff <= maxoff)
+	/* the free space each split point leaves on the two pages, if both fit */
+	for (k = 1; k < nitems; k++)
 	{
-		/*
-		 * An entry of a sorted batch (EIInsertSorted) that goes on densely
-		 * in this leaf: split where the leaf's items merged with the batch's
-		 * next entries reach the fill factor (ei_run_split_point).
-		 */
-		best = ei_run_split_point(rel, page, newitem, sizes, origoff, nitems,
-								  usable, hikeysz, istate, separator);
-		decided = (best >= 0);
-		if (!decided)
-			fillmult = Max(EIGetSplitFactor(rel),
-						   Min(EIGetFillFactor(rel) / 100.0,
-							   (double) (newitemoff - first + 1) / nitems));
-	}
-	else if (isleaf && newitemoff <= maxoff &&
-			 ei_follows_own_row(page, first, newitemoff, newitem))
-	{
-		/*
-		 * The run goes on after the new item: keep what precedes it on the
-		 * left, up to the fill factor, so that the run continues into the
-		 * room the split leaves.  A run still near the start of the page
-		 * (a second pass over keys a first pass loaded) gets a plain half
-		 * split; a fill-factor split there would peel off a nearly empty
-		 * right page at every split.
-		 */
-		double		before = (double) (newitemoff - first + 1) / nitems;
-
-		fillmult = Max(0.5, Min(EIGetFillFactor(rel) / 100.0, before));
-	}
-	else if (EI_RIGHTMOST(opaque) ||
-			 (isleaf && origoff[nitems - 1] == InvalidOffsetNumber))
-		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
-
-	/* k = number of virtual items that go left (1 .. nitems - 1) */
-	for (k = 1; !decided && k < nitems; k++)
-	{
-		Size		leftfree;
-		Size		rightfree;
 		Size		lhikey;
 		Size		rightsz;
-		double		delta;
 		IndexTuple	firstitem;
 
 		leftsz += sizes[k - 1];
@@ -1687,10 +1947,100 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 		if (leftsz + lhikey > usable || rightsz + hikeysz > usable)
 			continue;
-		leftfree = usable - leftsz - lhikey;
-		rightfree = usable - rightsz - hikeysz;
+		feasible[k] = true;
+		leftfree[k] = usable - leftsz - lhikey;
+		rightfree[k] = usable - rightsz - hikeysz;
+	}
 
-		delta = fillmult * (double) leftfree - (1.0 - fillmult) * (double) rightfree;
+	/*
+	 * Many sorted streams (src/README.md, "Many sorted streams"): in an
+	 * index on (stream, position), a new item that ends the stream the leaf
+	 * begins with, other streams' items after it, is one stream's append.
+	 * If the rest of the leaf is a short head of a stream that goes on past
+	 * the leaf, the head moves right with the new item, and the left page
+	 * keeps what it holds; else the split falls between the two streams,
+	 * if the stream fills at least half of the leaf, or keeps the fill
+	 * factor on the left if it fills more than that.
+	 */
+	before = (double) (newitemoff - first + 1) / nitems;
+	streamleaf = isleaf &&
+		ei_ends_leading_stream(rel, page, first, newitemoff, newitem);
+	headmoves = streamleaf && (maxoff - newitemoff + 1) * 8 <= nitems &&
+		ei_only_a_head_follows(rel, page, newitemoff);
+	batchrun = isleaf && istate != NULL && istate->run_next != NULL &&
+		newitemoff <= maxoff;
+
+	if (batchrun)
+	{
+		/*
+		 * An entry of a sorted batch (EIInsertSorted) that goes on densely
+		 * in this leaf: split where the leaf's items merged with the batch's
+		 * next entries reach the fill factor (ei_run_split_point).
+		 */
+		best = ei_run_split_point(rel, page, newitem, sizes, origoff, nitems,
+								  usable, hikeysz, istate,
+								  streamleaf && !headmoves, separator);
+		decided = (best >= 0);
+		if (!decided)
+			fillmult = Max(EIGetSplitFactor(rel),
+						   Min(EIGetFillFactor(rel) / 100.0, before));
+	}
+
+	if (decided)
+	{
+		/* the batch's walk chose the split point */
+	}
+	else if (headmoves && feasible[newitemoff - first])
+	{
+		best = newitemoff - first;
+		decided = true;
+	}
+	else if (streamleaf && before >= 0.5)
+	{
+		if (before > EIGetFillFactor(rel) / 100.0)
+			fillmult = EIGetFillFactor(rel) / 100.0;
+		else if (feasible[newitemoff - first + 1])
+		{
+			best = newitemoff - first + 1;
+			decided = true;
+		}
+	}
+	else if (!batchrun && isleaf && newitemoff <= maxoff &&
+			 ei_follows_own_row(page, first, newitemoff, newitem))
+	{
+		/*
+		 * The run goes on after the new item: keep what precedes it on the
+		 * left, up to the fill factor, so that the run continues into the
+		 * room the split leaves.  A run still near the start of the page
+		 * (a second pass over keys a first pass loaded) gets a plain half
+		 * split; a fill-factor split there would peel off a nearly empty
+		 * right page at every split.
+		 */
+		fillmult = Max(0.5, Min(EIGetFillFactor(rel) / 100.0, before));
+	}
+	else if (!batchrun &&
+			 (EI_RIGHTMOST(opaque) ||
+			  (isleaf && origoff[nitems - 1] == InvalidOffsetNumber &&
+			   !ei_follows_other_streams(rel, page, first, newitem))))
+	{
+		/*
+		 * An ascending run; but not one stream's entry at the end of a leaf
+		 * that begins with other streams, whose items the fill factor would
+		 * pack into a leaf that they go on growing in.
+		 */
+		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
+		ascending = true;
+	}
+
+	/* k = number of virtual items that go left (1 .. nitems - 1) */
+	for (k = 1; !decided && k < nitems; k++)
+	{
+		double		delta;
+
+		if (!feasible[k])
+			continue;
+		delta = fillmult * (double) leftfree[k] -
+			(1.0 - fillmult) * (double) rightfree[k];
 		if (delta < 0)
 			delta = -delta;
 		if (best < 0 || delta < bestdelta)
@@ -1703,6 +2053,16 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	if (best < 0)
 		elog(ERROR, "could not find a feasible split point for index \"%s\"",
 			 RelationGetRelationName(rel));
+
+	/*
+	 * Near a split point chosen by shares of free space, prefer one between
+	 * two streams: a stream cut in two leaves its first part on a leaf it
+	 * no longer grows on (src/README.md, "Many sorted streams").  The
+	 * entry at the end of a leaf keeps its fill-factor split.
+	 */
+	if (!decided && isleaf && !ascending)
+		best = ei_stream_aligned_split(rel, page, newitem, origoff, nitems,
+									   feasible, best);
 
 	/* translate the virtual position back to original offsets */
 	if (origoff[best] == InvalidOffsetNumber)
@@ -1723,6 +2083,9 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 	pfree(sizes);
 	pfree(origoff);
+	pfree(feasible);
+	pfree(leftfree);
+	pfree(rightfree);
 	return (OffsetNumber) k;
 }
 

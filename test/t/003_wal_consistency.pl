@@ -164,6 +164,18 @@ SELECT elastic_btree_expand('ic_b');
 INSERT INTO ic SELECT g, g, g % 7, 'z' FROM generate_series(5001, 5500) AS g;
 RESET osm_tree.top_inserts;
 RESET osm_tree.flush_worker;
+-- many sorted streams: (device, ts) with devices interleaved, so that leaves
+-- split between two devices, move a device's head right with another's
+-- entries, and split at device boundaries (src/README.md, "Many sorted
+-- streams"), through osm_tree's batches and elastic_btree's single rows
+DROP TABLE IF EXISTS ms;
+CREATE TABLE ms (device int4, ts int8);
+CREATE INDEX ms_o ON ms USING osm_tree (device, ts) WITH (batch_size = 2000);
+CREATE INDEX ms_e ON ms USING elastic_btree (device, ts);
+INSERT INTO ms SELECT g % 40, g / 40 FROM generate_series(0, 5999) AS g;
+INSERT INTO ms SELECT g % 40, g / 40 FROM generate_series(6000, 11999) AS g;
+INSERT INTO ms SELECT g % 40, g / 40 FROM generate_series(12000, 17999) AS g;
+INSERT INTO ms SELECT g % 40, g / 40 FROM generate_series(18000, 23999) AS g;
 };
 
 sub run_and_check
@@ -192,7 +204,8 @@ sub run_and_check
 		q{SELECT count(*) FROM ob AS x WHERE x.k % 9 = 0 AND (SELECT count(*) FROM ob AS y WHERE y.t = x.t) = 1},
 		q{SELECT count(*), md5(string_agg(concat_ws('/', k, id, a, w), ',')) FROM (SELECT k, id, a, w FROM ic WHERE k > 100 ORDER BY k, id) AS x},
 		q{SELECT count(*), sum(k), md5(string_agg(w, ',')) FROM (SELECT k, w FROM ic WHERE k < 2000 ORDER BY k) AS x},
-		q{SELECT count(*), sum(k) FROM (SELECT a, k FROM ic WHERE a BETWEEN 10 AND 60 ORDER BY a) AS x})
+		q{SELECT count(*), sum(k) FROM (SELECT a, k FROM ic WHERE a BETWEEN 10 AND 60 ORDER BY a) AS x},
+		q{SELECT count(*), md5(string_agg(device || ':' || ts, ',')) FROM (SELECT device, ts FROM ms WHERE device >= 0 ORDER BY device, ts) AS x})
 	{
 		is($standby->safe_psql('postgres', "$force $q"),
 			$primary->safe_psql('postgres', "$force $q"),
@@ -245,7 +258,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t ic_k ic_o ic_b))
+foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t ic_k ic_o ic_b ms_o ms_e))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");
