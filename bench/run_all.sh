@@ -20,6 +20,8 @@
 #                                elastic_btree, osm_tree
 #   bench/parallel_build/run.sh  CREATE INDEX serially and with 2 workers:
 #                                btree, elastic_btree, osm_tree
+#   bench/concurrent_copy/run.sh 4 concurrent COPY streams of near-sorted
+#                                rows, with their wait events: btree, osm_tree
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -47,7 +49,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy"
 size=default
 out=""
 plot_only=0
@@ -101,6 +103,7 @@ runner_args() {
 		serializable) echo "--small" ;;
 		search_array) echo "--small" ;;
 		parallel_build) echo "--small --repeat 1" ;;
+		concurrent_copy) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -120,6 +123,7 @@ report_of() {
 	serializable) echo serializable ;;
 	search_array) echo search-array ;;
 	parallel_build) echo parallel-build ;;
+	concurrent_copy) echo concurrent-copy ;;
 	esac
 }
 

@@ -626,6 +626,18 @@ EINewBuf(Relation rel)
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		if (needLock)
 			UnlockRelationForExtension(rel, ExclusiveLock);
+
+		/*
+		 * A page just added is all zeros; one that is not was handed to
+		 * another backend meanwhile (as hio.c checks for heaps), and using
+		 * it would overwrite that backend's page.
+		 */
+		if (!PageIsNew(BufferGetPage(buf)))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("new page %u of index \"%s\" is not empty",
+							BufferGetBlockNumber(buf),
+							RelationGetRelationName(rel))));
 		EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
 		/* the block bound (ei_check_block_in_index) knows our new page */
 		{

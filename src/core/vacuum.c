@@ -304,7 +304,8 @@ static void
 ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	Relation	rel = info->index;
-	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	bool		needLock = !RELATION_IS_LOCAL(rel);
+	BlockNumber nblocks;
 	BlockNumber blkno;
 	BlockNumber last_used = EI_METAPAGE;
 	BlockNumber trailing_deleted = 0;	/* deleted pages after last_used */
@@ -315,6 +316,20 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	stats->pages_deleted = 0;
 	stats->pages_free = 0;
+
+	/*
+	 * The length under the extension lock, as nbtree's btvacuumscan reads
+	 * it: a backend extending the index (EINewBuf) holds the lock until it
+	 * has locked its new page, so every page below this length is either
+	 * initialized or locked by its extender, never a new page nobody holds
+	 * yet, which this pass would record as free for another backend to take
+	 * as well.
+	 */
+	if (needLock)
+		LockRelationForExtension(rel, ExclusiveLock);
+	nblocks = RelationGetNumberOfBlocks(rel);
+	if (needLock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
 
 	if (stats->pages_newly_deleted > 0)
 		fence = EIAdvanceRecycleFence(rel);
