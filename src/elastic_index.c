@@ -34,6 +34,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"in_build_worker", EI_FAULT_IN_BUILD_WORKER, false},
 	{"unlocked_read_gate", EI_FAULT_UNLOCKED_READ_GATE, false},
 	{"build_phase_gate", EI_FAULT_BUILD_PHASE_GATE, false},
+	{"extension_gate", EI_FAULT_EXTENSION_GATE, false},
 	{NULL, 0, false}
 };
 #endif

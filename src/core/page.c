@@ -623,6 +623,9 @@ EINewBuf(Relation rel)
 		if (needLock)
 			LockRelationForExtension(rel, ExclusiveLock);
 		buf = ReadBuffer(rel, P_NEW);
+		/* tests: hold the new page unlocked (debug_fault extension_gate) */
+		if (needLock)
+			EIFaultExtensionGate(rel);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		if (needLock)
 			UnlockRelationForExtension(rel, ExclusiveLock);

@@ -34,6 +34,7 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/predicate.h"
 #include "storage/proc.h"
@@ -43,8 +44,12 @@
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
 #ifdef EI_FAULT_INJECTION
+/* the longest the extension gate waits for a waiter (milliseconds) */
+#define EI_EXTENSION_GATE_CAP_MS	5000
+
 /* debug fault injection for crash tests (elastic_index.debug_fault) */
 int			ei_debug_fault = EI_FAULT_NONE;
 
@@ -76,6 +81,46 @@ EIFaultGate(int point, uint32 gate)
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) point, gate, 2);
 	(void) LockAcquire(&tag, ShareLock, false, false);
 	LockRelease(&tag, ShareLock, false);
+}
+
+/*
+ * Hold a backend that has just added a page to the index, holding the
+ * relation extension lock but not yet the page's buffer lock, until another
+ * backend waits for the extension lock, for at most a few seconds; once per
+ * session, at its first extension after the debug GUC was set.
+ *
+ * The holder of an extension lock may take no heavyweight lock, so this
+ * polls instead of waiting on an advisory lock, reporting the wait event
+ * PgSleep so that a test can see where the backend stands.  The cap only
+ * bounds the wait when nobody ever asks for the lock.
+ */
+void
+EIFaultExtensionGate(Relation rel)
+{
+	static bool fired = false;
+	int			waited_ms = 0;
+	bool		waiter = false;
+
+	if (ei_debug_fault != EI_FAULT_EXTENSION_GATE || fired)
+		return;
+	fired = true;
+	while (waited_ms < EI_EXTENSION_GATE_CAP_MS)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* the count includes us, its holder */
+		if (RelationExtensionLockWaiterCount(rel) > 1)
+		{
+			waiter = true;
+			break;
+		}
+		pgstat_report_wait_start(WAIT_EVENT_PG_SLEEP);
+		pg_usleep(10 * 1000L);
+		pgstat_report_wait_end();
+		waited_ms += 10;
+	}
+	elog(LOG, "elastic_index: extension gate of index \"%s\" released %s after %d ms",
+		 RelationGetRelationName(rel),
+		 waiter ? "by a waiter" : "by its time cap", waited_ms);
 }
 #endif
 

@@ -882,14 +882,19 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_BUILD_PHASE_GATE	10	/* a build waits as it enters its
 										 * sort and load phases (gate: the
 										 * phase number) */
+#define EI_FAULT_EXTENSION_GATE	11	/* a backend's first extension waits,
+									 * its new page not yet locked, until
+									 * another waits for the extension lock */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
 extern void EIFaultGate(int point, uint32 gate);
+extern void EIFaultExtensionGate(Relation rel);
 #else
 #define ei_debug_fault			EI_FAULT_NONE
 #define EIFaultPoint(point)		((void) (point))
 #define EIFaultGate(point, gate)	((void) (point), (void) (gate))
+#define EIFaultExtensionGate(rel)	((void) (rel))
 #endif
 
 /* core/vacuum.c: VACUUM */
