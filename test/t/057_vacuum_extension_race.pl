@@ -101,6 +101,8 @@ $old_snapshot->quit;
 my ($count, $failed) = $extender->query(q{SELECT count(*) FROM o WHERE k = 0});
 is($failed, 0, "the extender's insert succeeds")
   or diag($extender->{stderr});
+# (16's development snapshot's BackgroundPsql leaves the newline on)
+$count =~ s/\s+$// if defined $count;
 is($count, '1', "the extender's row is there");
 $extender->quit;
 
