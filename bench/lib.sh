@@ -179,6 +179,17 @@ psql_b() {
 		-h "$sock" -p "$port" -U "$dbuser" -d bench "$@"
 }
 
+# The commit of the repository at $1 that a report names ("none" outside
+# git), with a note if src/ or sql/ has uncommitted changes.
+repo_commit() {
+	local commit
+	commit=$(git -C "$1" rev-parse --short HEAD 2>/dev/null || echo "none")
+	if [ "$commit" != none ] && ! git -C "$1" diff --quiet HEAD -- src sql 2>/dev/null; then
+		commit="$commit with uncommitted changes to src/ or sql/"
+	fi
+	echo "$commit"
+}
+
 # Seconds since the epoch, with fractions.
 now() {
 	date +%s.%N

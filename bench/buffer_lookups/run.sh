@@ -167,10 +167,7 @@ step "range scans: btree ${tps[rangebtree]} tps, osm_tree ${tps[rangeosm]} tps"
 
 step "report: $out/buffer-lookups.csv, $out/buffer-lookups.md"
 cp "$results" "$out/buffer-lookups.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 awk -F, -v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v commit="$commit" -v rows="$rows" -v buffered="$buffered" \

@@ -242,10 +242,7 @@ done
 
 step "report: $out/citus-copy.csv, $out/citus-copy.md"
 cp "$results" "$out/citus-copy.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 {
 	echo "# COPY through a Citus coordinator into a distributed table"
 	echo

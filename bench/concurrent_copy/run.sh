@@ -235,10 +235,7 @@ done
 step "report: $out/concurrent-copy.csv, concurrent-copy-waits.csv, concurrent-copy.md"
 cp "$results" "$out/concurrent-copy.csv"
 cp "$waits" "$out/concurrent-copy-waits.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 {
 	echo "# Concurrent COPY streams of near-sorted rows"
 	echo

@@ -272,10 +272,7 @@ mkdir -p "$out"
 	cat "$capacity"
 } >"$out/$name-capacity.csv"
 
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 end_epoch=$(date +%s)
 awk -F, \
 	-v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \

@@ -171,10 +171,7 @@ done
 
 step "report: $out/parallel-scan.csv, $out/parallel-scan.md"
 cp "$results" "$out/parallel-scan.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 awk -F, -v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v commit="$commit" -v rows="$rows" -v buffered="$buffered" -v bp="$bp" \

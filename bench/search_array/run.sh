@@ -134,10 +134,7 @@ done
 
 step "report: $out/search-array.csv, $out/search-array.md"
 cp "$results" "$out/search-array.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 {
 	echo "# = ANY (array) lookups against btree"
 	echo

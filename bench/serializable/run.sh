@@ -158,10 +158,7 @@ done
 
 step "report: $out/serializable.csv, $out/serializable.md"
 cp "$results" "$out/serializable.csv"
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo "none")
-if [ "$commit" != none ] && ! git -C "$repo" diff --quiet HEAD -- src sql 2>/dev/null; then
-	commit="$commit with uncommitted changes to src/ or sql/"
-fi
+commit=$(repo_commit "$repo")
 awk -F, -v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v commit="$commit" -v rows="$rows" -v secs="$secs" -v clients="$clients" \
