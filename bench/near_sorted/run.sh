@@ -31,7 +31,7 @@
 # Usage: bench/near_sorted/run.sh [--rows N] [--large]
 #            [--sortedness "0:0 1:1 5:5 25:25 100:100"] [--types "int8 timestamp"]
 #            [--batch B] [--singles M] [--clients C] [--duration S]
-#            [--repeat R] [--kinds "elastic osm"]
+#            [--repeat R] [--kinds "elastic osm"] [--durable]
 #            [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
 #   --rows N        rows per data set (default 5000000, the size issue 6's
@@ -51,6 +51,9 @@
 #   --kinds         index kinds besides btree: brin, elastic (elastic_btree),
 #                   osm (osm_tree); default osm (all three take about twice
 #                   as long)
+#   --durable       fsync and synchronous_commit on, as users run servers
+#                   (default off: the cost of the index alone, without the
+#                   flushes every commit pays)
 set -euo pipefail
 
 # One brace group: bash parses the whole script before running it.
@@ -69,6 +72,7 @@ clients=4
 duration=3
 repeat=3
 kinds="osm"
+durable=0
 port=56090
 out="$repo/docs/benchmarks"
 workbase=${TMPDIR:-/tmp}
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--duration) need_int "$1" "${2-}"; duration=$2; shift 2 ;;
 	--repeat) need_int "$1" "${2-}"; repeat=$2; shift 2 ;;
 	--kinds) kinds=${2-}; shift 2 ;;
+	--durable) durable=1; shift ;;
 	--port) need_int "$1" "${2-}"; port=$2; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--workdir) workbase=${2:?--workdir needs a directory}; shift 2 ;;
@@ -149,6 +154,7 @@ step "cluster: initdb in $work (rows=$rows, sortedness='$sortedness', types='$ty
 cluster_initdb bench/near_sorted/run.sh <<EOF
 shared_preload_libraries = 'elastic_index'
 max_connections = 40
+$([ "$durable" -eq 0 ] || printf 'fsync = on\nsynchronous_commit = on')
 EOF
 step "cluster: start on port $port"
 cluster_start
@@ -311,7 +317,7 @@ if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 awk -F, -v cmd="$command_line" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v rows="$rows" -v batch="$batch" -v singles="$singles" -v clients="$clients" \
 	-v duration="$duration" -v repeat="$repeat" -v kinds="$kinds" -v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
-	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" -v plot="$plot" \
+	-v commit="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" -v plot="$plot" -v durable="$durable" \
 	-f "$here/report.awk" "$results" >"$out/near-sorted.md"
 step "report: $out/near-sorted.csv, $out/near-sorted.md"
 if [ "$plot" -eq 1 ]; then

@@ -433,8 +433,11 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		MAXALIGN(sizeof(EIPageOpaqueData));
 	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
 	Page		tmp = PageGetTempPage(page);
-	OffsetNumber *offsets = palloc(sizeof(OffsetNumber) * nitems);
-	IndexTuple *inserted = palloc(sizeof(IndexTuple) * nitems);
+
+	/* no more entries than a leaf holds go in, however long the batch */
+	int			maxinserted = Min(nitems, MaxIndexTuplesPerPage);
+	OffsetNumber *offsets = palloc(sizeof(OffsetNumber) * maxinserted);
+	IndexTuple *inserted = palloc(sizeof(IndexTuple) * maxinserted);
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
@@ -443,7 +446,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	/* build the leaf's new contents aside; it changes in one step below */
 	memcpy(tmp, page, BLCKSZ);
 
-	for (k = 0; k < nitems; k++)
+	for (k = 0; k < nitems && ninserted < maxinserted; k++)
 	{
 		IndexTuple	itup = items[k];
 		Size		itemsz = MAXALIGN(IndexTupleSize(itup));

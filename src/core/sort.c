@@ -248,8 +248,48 @@ EIEntryCompare(EIEntrySort *esort, const EISortEntry *a, const EISortEntry *b)
 #include "lib/sort_template.h"
 
 /*
+ * The same four orders again as outlier sorts (src/lib/outliersort.h) over
+ * the quicksorts above: a near-sorted array, as an osm_tree batch of a
+ * near-sorted load is, costs about one comparison per entry in place.
+ */
+#define OS_ELEMENT_TYPE EISortEntry
+#define OS_ARG_TYPE EIEntrySort
+#define OS_ALLOC(sz) palloc_extended((sz), MCXT_ALLOC_HUGE)
+#define OS_REALLOC(p, sz) repalloc_huge((p), (sz))
+#define OS_FREE(p) pfree(p)
+#define OS_CHECK_FOR_INTERRUPTS() CHECK_FOR_INTERRUPTS()
+#define OS_SORT ei_outlier_sort_unsigned
+#define OS_COMPARE(a, b, arg) ei_sort_compare_unsigned(a, b, arg)
+#define OS_BASE_SORT(a, n, arg) ei_sort_entries_unsigned(a, n, arg)
+#include "outliersort.h"
+
+#define OS_SORT ei_outlier_sort_signed
+#define OS_COMPARE(a, b, arg) ei_sort_compare_signed(a, b, arg)
+#define OS_BASE_SORT(a, n, arg) ei_sort_entries_signed(a, n, arg)
+#include "outliersort.h"
+
+#define OS_SORT ei_outlier_sort_int32
+#define OS_COMPARE(a, b, arg) ei_sort_compare_int32(a, b, arg)
+#define OS_BASE_SORT(a, n, arg) ei_sort_entries_int32(a, n, arg)
+#include "outliersort.h"
+
+#define OS_SORT ei_outlier_sort
+#define OS_COMPARE(a, b, arg) ei_sort_compare(a, b, arg)
+#define OS_BASE_SORT(a, n, arg) ei_sort_entries(a, n, arg)
+#include "outliersort.h"
+#undef OS_ELEMENT_TYPE
+#undef OS_ARG_TYPE
+#undef OS_ALLOC
+#undef OS_REALLOC
+#undef OS_FREE
+#undef OS_CHECK_FOR_INTERRUPTS
+
+/*
  * Sort n entries in the tree's order, with a comparison specialized for the
- * first key's sort support where one applies.
+ * first key's sort support where one applies.  Entries out of place are
+ * set aside, sorted alone and merged back (src/lib/outliersort.h): at most
+ * an eighth of the entries, kept in a second array; input far from sorted
+ * is quicksorted after a short first pass.
  */
 void
 EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n)
@@ -257,11 +297,11 @@ EIEntrySortRun(EIEntrySort *esort, EISortEntry *entries, int64 n)
 	SortSupport first = &esort->sortkeys[0];
 
 	if (first->comparator == ssup_datum_unsigned_cmp)
-		ei_sort_entries_unsigned(entries, n, esort);
+		(void) ei_outlier_sort_unsigned(entries, n, esort);
 	else if (first->comparator == ssup_datum_signed_cmp)
-		ei_sort_entries_signed(entries, n, esort);
+		(void) ei_outlier_sort_signed(entries, n, esort);
 	else if (first->comparator == ssup_datum_int32_cmp)
-		ei_sort_entries_int32(entries, n, esort);
+		(void) ei_outlier_sort_int32(entries, n, esort);
 	else
-		ei_sort_entries(entries, n, esort);
+		(void) ei_outlier_sort(entries, n, esort);
 }
