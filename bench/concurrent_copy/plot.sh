@@ -86,7 +86,7 @@ event_colours=("#f0e442" "#0072b2" "#d55e00" "#cc79a7" "#56b4e9" "#e69f00" "#009
 	echo "set output '$dir/concurrent-copy.png'"
 	echo "set datafile missing '-'"
 	echo "cmd = $cmd"
-	echo "set multiplot layout 2,2 title \"Concurrent COPY streams of near-sorted rows into one table, fsync and synchronous_commit on\\nfrom concurrent-copy.csv and concurrent-copy-waits.csv of: \".cmd.\"   (drawn by bench/concurrent_copy/plot.sh)\" font ',11'"
+	echo "set multiplot layout 2,2 title \"Concurrent COPY streams of near-sorted rows into one table, fsync and synchronous_commit on\\nfrom concurrent-copy.csv and concurrent-copy-waits.csv of\\n\".cmd.\"   (drawn by bench/concurrent_copy/plot.sh)\" font ',11'"
 	echo "set style fill solid 0.85 border -1"
 	echo "set grid ytics; set yrange [0:*]; set offsets 0, 0, graph 0.1, 0"
 	echo "set key below horizontal font ',9' samplen 1.5"
