@@ -22,6 +22,9 @@
 #                                btree, elastic_btree, osm_tree
 #   bench/concurrent_copy/run.sh 4 concurrent COPY streams of near-sorted
 #                                rows, with their wait events: btree, osm_tree
+#   bench/insert_latency/run.sh  single-row INSERT latency (p50 to p99.9) from
+#                                8 clients, durably: btree, osm_tree with and
+#                                without its insert buffer, elastic_btree
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -37,8 +40,9 @@
 # extension must be installed ("make install").
 #
 # When gnuplot is installed every runner draws PNG plots from its CSV next
-# to its report and links them from it: core, sliding_window, near_sorted
-# and osm_tuning with their bench/<runner>/plot.sh DIR, elastic and ycsb in
+# to its report and links them from it: core, sliding_window, near_sorted,
+# osm_tuning, concurrent_copy and insert_latency with their
+# bench/<runner>/plot.sh DIR, elastic and ycsb in
 # their run.sh.  --plot-only runs no benchmark: it redraws, with those
 # plot.sh scripts, the plots of the CSVs already in --out (default
 # docs/benchmarks; e.g. --out docs/benchmarks/suite).
@@ -49,7 +53,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy insert_latency"
 size=default
 out=""
 plot_only=0
@@ -104,6 +108,7 @@ runner_args() {
 		search_array) echo "--small" ;;
 		parallel_build) echo "--small --repeat 1" ;;
 		concurrent_copy) echo "--small" ;;
+		insert_latency) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -124,6 +129,7 @@ report_of() {
 	search_array) echo search-array ;;
 	parallel_build) echo parallel-build ;;
 	concurrent_copy) echo concurrent-copy ;;
+	insert_latency) echo insert-latency ;;
 	esac
 }
 

@@ -31,8 +31,10 @@
 #
 # Results: docs/benchmarks/concurrent-copy.csv (per round),
 # concurrent-copy-waits.csv (samples per kind and event) and
-# concurrent-copy.md, or --out DIR.  The extension must be installed ("make
-# install"); PG_BINDIR (default Debian's 15) chooses the server.
+# concurrent-copy.md, and concurrent-copy.png drawn by
+# bench/concurrent_copy/plot.sh when gnuplot is installed; or --out DIR.
+# The extension must be installed ("make install"); PG_BINDIR (default
+# Debian's 15) chooses the server.
 #
 # Usage: bench/concurrent_copy/run.sh [--rows N] [--small | --large]
 #            [--streams S] [--batch B] [--chunk C] [--rounds R] [--top T]
@@ -235,6 +237,7 @@ done
 step "report: $out/concurrent-copy.csv, concurrent-copy-waits.csv, concurrent-copy.md"
 cp "$results" "$out/concurrent-copy.csv"
 cp "$waits" "$out/concurrent-copy-waits.csv"
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 commit=$(repo_commit "$repo")
 {
 	echo "# Concurrent COPY streams of near-sorted rows"
@@ -246,6 +249,10 @@ commit=$(repo_commit "$repo")
 	echo "- $rows int8 keys 1..N in a K=L=$kl% near-sorted arrival order (\`elastic_index_near_sorted\`), dealt to $streams streams in chunks of $chunk rows in arrival order; each stream one session running \`COPY\` from server-side files of $batch rows, one transaction each ($nfiles in all); the streams start together, a load lasts until the last one ends. One index on the key per kind (none: no index). Kinds interleaved, a fresh table per load, best of $rounds rounds."
 	echo "- Index maintenance = the kind's load time minus the no-index load time of the same round (best round)."
 	echo
+	if [ "$plot" -eq 1 ]; then
+		echo "![load and index maintenance time, index size, leaf fill and wait-event shares per kind](concurrent-copy.png)"
+		echo
+	fi
 	echo "| kind | load s | ratio | index maintenance s | ratio | index size MB | size ratio | leaf fill % |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	awk -v c="${best_load[none]}" 'BEGIN { printf "| none | %.3f | | | | | | |\n", c }'
@@ -284,6 +291,11 @@ commit=$(repo_commit "$repo")
 	echo "Every event and count: concurrent-copy-waits.csv."
 } >"$out/concurrent-copy.md"
 cat "$out/concurrent-copy.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/concurrent-copy.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/concurrent_copy/plot.sh failed; the CSV and the report are written" >&2
+fi
 
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0

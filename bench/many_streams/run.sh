@@ -14,8 +14,10 @@
 # index size and its ratio to btree's, and leaf fill.  src/README.md,
 # "Many sorted streams", says what the split rules do and what to expect.
 #
-# Results: docs/benchmarks/many-streams.csv and many-streams.md, or --out
-# DIR.  The extension must be installed ("make install").
+# Results: docs/benchmarks/many-streams.csv and many-streams.md, and
+# many-streams.png drawn by bench/many_streams/plot.sh when gnuplot is
+# installed; or --out DIR.  The extension must be installed ("make
+# install").
 #
 # Usage: bench/many_streams/run.sh [--rows N] [--small | --large]
 #            [--devices "1000 10000"] [--batch B] [--repeat R]
@@ -154,11 +156,12 @@ done
 
 step "report: $out/many-streams.csv, $out/many-streams.md"
 cp "$results" "$out/many-streams.csv"
+if command -v gnuplot >/dev/null; then plot=1; else plot=0; fi
 commit=$(repo_commit "$repo")
 awk -F, -v cmd="$command_line" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 	-v nproc="$(nproc)" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v commit="$commit" -v rows="$rows" -v batch="$batch" -v repeat="$repeat" \
-	-v kinds="$kinds" '
+	-v kinds="$kinds" -v plot="$plot" '
 NR == 1 { next }
 {
 	if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
@@ -174,6 +177,7 @@ END {
 	printf "- %d rows `(device_id int4, ts timestamp)`: row g is device g mod D at second g div D, so every device appends in ts order and consecutive rows belong to different devices. COPY in transactions of %d rows, into a table without an index and with each index; %d rounds, each loading every kind once; the fastest load of each kind counts.\n", rows, batch, repeat
 	print "- Index maintenance = COPY time with the index - COPY time without. Ratios are kind / btree from the same run (below 1 is cheaper or smaller)."
 	print ""
+	if (plot) { print "![index maintenance / btree, index size and leaf fill per kind and device count](many-streams.png)"; print "" }
 	print "| devices | kind | COPY s | maintenance s | maintenance / btree | index MB | size / btree | leaf fill % |"
 	print "|---:|---|---:|---:|---:|---:|---:|---:|"
 	nk = split("btree " kinds, kl, " ")
@@ -196,6 +200,11 @@ END {
 	print ""
 	print "Raw numbers are in many-streams.csv."
 }' "$results" >"$out/many-streams.md"
+if [ "$plot" -eq 1 ]; then
+	step "plot: $out/many-streams.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/many_streams/plot.sh failed; the CSV and the report are written" >&2
+fi
 
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0
