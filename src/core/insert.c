@@ -433,8 +433,11 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		MAXALIGN(sizeof(EIPageOpaqueData));
 	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
 	Page		tmp = PageGetTempPage(page);
-	OffsetNumber *offsets = palloc(sizeof(OffsetNumber) * nitems);
-	IndexTuple *inserted = palloc(sizeof(IndexTuple) * nitems);
+
+	/* a leaf holds at most MaxIndexTuplesPerPage: no more go in here */
+	int			maxinserted = Min(nitems, MaxIndexTuplesPerPage);
+	OffsetNumber *offsets = palloc(sizeof(OffsetNumber) * maxinserted);
+	IndexTuple *inserted = palloc(sizeof(IndexTuple) * maxinserted);
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
@@ -490,7 +493,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			continue;
 		}
 
-		if (PageGetFreeSpace(tmp) < itemsz)
+		if (PageGetFreeSpace(tmp) < itemsz || ninserted == maxinserted)
 		{
 			int			nleaf = PageGetMaxOffsetNumber(tmp) -
 				EI_FIRST_DATA(opaque) + 1;
