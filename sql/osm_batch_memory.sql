@@ -15,7 +15,7 @@ RESET client_min_messages;
 --
 SET ei_test.am = 'osm_tree';
 
--- The setting: -1 (work_mem) by default, else at least 64 kB, in kB units.
+-- The setting: 8MB by default; -1 (work_mem), or at least 64 kB, in kB units.
 SHOW osm_tree.batch_memory;
 SET osm_tree.batch_memory = 63;
 SET osm_tree.batch_memory = 0;
@@ -27,6 +27,8 @@ SHOW osm_tree.batch_memory;
 SET osm_tree.batch_memory = '2MB';
 SHOW osm_tree.batch_memory;
 SET osm_tree.batch_memory = -1;
+SHOW osm_tree.batch_memory;
+RESET osm_tree.batch_memory;
 SHOW osm_tree.batch_memory;
 -- it is the transaction's, not an index's: no storage parameter
 CREATE TABLE m_opts (k int8);
@@ -68,7 +70,7 @@ SELECT ei_diff('m', 'SELECT g, k FROM %I WHERE g = 42 ORDER BY g, k DESC', true)
 SELECT ei_diff('m', 'SELECT id FROM %I WHERE k = ANY (ARRAY[1, 777, 50000, 50001, 55001, 60000])', false, '{bitmap}');
 SELECT count(*) FROM m_ei WHERE id > 50000 AND id <= 55000;
 
--- The default (work_mem, 4MB) applies the same load in a few pieces.
+-- The default (8MB) applies the same load in a few pieces.
 RESET osm_tree.batch_memory;
 SELECT elastic_index_activity_reset('m_ei_k');
 BEGIN;
@@ -78,6 +80,18 @@ FROM elastic_index_stat_activity WHERE indexrelname = 'm_ei_k';
 COMMIT;
 SELECT ei_check_all('m');
 SELECT ei_diff('m', 'SELECT k FROM %I WHERE k BETWEEN 59990 AND 60010 ORDER BY k', true);
+
+-- -1 takes work_mem as the bound.
+CREATE TABLE m_w (k int8);
+CREATE INDEX m_w_k ON m_w USING osm_tree (k);
+SET osm_tree.batch_memory = -1;
+SET work_mem = '64kB';
+INSERT INTO m_w SELECT generate_series(1, 5000);
+SELECT batches_applied > 3 AS several_pieces
+FROM elastic_index_stat_activity WHERE indexrelname = 'm_w_k';
+RESET work_mem;
+RESET osm_tree.batch_memory;
+SELECT elastic_index_check('m_w_k', true);
 
 -- The bound is the transaction's: a batch another table's index holds is
 -- applied when a lower bound leaves it no room, before the commit.

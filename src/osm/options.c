@@ -30,7 +30,7 @@ double		osm_split_factor = 0.7;
 int			osm_batch_size = 100000;
 
 /* osm_tree.batch_memory: kB a transaction's batches may take (-1: work_mem) */
-int			osm_batch_memory = -1;
+int			osm_batch_memory = 8192;
 
 /* osm_tree.buffer_size: pages of the insert buffer (0: no buffer) */
 int			osm_buffer_size = 32;
@@ -98,7 +98,7 @@ OsmInitGUCs(void)
 							"Memory a transaction's osm_tree batches may take, over all its indexes, before they are applied; -1 uses work_mem.",
 							"Counts the entries' copies and the arrays that hold and sort them.",
 							&osm_batch_memory,
-							-1, -1, MAX_KILOBYTES,
+							8192, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							osm_check_batch_memory, NULL, NULL);
 
