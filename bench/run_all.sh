@@ -22,6 +22,8 @@
 #                                btree, elastic_btree, osm_tree
 #   bench/concurrent_copy/run.sh 4 concurrent COPY streams of near-sorted
 #                                rows, with their wait events: btree, osm_tree
+#   bench/bounded_memory/run.sh  one-transaction COPY under osm_tree.batch_memory
+#                                with small shared_buffers: btree, osm_tree
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -49,7 +51,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy bounded_memory"
 size=default
 out=""
 plot_only=0
@@ -104,6 +106,7 @@ runner_args() {
 		search_array) echo "--small" ;;
 		parallel_build) echo "--small --repeat 1" ;;
 		concurrent_copy) echo "--small" ;;
+		bounded_memory) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -124,6 +127,7 @@ report_of() {
 	search_array) echo search-array ;;
 	parallel_build) echo parallel-build ;;
 	concurrent_copy) echo concurrent-copy ;;
+	bounded_memory) echo bounded-memory ;;
 	esac
 }
 
