@@ -19,7 +19,6 @@ SET ei_test.am = 'osm_tree';
 SHOW osm_tree.batch_memory;
 SET osm_tree.batch_memory = 63;
 SET osm_tree.batch_memory = 0;
-SET osm_tree.batch_memory = -2;
 SET osm_tree.batch_memory = '3TB';
 SET osm_tree.batch_memory = 'lots';
 SET osm_tree.batch_memory = 64;
@@ -86,12 +85,39 @@ CREATE TABLE m_w (k int8);
 CREATE INDEX m_w_k ON m_w USING osm_tree (k);
 SET osm_tree.batch_memory = -1;
 SET work_mem = '64kB';
-INSERT INTO m_w SELECT generate_series(1, 5000);
+INSERT INTO m_w SELECT generate_series(1, 10000);
 SELECT batches_applied > 3 AS several_pieces
 FROM elastic_index_stat_activity WHERE indexrelname = 'm_w_k';
 RESET work_mem;
 RESET osm_tree.batch_memory;
 SELECT elastic_index_check('m_w_k', true);
+
+-- Without top_inserts, pieces smaller than one flush go to the insert
+-- buffer; the index still answers as a sequential scan does.
+CREATE TABLE m_f (id int8, k int8);
+CREATE INDEX m_f_k ON m_f USING osm_tree (k);
+SET osm_tree.top_inserts = off;
+SET osm_tree.batch_memory = '64kB';
+BEGIN;
+INSERT INTO m_f SELECT pos, key FROM elastic_index_near_sorted(20000, 5, 5, 7);
+COMMIT;
+SELECT batches_applied > 3 AS several_pieces, buffer_inserts > 0 AS buffered
+FROM elastic_index_stat_activity WHERE indexrelname = 'm_f_k';
+RESET osm_tree.top_inserts;
+RESET osm_tree.batch_memory;
+SELECT elastic_index_check('m_f_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(k) FROM m_f WHERE k BETWEEN 100 AND 15000;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+SELECT count(*), sum(k) FROM m_f WHERE k BETWEEN 100 AND 15000;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
 
 -- The bound is the transaction's: a batch another table's index holds is
 -- applied when a lower bound leaves it no room, before the commit.

@@ -512,7 +512,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * reach the tree in one sorted flush (with it, see
 	 * ei_batch_wants_buffer).  A larger one is its own sorted run, and so
 	 * are the later parts of a transaction's batch once one part went to
-	 * the tree (a bulk load applied in work_mem-sized parts): buffering its
+	 * the tree (a bulk load applied in batch_memory-sized parts): buffering its
 	 * tail would hand the tree those keys after the next load's, out of
 	 * order.
 	 */
