@@ -25,6 +25,8 @@
 #   bench/insert_latency/run.sh  single-row INSERT latency (p50 to p99.9) from
 #                                8 clients, durably: btree, osm_tree with and
 #                                without its insert buffer, elastic_btree
+#   bench/bounded_memory/run.sh  one-transaction COPY under osm_tree.batch_memory
+#                                with small shared_buffers: btree, osm_tree
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -53,7 +55,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy insert_latency"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory"
 size=default
 out=""
 plot_only=0
@@ -109,6 +111,7 @@ runner_args() {
 		parallel_build) echo "--small --repeat 1" ;;
 		concurrent_copy) echo "--small" ;;
 		insert_latency) echo "--small" ;;
+		bounded_memory) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -130,6 +133,7 @@ report_of() {
 	parallel_build) echo parallel-build ;;
 	concurrent_copy) echo concurrent-copy ;;
 	insert_latency) echo insert-latency ;;
+	bounded_memory) echo bounded-memory ;;
 	esac
 }
 

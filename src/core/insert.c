@@ -446,7 +446,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	/* build the leaf's new contents aside; it changes in one step below */
 	memcpy(tmp, page, BLCKSZ);
 
-	for (k = 0; k < nitems && ninserted < maxinserted; k++)
+	for (k = 0; k < nitems; k++)
 	{
 		IndexTuple	itup = items[k];
 		Size		itemsz = MAXALIGN(IndexTupleSize(itup));
@@ -493,7 +493,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			continue;
 		}
 
-		if (PageGetFreeSpace(tmp) < itemsz)
+		if (PageGetFreeSpace(tmp) < itemsz || ninserted == maxinserted)
 		{
 			int			nleaf = PageGetMaxOffsetNumber(tmp) -
 				EI_FIRST_DATA(opaque) + 1;

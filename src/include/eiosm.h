@@ -155,6 +155,7 @@ typedef struct OsmOptions
 #define OSM_MIN_SPLIT_FACTOR	0.05
 #define OSM_MAX_SPLIT_FACTOR	0.95
 #define OSM_MAX_BATCH_SIZE		10000000
+#define OSM_MIN_BATCH_MEMORY	64	/* kB */
 #define OSM_MAX_BUFFER_SIZE		131072	/* pages: 1 GB */
 #define OSM_MIN_FLUSH_FRACTION	0.01
 #define OSM_MAX_BLOOM_BITS		32
@@ -302,6 +303,7 @@ extern void EIBatchFlushAll(void);
 extern int	osm_fill_factor;
 extern double osm_split_factor;
 extern int	osm_batch_size;
+extern int	osm_batch_memory;
 extern int	osm_buffer_size;
 extern double osm_flush_fraction;
 extern int	osm_bloom_bits_per_key;
@@ -314,6 +316,7 @@ extern bytea *osmoptions(Datum reloptions, bool validate);
 extern int	OsmGetFillFactor(Relation rel);
 extern double OsmGetSplitFactor(Relation rel);
 extern int	OsmGetBatchSize(Relation rel);
+extern Size OsmGetBatchMemory(void);
 extern int	OsmGetBufferSize(Relation rel);
 extern double OsmGetFlushFraction(Relation rel);
 extern int	OsmGetBloomBitsPerKey(Relation rel);

@@ -14,7 +14,9 @@
  * transaction needs their entries before it commits.  The entries are
  * applied
  *
- *	- when the index holds batch_size of them (or work_mem of memory);
+ *	- when the index holds batch_size of them;
+ *	- when the transaction's batches would take more than
+ *	  osm_tree.batch_memory (work_mem if -1): see "Memory" below;
  *	- before this backend begins a scan of the index (its own reads, the
  *	  leader of a parallel scan before any worker starts, the inspection
  *	  functions);
@@ -43,6 +45,19 @@
  * and a batch whose relfilenode changed is dropped.  Exclusion constraints
  * and SERIALIZABLE are handled where entries come in (am/osm_tree.c).
  *
+ * Memory.  Each batch keeps its copies and its two arrays in a memory
+ * context of its own, reset when the batch is applied or dropped, so a
+ * long transaction holds no more than its current batches.  A batch counts
+ * (bytes) what it holds and what applying it will take: each copy's chunk,
+ * the arrays at their allocated size, and per entry the EISortEntry that
+ * ei_batch_apply sorts (its pointers then reuse that array).  The sum over
+ * the transaction's batches (ei_batch_bytes) is kept within
+ * OsmGetBatchMemory(): before an array would outgrow it, and once an entry
+ * takes the sum to it, the batches are applied (ei_batch_make_room).
+ * Beyond that count, a batch's context has at most one partly used block
+ * (EI_BATCH_BLOCK_SIZE), and EIInsertSorted takes a few pages' worth per
+ * leaf (src/README.md, "Batches").
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -70,7 +85,9 @@ typedef struct EIBatch
 								 * RelFileNumber from 16 on) */
 	int			nitems;
 	int			maxitems;
-	Size		bytes;			/* memory held by the copies */
+	Size		bytes;			/* what it counts against the bound (see
+								 * the file's header) */
+	MemoryContext cxt;			/* copies and arrays; reset when emptied */
 	IndexTuple *items;			/* copies, in arrival order */
 	SubTransactionId *subids;	/* subtransaction that added each */
 	bool		to_tree;		/* a part was applied to the tree: so are
@@ -81,7 +98,25 @@ typedef struct EIBatch
 static HTAB *ei_batches = NULL;
 static MemoryContext ei_batch_cxt = NULL;
 
+/* The sum of the batches' bytes. */
+static Size ei_batch_bytes = 0;
+
+/* Largest block of a batch's context: what it may hold unused. */
+#define EI_BATCH_BLOCK_SIZE		(64 * 1024)
+
+/*
+ * What an entry counts besides its copy: its slot in the sort array, and
+ * an eighth of one for the sort's list of entries out of place
+ * (src/lib/outliersort.h sets at most an eighth of them aside).
+ */
+#define EI_BATCH_APPLY_BYTES	(sizeof(EISortEntry) * 9 / 8)
+
+/* What an entry's slot in the batch's two arrays takes. */
+#define EI_BATCH_SLOT_BYTES		(sizeof(IndexTuple) + sizeof(SubTransactionId))
+
 static void ei_batch_lock(Oid heapoid, Oid indexoid);
+static void ei_batch_clear(EIBatch *batch);
+static void ei_batch_make_room(Relation rel, Relation heapRel, EIBatch *batch);
 static void ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch);
 static bool ei_batch_wants_buffer(Relation rel, IndexTuple *sorted, int n);
 static void ei_batch_xact_callback(XactEvent event, void *arg);
@@ -170,8 +205,25 @@ ei_batch_lock(Oid heapoid, Oid indexoid)
 }
 
 /*
+ * Drop a batch's entries and give back their memory.
+ */
+static void
+ei_batch_clear(EIBatch *batch)
+{
+	MemoryContextReset(batch->cxt);
+	Assert(ei_batch_bytes >= batch->bytes);
+	ei_batch_bytes -= batch->bytes;
+	batch->nitems = 0;
+	batch->maxitems = 0;
+	batch->bytes = 0;
+	batch->items = NULL;
+	batch->subids = NULL;
+}
+
+/*
  * Keep a copy of one entry for the transaction, applying the index's batch
- * once it holds batch_size entries or work_mem of memory.
+ * once it holds batch_size entries, and the transaction's batches once
+ * they take osm_tree.batch_memory (see the file's header).
  */
 void
 EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
@@ -180,6 +232,8 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	EIBatch    *batch;
 	bool		found;
 	MemoryContext oldcxt;
+	Size		limit = OsmGetBatchMemory();
+	Size		cost;
 
 	/* refuse an oversized entry now, with the row that has it */
 	EICheckPreloaded();
@@ -191,65 +245,95 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 
 		ei_batch_cxt = AllocSetContextCreate(TopTransactionContext,
 											 "elastic_index batches",
-											 ALLOCSET_DEFAULT_SIZES);
+											 ALLOCSET_SMALL_SIZES);
 		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(EIBatch);
 		ctl.hcxt = ei_batch_cxt;
 		ei_batches = hash_create("elastic_index batches", 8, &ctl,
 								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		ei_batch_bytes = 0;
 	}
 
 	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
+	if (!found)
+	{
+		batch->cxt = AllocSetContextCreate(ei_batch_cxt,
+										   "elastic_index batch",
+										   ALLOCSET_SMALL_MINSIZE,
+										   ALLOCSET_SMALL_INITSIZE,
+										   EI_BATCH_BLOCK_SIZE);
+		batch->bytes = 0;
+	}
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
-		if (found && batch->nitems > 0)
-		{
-			/* the index got new storage since: those entries are moot */
-			for (int i = 0; i < batch->nitems; i++)
-				pfree(batch->items[i]);
-			pfree(batch->items);
-			pfree(batch->subids);
-		}
+		/* the index got new storage since: those entries are moot */
+		ei_batch_clear(batch);
 		batch->heapoid = RelationGetRelid(heapRel);
 		batch->relfilenode = EIRelFileNumber(EIRelationLocator(rel));
-		batch->nitems = 0;
-		batch->maxitems = 0;
-		batch->bytes = 0;
-		batch->items = NULL;
-		batch->subids = NULL;
 		batch->to_tree = false;
+	}
+	if (batch->nitems == batch->maxitems)
+	{
+		int			newmax;
+		Size		grow;
+
+		/* arrays that would outgrow the bound: apply what they hold first */
+		if (batch->nitems > 0 &&
+			ei_batch_bytes + (Size) batch->maxitems * EI_BATCH_SLOT_BYTES > limit)
+			ei_batch_make_room(rel, heapRel, batch);
+		newmax = Max(64, batch->maxitems * 2);
+		grow = (Size) (newmax - batch->maxitems) * EI_BATCH_SLOT_BYTES;
+		oldcxt = MemoryContextSwitchTo(batch->cxt);
+		if (batch->items == NULL)
+		{
+			batch->items = palloc(sizeof(IndexTuple) * newmax);
+			batch->subids = palloc(sizeof(SubTransactionId) * newmax);
+		}
+		else
+		{
+			batch->items = repalloc_huge(batch->items,
+										 sizeof(IndexTuple) * newmax);
+			batch->subids = repalloc_huge(batch->subids,
+										  sizeof(SubTransactionId) * newmax);
+		}
+		MemoryContextSwitchTo(oldcxt);
+		batch->maxitems = newmax;
+		batch->bytes += grow;
+		ei_batch_bytes += grow;
 	}
 	/* the batch is whole now, so an error in ei_batch_lock leaves it so */
 	if (batch->nitems == 0)
 		ei_batch_lock(batch->heapoid, indexoid);
 
-	oldcxt = MemoryContextSwitchTo(ei_batch_cxt);
-	if (batch->nitems == batch->maxitems)
-	{
-		batch->maxitems = Max(64, batch->maxitems * 2);
-		if (batch->items == NULL)
-		{
-			batch->items = palloc(sizeof(IndexTuple) * batch->maxitems);
-			batch->subids = palloc(sizeof(SubTransactionId) * batch->maxitems);
-		}
-		else
-		{
-			batch->items = repalloc_huge(batch->items,
-										 sizeof(IndexTuple) * batch->maxitems);
-			batch->subids = repalloc_huge(batch->subids,
-										  sizeof(SubTransactionId) * batch->maxitems);
-		}
-	}
+	oldcxt = MemoryContextSwitchTo(batch->cxt);
 	batch->items[batch->nitems] = CopyIndexTuple(itup);
-	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
-	batch->nitems++;
-	batch->bytes += GetMemoryChunkSpace(batch->items[batch->nitems - 1]) +
-		sizeof(IndexTuple) + sizeof(SubTransactionId);
 	MemoryContextSwitchTo(oldcxt);
+	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
+	cost = GetMemoryChunkSpace(batch->items[batch->nitems]) +
+		EI_BATCH_APPLY_BYTES;
+	batch->nitems++;
+	batch->bytes += cost;
+	ei_batch_bytes += cost;
 
-	if (batch->nitems >= OsmGetBatchSize(rel) ||
-		batch->bytes >= (Size) work_mem * 1024)
+	if (batch->nitems >= OsmGetBatchSize(rel))
 		ei_batch_apply(rel, heapRel, batch);
+	else if (ei_batch_bytes >= limit)
+		ei_batch_make_room(rel, heapRel, batch);
+}
+
+/*
+ * The transaction's batches reached osm_tree.batch_memory: apply them all
+ * (as at commit), or only the current index's if it holds all there is.
+ * Applying only the batch that took the last entry would leave the others'
+ * memory taken, and the next entries would be applied a few at a time.
+ */
+static void
+ei_batch_make_room(Relation rel, Relation heapRel, EIBatch *batch)
+{
+	if (batch->bytes == ei_batch_bytes)
+		ei_batch_apply(rel, heapRel, batch);
+	else
+		EIBatchFlushAll();
 }
 
 /*
@@ -270,7 +354,7 @@ EIBatchFlushIndex(Relation rel)
 		return;
 	if (batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
-		batch->nitems = 0;		/* storage replaced: see above */
+		ei_batch_clear(batch);	/* storage replaced: see above */
 		return;
 	}
 
@@ -319,14 +403,14 @@ EIBatchFlushAll(void)
 		heapRel = try_relation_open(batch->heapoid, RowExclusiveLock);
 		if (heapRel == NULL)
 		{
-			batch->nitems = 0;
+			ei_batch_clear(batch);
 			continue;
 		}
 		rel = try_relation_open(batch->indexoid, RowExclusiveLock);
 		if (rel == NULL)
 		{
 			relation_close(heapRel, NoLock);
-			batch->nitems = 0;
+			ei_batch_clear(batch);
 			continue;
 		}
 		if (rel->rd_rel->relkind == RELKIND_INDEX &&
@@ -340,7 +424,7 @@ EIBatchFlushAll(void)
 			EIBatchFlushIndex(rel);
 		}
 		else
-			batch->nitems = 0;
+			ei_batch_clear(batch);
 		relation_close(rel, NoLock);
 		relation_close(heapRel, NoLock);
 	}
@@ -395,9 +479,8 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 									ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(sortcxt);
 
-	sorted = palloc_extended(sizeof(IndexTuple) * n, MCXT_ALLOC_HUGE);
 	if (n == 1)
-		sorted[0] = batch->items[0];	/* a one-row transaction: no sort */
+		sorted = batch->items;	/* a one-row transaction: no sort */
 	else
 	{
 		EIEntrySort esort;
@@ -408,6 +491,15 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 		for (int i = 0; i < n; i++)
 			EIEntrySortSet(&esort, &entries[i], batch->items[i]);
 		EIEntrySortRun(&esort, entries, n);
+
+		/*
+		 * The sorted pointers take the front of the same array (what the
+		 * batch counted for it): pointer i lands within entries[i / 3],
+		 * which has been read by then.
+		 */
+		StaticAssertStmt(sizeof(EISortEntry) >= sizeof(IndexTuple),
+						 "a sort entry must hold a pointer");
+		sorted = (IndexTuple *) entries;
 		for (int i = 0; i < n; i++)
 			sorted[i] = entries[i].itup;
 	}
@@ -424,7 +516,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	 * reach the tree in one sorted flush (with it, see
 	 * ei_batch_wants_buffer).  A larger one is its own sorted run, and so
 	 * are the later parts of a transaction's batch once one part went to
-	 * the tree (a bulk load applied in work_mem-sized parts): buffering its
+	 * the tree (a bulk load applied in batch_memory-sized parts): buffering its
 	 * tail would hand the tree those keys after the next load's, out of
 	 * order.
 	 */
@@ -440,10 +532,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(sortcxt);
 
-	for (int i = 0; i < n; i++)
-		pfree(batch->items[i]);
-	batch->nitems = 0;
-	batch->bytes = 0;
+	ei_batch_clear(batch);
 }
 
 /*
@@ -466,6 +555,7 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			ei_batches = NULL;
 			ei_batch_cxt = NULL;
+			ei_batch_bytes = 0;
 			break;
 		default:
 			break;
@@ -495,6 +585,11 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		{
 			if (batch->subids[i] >= mySubid)
 			{
+				Size		cost = GetMemoryChunkSpace(batch->items[i]) +
+					EI_BATCH_APPLY_BYTES;
+
+				batch->bytes -= cost;
+				ei_batch_bytes -= cost;
 				pfree(batch->items[i]);
 				continue;
 			}
@@ -502,8 +597,6 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			batch->subids[kept] = batch->subids[i];
 			kept++;
 		}
-		if (batch->nitems > 0)
-			batch->bytes = batch->bytes / batch->nitems * kept;
 		batch->nitems = kept;
 	}
 }

@@ -13,6 +13,7 @@
 
 #include "access/reloptions.h"
 #include "eiosm.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 static relopt_kind osm_relopt_kind;
@@ -27,6 +28,9 @@ double		osm_split_factor = 0.7;
 
 /* osm_tree.batch_size: entries a transaction collects before applying them */
 int			osm_batch_size = 100000;
+
+/* osm_tree.batch_memory: kB a transaction's batches may take (-1: work_mem) */
+int			osm_batch_memory = 8192;
 
 /* osm_tree.buffer_size: pages of the insert buffer (0: no buffer) */
 int			osm_buffer_size = 32;
@@ -45,6 +49,20 @@ bool		osm_top_inserts = true;
 
 /* osm_tree.flush_worker: flush in a background worker, not in inserts */
 bool		osm_flush_worker = true;
+
+/*
+ * Refuse an osm_tree.batch_memory below OSM_MIN_BATCH_MEMORY other than -1.
+ */
+static bool
+osm_check_batch_memory(int *newval, void **extra, GucSource source)
+{
+	if (*newval == -1 || *newval >= OSM_MIN_BATCH_MEMORY)
+		return true;
+	GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
+	GUC_check_errdetail("osm_tree.batch_memory must be -1 (use work_mem) or at least %d kB.",
+						OSM_MIN_BATCH_MEMORY);
+	return false;
+}
 
 /*
  * Define the osm_tree.* settings; called from _PG_init.
@@ -75,6 +93,14 @@ OsmInitGUCs(void)
 							100000, 1, OSM_MAX_BATCH_SIZE,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("osm_tree.batch_memory",
+							"Memory a transaction's osm_tree batches may take, over all its indexes, before they are applied; -1 uses work_mem.",
+							"Counts the entries' copies and the arrays that hold and sort them.",
+							&osm_batch_memory,
+							8192, -1, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
+							osm_check_batch_memory, NULL, NULL);
 
 	DefineCustomIntVariable("osm_tree.buffer_size",
 							"Size of the insert buffer of osm_tree indexes; 0 disables it.",
@@ -245,6 +271,18 @@ OsmGetBatchSize(Relation rel)
 
 	return (opts != NULL && opts->batch_size > 0) ?
 		opts->batch_size : osm_batch_size;
+}
+
+/*
+ * Bytes the transaction's batches may take together before they are
+ * applied: osm_tree.batch_memory, or work_mem if that is -1.
+ */
+Size
+OsmGetBatchMemory(void)
+{
+	int			kb = osm_batch_memory >= 0 ? osm_batch_memory : work_mem;
+
+	return (Size) kb * 1024;
 }
 
 /*

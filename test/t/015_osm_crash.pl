@@ -4,9 +4,11 @@
 # moves nothing), the new leaf's downlink (INSERT_INNER).  The test crashes
 # (1) after committed batches, (2) with a batch still in the memory of an
 # open transaction, (3) between the two steps of a bulk append (forced with
-# elastic_index.debug_fault = after_split), and checks after every restart
-# that the index answers like a sequential scan, row for row, passes the
-# verifier, and that a streaming standby answers like the primary.
+# elastic_index.debug_fault = after_split), (4) with an open transaction's
+# batch applied in pieces under a tiny osm_tree.batch_memory, and checks
+# after every restart that the index answers like a sequential scan, row
+# for row, passes the verifier, and that a streaming standby answers like
+# the primary.
 
 use strict;
 use warnings;
@@ -100,6 +102,38 @@ check_index('after a crash between the two steps of a bulk append', 60000);
 $node->safe_psql('postgres',
 	'INSERT INTO o SELECT g, 100000 + g FROM generate_series(1, 20000) AS g');
 check_index('after a load that finishes the interrupted append', 80000);
+
+# 4. osm_tree.batch_memory: a transaction's batch applied in many pieces
+# (64 kB holds about a thousand entries, under the index's batch_size of
+# 5000), then a crash before it commits: the pieces are in the index, their
+# rows never visible
+$bg = $node->background_psql('postgres', on_error_stop => 1);
+my $before = $bg->query_safe(
+	"SELECT batches_applied FROM elastic_index_activity() WHERE indexrelid = 'o_k'::regclass");
+$bg->query_safe('BEGIN');
+$bg->query_safe("SET LOCAL osm_tree.batch_memory = '64kB'");
+$bg->query_safe(
+	'INSERT INTO o SELECT g, 200000 + g FROM generate_series(1, 20000) AS g');
+my $pieces = $bg->query_safe(
+	"SELECT batches_applied - $before FROM elastic_index_activity() WHERE indexrelid = 'o_k'::regclass");
+$pieces =~ s/\s+//g;
+cmp_ok($pieces, '>', 10,
+	'the open transaction applied its batch in many pieces under a 64 kB bound');
+$node->stop('immediate');
+eval { $bg->quit; };
+$node->start;
+check_index('after a crash with a batch applied in pieces, uncommitted', 80000);
+
+# and committed: 30000 scrambled rows in one transaction, in pieces
+$node->safe_psql(
+	'postgres', q{
+SET osm_tree.batch_memory = '64kB';
+INSERT INTO o SELECT pos, 300000 + key FROM elastic_index_near_sorted(30000, 100, 100, 3) ORDER BY pos;
+});
+check_index('after a one-transaction load applied in pieces', 110000);
+$node->stop('immediate');
+$node->start;
+check_index('after a crash following it', 110000);
 
 $standby->stop;
 $node->stop;
