@@ -136,6 +136,35 @@ COMMIT;
 SELECT count(*) FROM m_a WHERE k > 0;
 SELECT elastic_index_check('m_a_k', true), elastic_index_check('m_b_k', true);
 
+-- A savepoint rolled back gives back its batches' arrays as well as their
+-- entries: a load that fails in each of many partitions, each in its own
+-- savepoint, leaves nothing counted, and a later load is applied in as few
+-- pieces as in a fresh transaction.
+CREATE TABLE m_p (p int, k int8) PARTITION BY LIST (p);
+SELECT format('CREATE TABLE m_p_%s PARTITION OF m_p FOR VALUES IN (%s)', g, g)
+FROM generate_series(1, 30) AS g \gexec
+CREATE INDEX m_p_k ON m_p USING osm_tree (k);
+CREATE TABLE m_s (k int8);
+CREATE INDEX m_s_k ON m_s USING osm_tree (k);
+BEGIN;
+SET LOCAL osm_tree.batch_memory = '64kB';
+DO $$
+BEGIN
+	FOR p IN 1..30 LOOP
+		BEGIN
+			INSERT INTO ei_osm_mem.m_p SELECT p, g FROM generate_series(1, 300) AS g;
+			RAISE EXCEPTION 'the load of partition % fails', p;
+		EXCEPTION WHEN raise_exception THEN NULL;
+		END;
+	END LOOP;
+END $$;
+INSERT INTO m_s SELECT generate_series(1, 2000);
+SELECT batches_applied BETWEEN 1 AND 4 AS few_pieces
+FROM elastic_index_stat_activity WHERE indexrelname = 'm_s_k';
+COMMIT;
+SELECT count(*) FROM m_p;
+SELECT elastic_index_check('m_s_k', true);
+
 RESET osm_tree.batch_size;
 SET client_min_messages = warning;
 DROP SCHEMA ei_osm_mem CASCADE;

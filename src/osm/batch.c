@@ -598,5 +598,13 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			kept++;
 		}
 		batch->nitems = kept;
+
+		/*
+		 * An emptied batch gives back its arrays too: counted, they would
+		 * take the bound from the others until the transaction ends (and
+		 * EIBatchFlushAll passes over a batch without entries).
+		 */
+		if (kept == 0 && batch->maxitems > 0)
+			ei_batch_clear(batch);
 	}
 }
