@@ -98,6 +98,42 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT elastic_index_check('ebt_k');
 
+-- TRUNCATE, REINDEX and DROP in a savepoint rolled back: the old storage
+-- (the index) is back and must have the batch's entries, which an insert,
+-- a scan or osm_tree.batch_memory (applying every batch of the
+-- transaction) would otherwise drop while the statement's effect lasts.
+CREATE TABLE sv_t (k int8);
+CREATE INDEX sv_t_k ON sv_t USING osm_tree (k);
+CREATE TABLE sv_r (k int8);
+CREATE INDEX sv_r_k ON sv_r USING osm_tree (k);
+CREATE TABLE sv_d (k int8);
+CREATE INDEX sv_d_k ON sv_d USING osm_tree (k);
+CREATE TABLE sv_o (k int8);
+CREATE INDEX sv_o_k ON sv_o USING osm_tree (k);
+BEGIN;
+INSERT INTO sv_t SELECT generate_series(1, 100);
+SAVEPOINT s;
+TRUNCATE sv_t;
+INSERT INTO sv_t VALUES (1000);
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO sv_r SELECT generate_series(1, 100);
+SAVEPOINT s;
+REINDEX INDEX sv_r_k;
+INSERT INTO sv_r VALUES (1000);
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO sv_d SELECT generate_series(1, 100);
+SAVEPOINT s;
+DROP INDEX sv_d_k;
+SET LOCAL osm_tree.batch_memory = '64kB';
+INSERT INTO sv_o SELECT generate_series(1, 2000);
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT count(*) FROM sv_t;
+SELECT elastic_index_check('sv_t_k', true);
+SELECT elastic_index_check('sv_r_k', true);
+SELECT elastic_index_check('sv_d_k', true);
+DROP TABLE sv_t, sv_r, sv_d, sv_o;
+
 DROP TABLE obt, ebt;
 DROP FUNCTION obt_counts();
 DROP TABLESPACE ei_regress_ts;

@@ -21,7 +21,10 @@
  *	  leader of a parallel scan before any worker starts, the inspection
  *	  functions);
  *	- before this backend runs ALTER TABLE or ALTER INDEX (which can move
- *	  an index to another tablespace: ei_batch_process_utility);
+ *	  an index to another tablespace), or a statement that can give an
+ *	  index new storage or drop it (TRUNCATE, REINDEX, CLUSTER, REFRESH
+ *	  MATERIALIZED VIEW, DROP, DROP OWNED, DISCARD), which a savepoint
+ *	  rolled back can undo: ei_batch_process_utility;
  *	- before the transaction commits or prepares (XACT_EVENT_PRE_COMMIT,
  *	  XACT_EVENT_PRE_PREPARE), so the commit record follows them in WAL.
  *
@@ -42,7 +45,11 @@
  * tablespace is the one way to new storage that copies the old; every
  * other way (REINDEX, TRUNCATE, CLUSTER, a table rewrite) builds the new
  * storage from the heap, so our rows are in it or gone with the table's,
- * and a batch whose relfilenode changed is dropped.  Exclusion constraints
+ * and a batch whose relfilenode changed is dropped.  Those statements, and
+ * DROP, apply the batches before they run too: a savepoint rolled back
+ * undoes them, the old storage (or the index) is back, and it must have
+ * the entries that a batch dropped meanwhile (at a scan, an insert or
+ * ei_batch_make_room) would have lost.  Exclusion constraints
  * and SERIALIZABLE are handled where entries come in (am/osm_tree.c).
  *
  * Memory.  Each batch keeps its copies and its two arrays in a memory
@@ -151,7 +158,9 @@ EIBatchInit(void)
 /*
  * Apply the transaction's batches before ALTER TABLE and ALTER INDEX
  * (including ALTER ... ALL IN TABLESPACE), which can move an index to
- * another tablespace by copying its blocks: our entries must be in them.
+ * another tablespace by copying its blocks: our entries must be in them;
+ * and before the statements that can give an index new storage or drop
+ * it, which a savepoint rolled back undoes (see the file's header).
  */
 static void
 ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
@@ -161,7 +170,14 @@ ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
 {
 	if (ei_batches != NULL && IsTransactionState() && !IsInParallelMode() &&
 		(IsA(pstmt->utilityStmt, AlterTableStmt) ||
-		 IsA(pstmt->utilityStmt, AlterTableMoveAllStmt)))
+		 IsA(pstmt->utilityStmt, AlterTableMoveAllStmt) ||
+		 IsA(pstmt->utilityStmt, TruncateStmt) ||
+		 IsA(pstmt->utilityStmt, ReindexStmt) ||
+		 IsA(pstmt->utilityStmt, ClusterStmt) ||
+		 IsA(pstmt->utilityStmt, RefreshMatViewStmt) ||
+		 IsA(pstmt->utilityStmt, DropStmt) ||
+		 IsA(pstmt->utilityStmt, DropOwnedStmt) ||
+		 IsA(pstmt->utilityStmt, DiscardStmt)))
 		EIBatchFlushAll();
 
 	if (prev_ProcessUtility_hook)
