@@ -56,6 +56,14 @@
  * nothing but the C library, so the unit tests and the fuzzer instantiate
  * it on plain integers.
  *
+ * Unlike a quicksort, which only swaps, the pass leaves a[] no permutation
+ * of its input while entries are set aside (they are in the list only, and
+ * the slots they left hold stale copies): an error thrown by
+ * OS_CHECK_FOR_INTERRUPTS, OS_ALLOC or OS_REALLOC leaves a[] with entries
+ * missing and others twice.  A caller must not use the array after such
+ * an error; none does (a build, a batch, a buffer flush and a scan each
+ * sort an array of their own that the error discards).
+ *
  * src/lib/outliersort.h
  *
  *-------------------------------------------------------------------------
