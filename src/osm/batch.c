@@ -270,14 +270,23 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		ei_batch_bytes = 0;
 	}
 
-	batch = hash_search(ei_batches, &indexoid, HASH_ENTER, &found);
+	batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
+	found = (batch != NULL);
 	if (!found)
 	{
-		batch->cxt = AllocSetContextCreate(ei_batch_cxt,
-										   "elastic_index batch",
-										   ALLOCSET_SMALL_MINSIZE,
-										   ALLOCSET_SMALL_INITSIZE,
-										   EI_BATCH_BLOCK_SIZE);
+		/*
+		 * The context first: an entry the table holds must never be left
+		 * without one by an allocation failing after it was entered (an
+		 * error in a subtransaction leaves the table to the next insert).
+		 */
+		MemoryContext cxt = AllocSetContextCreate(ei_batch_cxt,
+												  "elastic_index batch",
+												  ALLOCSET_SMALL_MINSIZE,
+												  ALLOCSET_SMALL_INITSIZE,
+												  EI_BATCH_BLOCK_SIZE);
+
+		batch = hash_search(ei_batches, &indexoid, HASH_ENTER, NULL);
+		batch->cxt = cxt;
 		batch->bytes = 0;
 	}
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
