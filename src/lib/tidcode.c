@@ -224,15 +224,15 @@ group_end(const TidCode *tc, int g)
 }
 
 /*
- * Open the code of n TIDs in buf[0..len): check its header and directory
- * (time linear in the number of groups, not of TIDs).  Returns false if
- * they are invalid; the groups' data is checked as it is read.
+ * Open the code of n TIDs in buf[0..len): check its header (constant
+ * time).  Returns false if it is invalid.  Each group's directory entry
+ * and data are checked when the group is read (group_valid), so readers
+ * never go past the code, and tidcode_check reads them all.
  */
 bool
 tidcode_open(TidCode *tc, const uint8_t *buf, size_t len, int n)
 {
 	int			ng;
-	size_t		dirend;
 
 	memset(tc, 0, sizeof(*tc));
 	tc->buf = buf;
@@ -253,26 +253,31 @@ tidcode_open(TidCode *tc, const uint8_t *buf, size_t len, int n)
 		tc->datalen--;
 	}
 	ng = (int) rd16(buf + 4);
-	if (ng < 1 || ng > n)
-		return false;
-	dirend = TIDCODE_HEADER_SIZE + (size_t) ng * TIDCODE_DIR_ENTRY;
-	if (dirend >= tc->datalen)
+	if (ng < 1 || ng > n ||
+		TIDCODE_HEADER_SIZE + (size_t) ng * TIDCODE_DIR_ENTRY >= tc->datalen)
 		return false;
 	tc->n = n;
 	tc->ngroups = ng;
-	for (int g = 0; g < ng; g++)
-	{
-		int			first = group_first(tc, g);
-		size_t		off = group_off(tc, g);
-		int			count = group_count(tc, g);
-
-		/* every group holds 1..TIDCODE_GROUP_MAX TIDs, at least 2 bytes */
-		if (count < 1 || count > TIDCODE_GROUP_MAX ||
-			(g == 0 ? first != 0 || off != dirend : off <= group_off(tc, g - 1)) ||
-			off + 2 > group_end(tc, g))
-			return false;
-	}
 	return true;
+}
+
+/*
+ * Is group g's directory entry sound: 1..TIDCODE_GROUP_MAX TIDs, data of
+ * at least 2 bytes after the directory and within the code, the first
+ * group at position 0 right after the directory?
+ */
+static bool
+group_valid(const TidCode *tc, int g)
+{
+	size_t		dirend = TIDCODE_HEADER_SIZE + (size_t) tc->ngroups * TIDCODE_DIR_ENTRY;
+	int			count = group_count(tc, g);
+	size_t		off = group_off(tc, g);
+	size_t		end = group_end(tc, g);
+
+	if (g == 0 && (group_first(tc, 0) != 0 || off != dirend))
+		return false;
+	return count >= 1 && count <= TIDCODE_GROUP_MAX &&
+		off >= dirend && off + 2 <= end && end <= tc->datalen;
 }
 
 /* Largest group whose first position is <= pos. */
@@ -303,12 +308,19 @@ static bool
 decode_group(const TidCode *tc, int g, int upto, TidCodeTid *out,
 			 TidCodeTid *last)
 {
-	const uint8_t *p = tc->buf + group_off(tc, g);
-	const uint8_t *end = tc->buf + group_end(tc, g);
+	const uint8_t *p;
+	const uint8_t *end;
 	TidCodeTid	prev,
 				cur;
-	int			count = group_count(tc, g);
+	int			count;
 
+	if (g < 0 || g >= tc->ngroups || !group_valid(tc, g))
+		return false;
+	p = tc->buf + group_off(tc, g);
+	end = tc->buf + group_end(tc, g);
+	count = group_count(tc, g);
+	if (upto < 0 || upto > count)
+		return false;
 	for (int i = 0; i < upto; i++)
 	{
 		size_t		n = get_entry(p, end, i == 0 ? NULL : &prev, &cur);
@@ -336,6 +348,8 @@ tidcode_get(const TidCode *tc, int pos, TidCodeTid *tid)
 	if (pos < 0 || pos >= tc->n)
 		return false;
 	g = find_group(tc, pos);
+	if (pos < group_first(tc, g))
+		return false;			/* a damaged directory */
 	return decode_group(tc, g, pos - group_first(tc, g) + 1, NULL, tid);
 }
 
@@ -362,7 +376,7 @@ tidcode_decode(const TidCode *tc, int start, int count, TidCodeTid *out)
 		int			from = start + done - first;
 		int			take = gc - from < count - done ? gc - from : count - done;
 
-		if (!decode_group(tc, g, gc, tmp, NULL))
+		if (g >= tc->ngroups || from < 0 || !decode_group(tc, g, gc, tmp, NULL))
 			return false;
 		memcpy(out + done, tmp + from, (size_t) take * sizeof(TidCodeTid));
 		done += take;
@@ -504,9 +518,11 @@ tidcode_insert(const TidCode *tc, int pos, TidCodeTid tid, uint8_t *out,
 		return tidcode_encode(&tid, 1, out, outsz);
 
 	g = pos == tc->n ? tc->ngroups - 1 : find_group(tc, pos);
+	if (!group_valid(tc, g))
+		return -1;
 	first = group_first(tc, g);
 	cnt = group_count(tc, g);
-	if (!decode_group(tc, g, cnt, arr, NULL))
+	if (pos < first || pos > first + cnt || !decode_group(tc, g, cnt, arr, NULL))
 		return -1;
 	memmove(arr + (pos - first) + 1, arr + (pos - first),
 			(size_t) (cnt - (pos - first)) * sizeof(TidCodeTid));
@@ -546,8 +562,11 @@ tidcode_insert(const TidCode *tc, int pos, TidCodeTid tid, uint8_t *out,
 			return -1;
 		if (i != g)
 		{
-			size_t		len = group_end(tc, i) - group_off(tc, i);
+			size_t		len;
 
+			if (!group_valid(tc, i))
+				return -1;
+			len = group_end(tc, i) - group_off(tc, i);
 			if (len > outsz - w)
 				return -1;
 			memcpy(out + w, tc->buf + group_off(tc, i), len);
@@ -602,6 +621,11 @@ tidcode_delete(const TidCode *tc, const int *positions, int npos,
 		return 0;
 
 	/* groups left: those not losing every TID */
+	for (int g = 0; g < tc->ngroups; g++)
+	{
+		if (!group_valid(tc, g))
+			return -1;
+	}
 	for (int g = 0; g < tc->ngroups; g++)
 	{
 		int			end = group_first(tc, g) + group_count(tc, g);
