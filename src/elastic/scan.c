@@ -313,7 +313,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * from being reused meanwhile (see elastic/heapkey.c).
 	 */
 	/* the TIDs of lo..hi, decoded once */
-	if (hi - lo + 1 > lengthof(tidbuf))
+	if (hi >= lo && hi - lo + 1 > (int) lengthof(tidbuf))
 		tids = palloc(sizeof(ItemPointerData) * (hi - lo + 1));
 	if (hi >= lo)
 		EICompactGetTids(page, lo, hi - lo + 1, tids);
