@@ -851,8 +851,8 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 /*
  * Check, changing nothing, that EICompactInsertAt(page, pos, lbit, rbit)
  * will succeed on the locked compact leaf buf, which has room for one more
- * entry: the tests seqtree_insert_at makes, with the space the image has
- * once the new TID is in place.  EICompactCheckLeaf does not read bits[]
+ * entry: the tests seqtree_insert_at makes, with the space EICompactHasRoom
+ * found for the image.  EICompactCheckLeaf does not read bits[]
  * (it runs in constant time), so a damaged bits[] reaches the search,
  * which then hands back bits no insertion can use; that is
  * ERRCODE_INDEX_CORRUPTED naming index and block, raised before the
@@ -862,14 +862,12 @@ void
 EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit, int rbit)
 {
 	Page		page = BufferGetPage(buf);
-	PageHeader	phdr = (PageHeader) page;
 	Size		off = ei_compact_image_offset(page);
 	SeqTree		st;
 
 	EICompactAttach(page, &st);
 	/* EICompactHasRoom found room for the image with one more bit */
 	st.space = ei_compact_tid_end(page) - off;
-	(void) phdr;
 	if (!seqtree_insert_check(&st, pos, lbit, rbit))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
