@@ -5,7 +5,7 @@
 #   make installcheck    regression tests (sql/) and isolation tests
 #                        (test/specs/), each in its own temporary instance
 #   make unittest        compile and run the pure C unit tests in test/unit/
-#   make fuzz            run each libFuzzer target (SeqTree, Bloom filter, normalized keys)
+#   make fuzz            run each libFuzzer target (SeqTree, TID code, Bloom filter, normalized keys)
 #                        for FUZZ_SECONDS seconds (default 30; needs clang)
 #
 # TAP tests (test/t/*.pl) are run by scripts/test.sh with prove, because
@@ -59,7 +59,8 @@ OBJS = \
 	src/lib/bloomfilter.o \
 	src/lib/keynorm.o \
 	src/lib/nearsort.o \
-	src/lib/seqtree.o
+	src/lib/seqtree.o \
+	src/lib/tidcode.o
 
 PGFILEDESC = "elastic_index - elastic B+-tree index access methods"
 

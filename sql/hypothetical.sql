@@ -113,10 +113,10 @@ FROM elastic_index_hypothetical_estimate(:plain_oid) p,
 	 elastic_index_hypothetical_estimate(:text_oid) t,
 	 elastic_index_hypothetical_estimate(:text_bounded_oid) tb,
 	 elastic_index_hypothetical_estimate(:osm_oid) o;
--- under a bound of 1MB even compact leaves do not fit 0.9 x 128 pages:
+-- under a bound of 512kB even compact leaves do not fit 0.9 x 64 pages:
 -- all leaves compact, and the index grows past the bound
 SELECT indexrelid AS small_oid
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''1MB'')') \gset
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy USING elastic_btree (id) WITH (size_bound = ''512kB'')') \gset
 SELECT s.standard_leaves AS small_standard, s.compact_leaves > 0 AS small_compact,
 	   s.total_pages > 0.9 * s.size_bound_pages AS past_bound,
 	   s.total_pages < b.total_pages AS smaller_still

@@ -35,6 +35,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"unlocked_read_gate", EI_FAULT_UNLOCKED_READ_GATE, false},
 	{"build_phase_gate", EI_FAULT_BUILD_PHASE_GATE, false},
 	{"extension_gate", EI_FAULT_EXTENSION_GATE, false},
+	{"plain_tids", EI_FAULT_PLAIN_TIDS, false},
 	{NULL, 0, false}
 };
 #endif

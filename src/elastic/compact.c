@@ -7,11 +7,16 @@
  * Layout (src/README.md, "Compact leaves"):
  *
  *	PageHeader | line pointer 1 (the high key; absent on the rightmost
- *	leaf) | SeqTree image, growing up | free space | heap TIDs, 6 bytes
- *	each in key order, growing down | high key tuple | special space
+ *	leaf) | SeqTree image, growing up | free space | heap TIDs in key
+ *	order, growing down | high key tuple | special space
+ *
+ * The TIDs are a TID code (src/lib/tidcode.h: deltas in groups, an odd
+ * number of bytes), or, on a leaf written before 0.3.0 and not rewritten
+ * since, a plain array of 6-byte TIDs (an even number of bytes, 6 per
+ * key).  Reads take either; every rewrite but a deletion writes a code.
  *
  * pd_lower is the end of the SeqTree image and pd_upper the start of the
- * TID array, so PageGetFreeSpace and WAL's hole compression treat the gap
+ * TIDs, so PageGetFreeSpace and WAL's hole compression treat the gap
  * between them as the page's free space, shared by both arrays.  The
  * special space is the ordinary EIPageOpaqueData with EI_LEAF | EI_COMPACT.
  * Because pd_lower covers the image, PageGetMaxOffsetNumber means nothing
@@ -28,10 +33,14 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/itup.h"
 #include "eielastic.h"
 #include "seqtree.h"
 #include "storage/bufpage.h"
+#include "tidcode.h"
+#include "utils/builtins.h"
 
 /*
  * Most heap keys one read-only search reads when it meets unreadable
@@ -66,6 +75,94 @@ ei_compact_image_offset(Page page)
 {
 	return SizeOfPageHeaderData +
 		(EI_RIGHTMOST(EIPageGetOpaque(page)) ? 0 : sizeof(ItemIdData));
+}
+
+/*
+ * The compact leaf EICompactCheckLeaf last checked (or a verifier's copy),
+ * so that a damaged TID code found later while it is read is reported
+ * naming index and block.
+ */
+static Page ei_compact_ctx_page = NULL;
+static BlockNumber ei_compact_ctx_block = InvalidBlockNumber;
+static NameData ei_compact_ctx_index;
+
+/*
+ * Remember page as block blkno of index rel, for reports of its damage.
+ */
+void
+EICompactSetContext(Relation rel, BlockNumber blkno, Page page)
+{
+	ei_compact_ctx_page = page;
+	ei_compact_ctx_block = blkno;
+	namestrcpy(&ei_compact_ctx_index, RelationGetRelationName(rel));
+}
+
+/*
+ * Report the damaged TID code of compact leaf page.
+ */
+pg_noreturn static void
+ei_compact_tids_corrupted(Page page, const char *what)
+{
+	if (page == ei_compact_ctx_page)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains corrupted compact leaf at block %u",
+						NameStr(ei_compact_ctx_index), ei_compact_ctx_block),
+				 errdetail_internal("Its heap TIDs are damaged: %s.", what),
+				 errhint("Please REINDEX it.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("compact leaf has damaged heap TIDs: %s", what),
+			 errhint("Please REINDEX the index.")));
+}
+
+/*
+ * Where a compact leaf's TIDs end: at its high key, or at the special
+ * space on the rightmost leaf.
+ */
+static Size
+ei_compact_tid_end(Page page)
+{
+	if (EI_RIGHTMOST(EIPageGetOpaque(page)))
+		return ((PageHeader) page)->pd_special;
+	return ItemIdGetOffset(PageGetItemId(page, EI_HIKEY));
+}
+
+/*
+ * Does the compact leaf of n keys keep its TIDs in the plain 6-byte array
+ * of versions before 0.3.0?  A TID code has an odd length (tidcode.h).
+ */
+static bool
+ei_compact_tids_plain(Page page, int n)
+{
+	Size		len = ei_compact_tid_end(page) - ((PageHeader) page)->pd_upper;
+
+	return n > 0 && len == (Size) n * sizeof(ItemPointerData);
+}
+
+/*
+ * Open the TID code of the compact leaf page of n keys (not plain).
+ */
+static void
+ei_compact_open_code(Page page, int n, TidCode *tc)
+{
+	PageHeader	phdr = (PageHeader) page;
+
+	if (!tidcode_open(tc, (const uint8_t *) page + phdr->pd_upper,
+					  ei_compact_tid_end(page) - phdr->pd_upper, n))
+		ei_compact_tids_corrupted(page, "invalid header");
+}
+
+/*
+ * Number of keys of a compact leaf, from its SeqTree image's header.
+ */
+static int
+ei_compact_nkeys(Page page)
+{
+	uint16		n;
+
+	memcpy(&n, (char *) page + ei_compact_image_offset(page), sizeof(uint16));
+	return n;
 }
 
 /*
@@ -122,10 +219,21 @@ EICompactCheckLeaf(Relation rel, Buffer buf)
 	if (what == NULL &&
 		((norm != NULL && st.keylen != norm->keylen) ||
 		 imageoff + seqtree_used(&st) != phdr->pd_lower ||
-		 phdr->pd_upper + (Size) st.nkeys * sizeof(ItemPointerData) != tidend))
+		 phdr->pd_upper > tidend))
 		what = psprintf("Its layout is inconsistent (%d keys of %d bytes, lower %u, upper %u, TIDs end at %zu).",
 						st.nkeys, st.keylen, (unsigned) phdr->pd_lower,
 						(unsigned) phdr->pd_upper, tidend);
+	if (what == NULL &&
+		tidend - phdr->pd_upper != (Size) st.nkeys * sizeof(ItemPointerData))
+	{
+		TidCode		tc;
+
+		/* a TID code: its header, in constant time; groups as read */
+		if (!tidcode_open(&tc, (const uint8_t *) page + phdr->pd_upper,
+						  tidend - phdr->pd_upper, st.nkeys))
+			what = psprintf("Its heap TIDs are damaged: %zu bytes do not hold the TIDs of %d keys.",
+							tidend - phdr->pd_upper, st.nkeys);
+	}
 	if (what != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -133,6 +241,7 @@ EICompactCheckLeaf(Relation rel, Buffer buf)
 						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
 				 errdetail_internal("%s", what),
 				 errhint("Please REINDEX it.")));
+	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
 }
 
 /*
@@ -141,8 +250,128 @@ EICompactCheckLeaf(Relation rel, Buffer buf)
 void
 EICompactGetTid(Page page, int pos, ItemPointer tid)
 {
-	memcpy(tid, (char *) page + ((PageHeader) page)->pd_upper +
-		   pos * sizeof(ItemPointerData), sizeof(ItemPointerData));
+	int			n = ei_compact_nkeys(page);
+	TidCode		tc;
+	TidCodeTid	t;
+
+	if (pos < 0 || pos >= n)
+		ei_compact_tids_corrupted(page, "position out of range");
+	if (ei_compact_tids_plain(page, n))
+	{
+		memcpy(tid, (char *) page + ((PageHeader) page)->pd_upper +
+			   pos * sizeof(ItemPointerData), sizeof(ItemPointerData));
+		return;
+	}
+	ei_compact_open_code(page, n, &tc);
+	if (!tidcode_get(&tc, pos, &t))
+		ei_compact_tids_corrupted(page, psprintf("entry %d cannot be decoded", pos));
+	ItemPointerSet(tid, t.block, t.offset);
+}
+
+/*
+ * Copy the heap TIDs of the count entries from position start of a
+ * compact leaf into tids (decoding each group once).
+ */
+void
+EICompactGetTids(Page page, int start, int count, ItemPointer tids)
+{
+	int			n = ei_compact_nkeys(page);
+	TidCode		tc;
+	TidCodeTid *t;
+
+	if (start < 0 || count < 0 || start + count > n)
+		ei_compact_tids_corrupted(page, "positions out of range");
+	if (count == 0)
+		return;
+	if (ei_compact_tids_plain(page, n))
+	{
+		memcpy(tids, (char *) page + ((PageHeader) page)->pd_upper +
+			   start * sizeof(ItemPointerData), count * sizeof(ItemPointerData));
+		return;
+	}
+	ei_compact_open_code(page, n, &tc);
+	t = palloc(sizeof(TidCodeTid) * count);
+	if (!tidcode_decode(&tc, start, count, t))
+		ei_compact_tids_corrupted(page, psprintf("entries %d to %d cannot be decoded",
+												 start, start + count - 1));
+	for (int i = 0; i < count; i++)
+		ItemPointerSet(&tids[i], t[i].block, t[i].offset);
+	pfree(t);
+}
+
+/*
+ * Check the whole TID code of a locked compact leaf (every group decodes,
+ * no two neighbours equal), before a change that rewrites it inside a
+ * critical section.  Damage is ERRCODE_INDEX_CORRUPTED naming index and
+ * block.
+ */
+void
+EICompactCheckTids(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	int			n = ei_compact_nkeys(page);
+	TidCode		tc;
+
+	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
+	if (ei_compact_tids_plain(page, n))
+		return;
+	ei_compact_open_code(page, n, &tc);
+	if (!tidcode_check(&tc))
+		ei_compact_tids_corrupted(page, "a group cannot be decoded");
+}
+
+/*
+ * What is wrong with the TIDs of compact leaf page, whose image is sound
+ * and holds n keys: NULL if they are a plain array of n TIDs or a TID code
+ * of n TIDs that decodes whole (tidcode_check).  For the verifier.
+ */
+const char *
+EICompactTidsProblem(Page page, int n)
+{
+	PageHeader	phdr = (PageHeader) page;
+	Size		tidend = ei_compact_tid_end(page);
+	TidCode		tc;
+
+	if (phdr->pd_upper > tidend)
+		return "its TIDs start after they end";
+	if (ei_compact_tids_plain(page, n))
+		return NULL;
+	if (!tidcode_open(&tc, (const uint8_t *) page + phdr->pd_upper,
+					  tidend - phdr->pd_upper, n))
+		return psprintf("its %zu bytes of heap TIDs are neither %d plain TIDs nor a TID code of them",
+						tidend - phdr->pd_upper, n);
+	if (!tidcode_check(&tc))
+		return "its TID code does not decode";
+	return NULL;
+}
+
+/*
+ * Decode the TIDs of the n entries of compact leaf page into t (n
+ * entries), from either layout; false if the code is damaged.  No
+ * allocation or error: redo and critical sections call it.
+ */
+static bool
+ei_compact_decode_all(Page page, int n, TidCodeTid *t)
+{
+	PageHeader	phdr = (PageHeader) page;
+	TidCode		tc;
+
+	if (ei_compact_tids_plain(page, n))
+	{
+		for (int i = 0; i < n; i++)
+		{
+			ItemPointerData tid;
+
+			memcpy(&tid, (char *) page + phdr->pd_upper + i * sizeof(ItemPointerData),
+				   sizeof(ItemPointerData));
+			t[i].block = ItemPointerGetBlockNumberNoCheck(&tid);
+			t[i].offset = ItemPointerGetOffsetNumberNoCheck(&tid);
+		}
+		return true;
+	}
+	return tidcode_open(&tc, (const uint8_t *) page + phdr->pd_upper,
+						ei_compact_tid_end(page) - phdr->pd_upper, n) &&
+		tidcode_decode(&tc, 0, n, t);
 }
 
 /*
@@ -151,35 +380,62 @@ EICompactGetTid(Page page, int pos, ItemPointer tid)
 void
 EICompactDelete(Page page, int pos)
 {
-	PageHeader	phdr = (PageHeader) page;
-	SeqTree		st;
+	uint16		position = (uint16) pos;
 
-	EICompactAttach(page, &st);
-	Assert(pos >= 0 && pos < st.nkeys);
-	seqtree_delete(&st, pos);
-
-	/* close the TID array's gap by moving the TIDs before pos up */
-	memmove((char *) page + phdr->pd_upper + sizeof(ItemPointerData),
-			(char *) page + phdr->pd_upper,
-			pos * sizeof(ItemPointerData));
-	phdr->pd_upper += sizeof(ItemPointerData);
-	phdr->pd_lower = ei_compact_image_offset(page) + seqtree_used(&st);
+	EICompactDeleteMany(page, &position, 1);
 }
 
 /*
- * Largest number of entries a compact leaf holds for keys of keylen bytes
- * and a high key of hikeysz bytes (0 on the rightmost leaf).
+ * Largest number of entries a compact leaf holds for keys of keylen bytes,
+ * a high key of hikeysz bytes (0 on the rightmost leaf) and heap TIDs
+ * whose code takes tidbytes bytes an entry on average (EICompactTidBytes;
+ * sizeof(ItemPointerData) for the plain array).
  */
 int
-EICompactCapacity(int keylen, Size hikeysz)
+EICompactCapacity(int keylen, Size hikeysz, double tidbytes)
 {
 	Size		space = BLCKSZ - SizeOfPageHeaderData -
-		MAXALIGN(sizeof(EIPageOpaqueData));
+		MAXALIGN(sizeof(EIPageOpaqueData)) - TIDCODE_HEADER_SIZE - 1;
+	Size		fixed = seqtree_size(0, keylen, SEQTREE_DEFAULT_LEVELS);
+	double		w = keylen <= SEQTREE_NARROW_KEYLEN ? 1 : 2;
+	double		n;
 
 	if (hikeysz > 0)
 		space -= sizeof(ItemIdData) + MAXALIGN(hikeysz);
-	return seqtree_capacity(space, keylen, SEQTREE_DEFAULT_LEVELS,
-							sizeof(ItemPointerData));
+	if (space <= fixed)
+		return 0;
+	/* a directory entry per group of TIDCODE_GROUP */
+	tidbytes = Max(tidbytes, 1.0) + (double) TIDCODE_DIR_ENTRY / TIDCODE_GROUP;
+	n = floor((space - fixed + w) / (w + tidbytes));
+	return (int) Min(n, (double) Min(EI_MAX_ITEMS_PER_PAGE, SEQTREE_MAX_KEYS));
+}
+
+/*
+ * Average bytes an entry's heap TID takes in the code of the TIDs tids[0..n)
+ * in key order (groups of TIDCODE_GROUP, each first TID coded whole).
+ */
+double
+EICompactTidBytes(ItemPointer tids, int n)
+{
+	double		total = 0;
+
+	if (n <= 0)
+		return sizeof(ItemPointerData);
+	for (int i = 0; i < n; i++)
+	{
+		TidCodeTid	prev;
+		TidCodeTid	cur;
+
+		cur.block = ItemPointerGetBlockNumberNoCheck(&tids[i]);
+		cur.offset = ItemPointerGetOffsetNumberNoCheck(&tids[i]);
+		if (i > 0)
+		{
+			prev.block = ItemPointerGetBlockNumberNoCheck(&tids[i - 1]);
+			prev.offset = ItemPointerGetOffsetNumberNoCheck(&tids[i - 1]);
+		}
+		total += tidcode_entry_size(i % TIDCODE_GROUP == 0 ? NULL : &prev, &cur);
+	}
+	return total / n;
 }
 
 /*
@@ -248,6 +504,9 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	PageHeader	dhdr = (PageHeader) dst;
 	Size		imageoff;
 	Size		tidoff;
+	TidCodeTid *tids;
+	char	   *code;
+	long		codelen;
 	SeqTree		st;
 
 	Assert(norm->ok && norm->keylen > 0);
@@ -267,18 +526,41 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 			elog(ERROR, "could not add high key to compact leaf");
 	}
 	imageoff = ei_compact_image_offset(dst);
-	if (dhdr->pd_upper < imageoff + n * sizeof(ItemPointerData))
+
+	/* the heap TIDs in page order (which is key order), coded */
+	tids = palloc(sizeof(TidCodeTid) * Max(n, 1));
+	code = palloc(BLCKSZ);
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointer tid = &EIReadTuple(src, first + i)->t_tid;
+
+		tids[i].block = ItemPointerGetBlockNumberNoCheck(tid);
+		tids[i].offset = ItemPointerGetOffsetNumberNoCheck(tid);
+	}
+	codelen = tidcode_encode(tids, n, (uint8_t *) code, BLCKSZ);
+	if (ei_debug_fault == EI_FAULT_PLAIN_TIDS)
+	{
+		/* tests: the plain TID array of versions before 0.3.0 */
+		for (int i = 0; i < n; i++)
+			ItemPointerSet((ItemPointer) (code + i * sizeof(ItemPointerData)),
+						   tids[i].block, tids[i].offset);
+		codelen = n * sizeof(ItemPointerData);
+	}
+	pfree(tids);
+	if (codelen < 0 || dhdr->pd_upper < imageoff + codelen)
+	{
+		pfree(code);
 		return false;
-	tidoff = dhdr->pd_upper - n * sizeof(ItemPointerData);
+	}
+	tidoff = dhdr->pd_upper - codelen;
+	memcpy((char *) dst + tidoff, code, codelen);
+	pfree(code);
 
 	/* normalized keys of the entries, in page order (which is key order) */
 	keys.keylen = norm->keylen;
 	keys.keys = EICompactLeafKeys(index, norm, src);
 	if (keys.keys == NULL)
 		return false;
-	for (int i = 0; i < n; i++)
-		memcpy((char *) dst + tidoff + i * sizeof(ItemPointerData),
-			   &EIReadTuple(src, first + i)->t_tid, sizeof(ItemPointerData));
 
 	if (!seqtree_init(&st, (char *) dst + imageoff, tidoff - imageoff,
 					  norm->keylen, SEQTREE_DEFAULT_LEVELS) ||
@@ -457,51 +739,107 @@ EICompactNKeys(Page page)
 }
 
 /*
- * Is there room on a compact leaf for one more entry (its TID and its bit)?
+ * Write into code (BLCKSZ bytes) the TIDs of the compact leaf page with tid
+ * added at position pos, as a TID code; returns its length, or -1 if the
+ * TIDs are damaged or tid equals a neighbour.  A plain array is coded
+ * afresh, a code changed in the group taking tid (tidcode_insert).  No
+ * allocation or error: redo and critical sections call it.
+ */
+static long
+ei_compact_code_insert(Page page, int n, int pos, ItemPointer tid, char *code)
+{
+	PageHeader	phdr = (PageHeader) page;
+	TidCodeTid	t;
+
+	t.block = ItemPointerGetBlockNumberNoCheck(tid);
+	t.offset = ItemPointerGetOffsetNumberNoCheck(tid);
+	if (pos < 0 || pos > n)
+		return -1;
+	if (ei_compact_tids_plain(page, n))
+	{
+		TidCodeTid	tids[BLCKSZ / sizeof(ItemPointerData) + 1];
+
+		if (n + 1 > lengthof(tids) || !ei_compact_decode_all(page, n, tids))
+			return -1;
+		memmove(tids + pos + 1, tids + pos, (n - pos) * sizeof(TidCodeTid));
+		tids[pos] = t;
+		return tidcode_encode(tids, n + 1, (uint8_t *) code, BLCKSZ);
+	}
+	else
+	{
+		TidCode		tc;
+
+		if (!tidcode_open(&tc, (const uint8_t *) page + phdr->pd_upper,
+						  ei_compact_tid_end(page) - phdr->pd_upper, n))
+			return -1;
+		return tidcode_insert(&tc, pos, t, (uint8_t *) code, BLCKSZ);
+	}
+}
+
+/*
+ * Is there room on the locked compact leaf buf for an entry with heap TID
+ * tid at position pos: its bit in the SeqTree and the TID code with it?
+ * The code's growth depends on tid and its neighbours, so this is asked
+ * after the search found pos.  Damaged TIDs are ERRCODE_INDEX_CORRUPTED.
  */
 bool
-EICompactHasRoom(Page page)
+EICompactHasRoom(Relation rel, Buffer buf, int pos, ItemPointer tid)
 {
+	Page		page = BufferGetPage(buf);
 	SeqTree		st;
+	char	   *code = palloc(BLCKSZ);
+	long		len;
 
 	EICompactAttach(page, &st);
+	EICompactCheckTids(rel, buf);
+	len = ei_compact_code_insert(page, st.nkeys, pos, tid, code);
+	pfree(code);
+	if (len < 0)
+		ei_compact_tids_corrupted(page, psprintf("TID (%u,%u) cannot be added at position %d",
+												 ItemPointerGetBlockNumberNoCheck(tid),
+												 ItemPointerGetOffsetNumberNoCheck(tid), pos));
 	return ei_compact_image_offset(page) +
-		seqtree_size(st.nkeys + 1, st.keylen, st.levels) +
-		sizeof(ItemPointerData) <= ((PageHeader) page)->pd_upper;
+		seqtree_size(st.nkeys + 1, st.keylen, st.levels) + len <=
+		ei_compact_tid_end(page);
 }
 
 /*
  * Add an entry with heap TID tid at position pos of a compact leaf, with
  * the bits seqtree_insert_at needs (from a search for its key).  Returns
  * false, changing nothing, if the page has no room.  Redo calls this with
- * the logged arguments.
+ * the logged arguments; the result depends on nothing else, so a standby
+ * writes the same bytes.
  */
 bool
 EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 {
 	PageHeader	phdr = (PageHeader) page;
 	Size		off = ei_compact_image_offset(page);
+	Size		tidend = ei_compact_tid_end(page);
+	/* on the stack: callers run this in a critical section */
+	char		code[BLCKSZ];
+	long		len;
 	SeqTree		st;
 
-	if (!EICompactHasRoom(page))
-		return false;
 	/*
 	 * Callers run this inside a critical section (and redo), on a leaf
-	 * EICompactCheckLeaf passed, after EICompactCheckInsert accepted the
-	 * same arguments: a failure below cannot happen.
+	 * EICompactCheckLeaf passed, after EICompactHasRoom and
+	 * EICompactCheckInsert accepted the same arguments: a failure below
+	 * cannot happen.
 	 */
 	EICompactAttach(page, &st);
 	if (pos < 0 || pos > st.nkeys)
 		elog(PANIC, "compact leaf insert position %d out of range 0..%d",
 			 pos, st.nkeys);
+	len = ei_compact_code_insert(page, st.nkeys, pos, tid, code);
+	if (len < 0)
+		elog(PANIC, "could not add TID to compact leaf");
+	if (off + seqtree_size(st.nkeys + 1, st.keylen, st.levels) + len > tidend)
+		return false;
 
-	/* the TIDs before pos move down one slot; the new TID goes between */
-	memmove((char *) page + phdr->pd_upper - sizeof(ItemPointerData),
-			(char *) page + phdr->pd_upper,
-			pos * sizeof(ItemPointerData));
-	phdr->pd_upper -= sizeof(ItemPointerData);
-	memcpy((char *) page + phdr->pd_upper + pos * sizeof(ItemPointerData),
-		   tid, sizeof(ItemPointerData));
+	/* the new code ends where the TIDs end; the image grows toward it */
+	memcpy((char *) page + tidend - len, code, len);
+	phdr->pd_upper = tidend - len;
 
 	st.space = phdr->pd_upper - off;
 	if (!seqtree_insert_at(&st, pos, lbit, rbit))
@@ -513,8 +851,8 @@ EICompactInsertAt(Page page, int pos, int lbit, int rbit, ItemPointer tid)
 /*
  * Check, changing nothing, that EICompactInsertAt(page, pos, lbit, rbit)
  * will succeed on the locked compact leaf buf, which has room for one more
- * entry: the tests seqtree_insert_at makes, with the space the image has
- * once the new TID is in place.  EICompactCheckLeaf does not read bits[]
+ * entry: the tests seqtree_insert_at makes, with the space EICompactHasRoom
+ * found for the image.  EICompactCheckLeaf does not read bits[]
  * (it runs in constant time), so a damaged bits[] reaches the search,
  * which then hands back bits no insertion can use; that is
  * ERRCODE_INDEX_CORRUPTED naming index and block, raised before the
@@ -524,12 +862,12 @@ void
 EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit, int rbit)
 {
 	Page		page = BufferGetPage(buf);
-	PageHeader	phdr = (PageHeader) page;
 	Size		off = ei_compact_image_offset(page);
 	SeqTree		st;
 
 	EICompactAttach(page, &st);
-	st.space = phdr->pd_upper - sizeof(ItemPointerData) - off;
+	/* EICompactHasRoom found room for the image with one more bit */
+	st.space = ei_compact_tid_end(page) - off;
 	if (!seqtree_insert_check(&st, pos, lbit, rbit))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -541,18 +879,74 @@ EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit, int rbit)
 }
 
 /*
+ * Write into code (BLCKSZ bytes) the TID code of compact leaf page without
+ * the entries at positions (ascending); returns its length, never more
+ * than the code's now (tidcode.h), or -1 if it is damaged.  Not for a
+ * plain array.  No allocation or error: critical sections call it.
+ */
+static long
+ei_compact_code_delete(Page page, int n, const uint16 *positions, int npos,
+					   char *code)
+{
+	PageHeader	phdr = (PageHeader) page;
+	int			ipos[EI_MAX_ITEMS_PER_PAGE];
+	TidCode		tc;
+
+	if (npos > n || npos > lengthof(ipos) ||
+		!tidcode_open(&tc, (const uint8_t *) page + phdr->pd_upper,
+					  ei_compact_tid_end(page) - phdr->pd_upper, n))
+		return -1;
+	for (int i = 0; i < npos; i++)
+		ipos[i] = positions[i];
+	return tidcode_delete(&tc, ipos, npos, (uint8_t *) code, BLCKSZ);
+}
+
+/*
+ * Check, changing nothing, that EICompactDeleteMany(page, positions, npos)
+ * will succeed on the locked compact leaf buf: the positions ascend within
+ * the leaf and the groups they touch decode.  Damage is
+ * ERRCODE_INDEX_CORRUPTED naming index and block, raised before the
+ * caller's critical section.
+ */
+void
+EICompactCheckDelete(Relation rel, Buffer buf, const uint16 *positions,
+					 int npos)
+{
+	Page		page = BufferGetPage(buf);
+	int			n = ei_compact_nkeys(page);
+	char	   *code;
+	long		len;
+
+	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
+	for (int i = 0; i < npos; i++)
+		if (positions[i] >= n || (i > 0 && positions[i] <= positions[i - 1]))
+			ei_compact_tids_corrupted(page, "positions to delete out of range");
+	if (npos == 0 || ei_compact_tids_plain(page, n))
+		return;
+	code = palloc(BLCKSZ);
+	len = ei_compact_code_delete(page, n, positions, npos, code);
+	pfree(code);
+	if (len < 0)
+		ei_compact_tids_corrupted(page, "a group losing entries cannot be decoded");
+}
+
+/*
  * Remove the entries at the given positions (ascending) from a compact
  * leaf, reading no key.  Nothing in it can refuse on a leaf
- * EICompactCheckLeaf passed (seqtree_delete_many accepts any bits[]), so
- * callers need no check before their critical section but valid positions.
+ * EICompactCheckLeaf and EICompactCheckDelete passed (seqtree_delete_many
+ * accepts any bits[], and a TID code never grows by a deletion), so
+ * callers need no other check before their critical section.  A plain
+ * TID array stays plain: coding it could take more room than it has.
  */
 void
 EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 {
 	PageHeader	phdr = (PageHeader) page;
 	char	   *tids = (char *) page + phdr->pd_upper;
+	Size		tidend = ei_compact_tid_end(page);
 	/* on the stack: callers run this in a critical section */
-	int			ipos[BLCKSZ / sizeof(ItemPointerData)];
+	int			ipos[EI_MAX_ITEMS_PER_PAGE];
+	char		code[BLCKSZ];
 	SeqTree		st;
 	int			n;
 	int			k = 0;
@@ -575,6 +969,20 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
 				 n - 1);
 		ipos[i] = positions[i];
 	}
+
+	if (!ei_compact_tids_plain(page, n))
+	{
+		long		len = ei_compact_code_delete(page, n, positions, npos, code);
+
+		if (len < 0 || (Size) len > tidend - phdr->pd_upper)
+			elog(PANIC, "could not delete TIDs from compact leaf");
+		seqtree_delete_many(&st, ipos, npos);
+		memcpy((char *) page + tidend - len, code, len);
+		phdr->pd_upper = tidend - len;
+		phdr->pd_lower = ei_compact_image_offset(page) + seqtree_used(&st);
+		return;
+	}
+
 	seqtree_delete_many(&st, ipos, npos);
 
 	/* keep the surviving TIDs in order, packed against the page's end */
@@ -608,7 +1016,8 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 	uint16		flags = oopaque->ei_flags &
 		~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT | EI_ACCESSED);
-	char	   *otids = (char *) origpage + ((PageHeader) origpage)->pd_upper;
+	TidCodeTid *alltids;
+	char	   *code;
 	SeqTree		ost;
 	SeqTree		tst;
 	SeqTree		lst;
@@ -648,6 +1057,12 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 			elog(ERROR, "failed to add high key to right half of compact split");
 	}
 
+	/* every TID, to code each half afresh */
+	alltids = palloc(sizeof(TidCodeTid) * n);
+	if (!ei_compact_decode_all(origpage, n, alltids))
+		ei_compact_tids_corrupted(origpage, "the leaf to split cannot be decoded");
+	code = palloc(BLCKSZ);
+
 	/* split a scratch copy of the SeqTree, then place each half */
 	tmp = palloc(BLCKSZ);
 	if (!seqtree_copy(&ost, &tst, tmp, BLCKSZ, ost.levels))
@@ -657,14 +1072,17 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		Page		page = pages[side];
 		PageHeader	phdr = (PageHeader) page;
 		Size		off = ei_compact_image_offset(page);
-		Size		tidoff = phdr->pd_upper - counts[side] * sizeof(ItemPointerData);
+		long		len = tidcode_encode(alltids + (side == 0 ? 0 : at),
+										 counts[side], (uint8_t *) code, BLCKSZ);
+		Size		tidoff;
 		SeqTree    *dst = side == 0 ? &lst : &rst;
 
-		if (tidoff < off)
+		if (len < 0)
+			ei_compact_tids_corrupted(origpage, "a TID of the leaf to split is invalid");
+		if (phdr->pd_upper < off + len)
 			elog(ERROR, "compact split half does not fit");
-		memcpy((char *) page + tidoff,
-			   otids + (side == 0 ? 0 : (Size) at * sizeof(ItemPointerData)),
-			   counts[side] * sizeof(ItemPointerData));
+		tidoff = phdr->pd_upper - len;
+		memcpy((char *) page + tidoff, code, len);
 		phdr->pd_upper = tidoff;
 		if (side == 0)
 		{
@@ -687,4 +1105,6 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		phdr->pd_lower = off + seqtree_used(dst);
 	}
 	pfree(tmp);
+	pfree(code);
+	pfree(alltids);
 }

@@ -34,6 +34,15 @@ static void ei_compact_remove_dead(Relation rel, Relation heapRel, Buffer buf,
 static bool ei_table_is_heap(Oid relid);
 
 /*
+ * The compact leaf this backend last found full for an insert, where the
+ * entry would have gone, and whether its heap TID follows the TID before
+ * that position closely (EICompactInsert), for the split that follows.
+ */
+static BlockNumber ei_compact_full_block = InvalidBlockNumber;
+static int	ei_compact_full_pos = -1;
+static bool ei_compact_full_seq = false;
+
+/*
  * Is the table of the given OID a heap table (the only kind whose line
  * pointers elastic/heapkey.c understands)?
  */
@@ -196,6 +205,8 @@ ei_compact_remove_dead(Relation rel, Relation heapRel, Buffer buf,
 	bool		catalog = TransactionIdIsValid(horizon) &&
 		RelationIsAccessibleInLogicalDecoding(heapRel);
 
+	EICompactCheckDelete(rel, buf, positions, npos);
+
 	START_CRIT_SECTION();
 
 	if (npos > 0)
@@ -237,6 +248,8 @@ void
 EICompactVacuumPage(Relation rel, Buffer buf, uint16 *positions, int npos)
 {
 	Page		page = BufferGetPage(buf);
+
+	EICompactCheckDelete(rel, buf, positions, npos);
 
 	START_CRIT_SECTION();
 
@@ -396,8 +409,22 @@ EICompactInsert(EIInsertState istate)
 			 ItemPointerGetBlockNumber(&itup->t_tid),
 			 ItemPointerGetOffsetNumber(&itup->t_tid),
 			 RelationGetRelationName(rel));
-	if (!EICompactHasRoom(page))
+	if (!EICompactHasRoom(rel, buf, loc.pos + 1, &itup->t_tid))
+	{
+		ei_compact_full_block = BufferGetBlockNumber(buf);
+		ei_compact_full_pos = loc.pos + 1;
+		ei_compact_full_seq = false;
+		if (loc.pos >= 0)
+		{
+			ItemPointerData prev;
+
+			EICompactGetTid(page, loc.pos, &prev);
+			ei_compact_full_seq = ItemPointerCompare(&prev, &itup->t_tid) < 0 &&
+				ItemPointerGetBlockNumber(&itup->t_tid) -
+				ItemPointerGetBlockNumber(&prev) <= 1;
+		}
 		return EI_LEAF_FULL;
+	}
 	/* a damaged bits[] can give bits the insertion refuses: not in there */
 	EICompactCheckInsert(rel, buf, loc.pos + 1, loc.lbit, loc.rbit);
 
@@ -433,12 +460,23 @@ EICompactInsert(EIInsertState istate)
 /*
  * Where a compact leaf of n >= 2 entries splits: the first entry that goes
  * right.  Half and half, or the fill factor's share left on the rightmost
- * leaf.
+ * leaf.  When the entry that filled the leaf would go into its right half
+ * right after an entry whose heap TID it closely follows (seqpos: its
+ * position, else -1), entries arrive in heap order there: a
+ * low-cardinality column's equal keys (which sort by TID) at the end of
+ * their value's run, one stream of a multi-column key, a time series in a
+ * leaf that is not the last.  The entries before it then go left, up to
+ * the fill factor's share, as nbtree splits after a new tuple in such a
+ * pattern; half-empty left pages would stay so.
  */
 static int
-ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n)
+ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n, int seqpos)
 {
-	int			at = EI_RIGHTMOST(opaque) ? (n * EIGetFillFactor(rel)) / 100 : n / 2;
+	int			ff = (n * EIGetFillFactor(rel)) / 100;
+	int			at = EI_RIGHTMOST(opaque) ? ff : n / 2;
+
+	if (seqpos > n / 2)
+		at = Min(seqpos, ff);
 
 	return Max(1, Min(at, n - 1));
 }
@@ -460,6 +498,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	bool		isroot = EI_IS_ROOT(oopaque);
 	int			n;
 	int			at;
+	int			seqpos;
 	int			delta;
 	EIHeapKeyReader *reader;
 	IndexTuple	lefthikey = NULL;
@@ -476,7 +515,10 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 		elog(ERROR, "cannot split compact leaf %u of index \"%s\" with %d entries",
 			 origblk, RelationGetRelationName(rel), n);
 
-	at = ei_compact_split_point(rel, oopaque, n);
+	seqpos = ei_compact_full_block == origblk && ei_compact_full_seq ?
+		ei_compact_full_pos : -1;
+	ei_compact_full_block = InvalidBlockNumber;
+	at = ei_compact_split_point(rel, oopaque, n, seqpos);
 
 	/*
 	 * The first right entry's key makes the pivot; skip dead entries.  If
@@ -533,7 +575,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 			return;
 		}
 		isroot = EI_IS_ROOT(oopaque);
-		at = ei_compact_split_point(rel, oopaque, n);
+		at = ei_compact_split_point(rel, oopaque, n, seqpos);
 	}
 	EIHeapKeyReaderEnd(reader);
 	if (lefthikey == NULL)
@@ -755,17 +797,19 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	int			n;
 	uint16	   *positions;
+	ItemPointerData *tids;
 	int			npos = 0;
 
 	EICompactCheckLeaf(rel, buf);
 	n = EICompactNKeys(page);
 	positions = palloc(sizeof(uint16) * Max(n, 1));
+	tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+	EICompactGetTids(page, 0, n, tids);
 
 	for (int pos = 0; pos < n; pos++)
 	{
-		ItemPointerData tid;
+		ItemPointerData tid = tids[pos];
 
-		EICompactGetTid(page, pos, &tid);
 		if (callback != NULL && callback(&tid, callback_state))
 			positions[npos++] = (uint16) pos;
 		else
@@ -778,6 +822,7 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 		EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, npos);
 	}
 	pfree(positions);
+	pfree(tids);
 
 	if (callback != NULL && !EI_RIGHTMOST(opaque) &&
 		EICompactNKeys(page) == 0)

@@ -247,6 +247,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	int			count = 0;
 	int		   *pending = NULL;
 	int			npending = 0;
+	ItemPointerData tidbuf[64];
+	ItemPointerData *tids = tidbuf;
 
 	if (norm == NULL)
 		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
@@ -310,11 +312,16 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * items are those the locked leaf held, and the pin keeps their TIDs
 	 * from being reused meanwhile (see elastic/heapkey.c).
 	 */
+	/* the TIDs of lo..hi, decoded once */
+	if (hi >= lo && hi - lo + 1 > (int) lengthof(tidbuf))
+		tids = palloc(sizeof(ItemPointerData) * (hi - lo + 1));
+	if (hi >= lo)
+		EICompactGetTids(page, lo, hi - lo + 1, tids);
 	for (int pos = lo; pos <= hi; pos++)
 	{
 		EIScanPosItem *item = &so->currPos.items[count];
 
-		EICompactGetTid(page, pos, &item->heapTid);
+		item->heapTid = tids[pos - lo];
 		item->indexOffset = InvalidOffsetNumber;
 		if (so->currTuples != NULL)
 		{
@@ -363,6 +370,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		pfree(pending);
 	}
 
+	if (tids != tidbuf)
+		pfree(tids);
 	EIHeapKeyReaderReleasePin(cs->reader);
 
 	if (forward)

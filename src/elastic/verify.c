@@ -99,11 +99,19 @@ EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno, Page page,
 				   "compact leaf has an invalid SeqTree image");
 	if (st.keylen != norm->keylen ||
 		imageoff + seqtree_used(&st) != phdr->pd_lower ||
-		phdr->pd_upper + (Size) st.nkeys * sizeof(ItemPointerData) != tidend)
+		phdr->pd_upper > tidend)
 		EIVerifyCorrupt(cxt, blkno, InvalidOffsetNumber,
 				   "compact leaf layout is inconsistent (%d keys of %d bytes, lower %u, upper %u, TIDs end at %zu)",
 				   st.nkeys, st.keylen, (unsigned) phdr->pd_lower,
 				   (unsigned) phdr->pd_upper, tidend);
+	{
+		const char *what = EICompactTidsProblem(page, st.nkeys);
+
+		if (what != NULL)
+			EIVerifyCorrupt(cxt, blkno, InvalidOffsetNumber,
+							"compact leaf heap TIDs are damaged: %s", what);
+	}
+	EICompactSetContext(cxt->rel, blkno, page);
 
 	reader = EIHeapKeyReaderBegin(cxt->heapRel, cxt->rel, norm);
 	reader->want_tuple = true;

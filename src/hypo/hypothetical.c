@@ -290,6 +290,28 @@ ei_hypo_bound_pages(EIHypoIndex *hypo, BlockNumber heappages)
 }
 
 /*
+ * Bytes a compact leaf's TID code spends on an entry (src/lib/tidcode.h),
+ * for a table of ntuples rows in heappages pages, assuming keys not
+ * correlated with heap order: neighbouring entries a third of the table
+ * apart, a block delta and an offset each.  Correlated or repeated keys
+ * cost 1 to 2 bytes, so this errs toward fewer entries per compact leaf.
+ */
+static double
+ei_hypo_tid_bytes(double ntuples, BlockNumber heappages)
+{
+	double		delta = Max(1.0, (double) heappages / 3.0) * 4.0;
+	double		perpage = heappages > 0 ? ntuples / heappages : 1;
+	double		bytes = 1;
+
+	while (delta >= 128 && bytes < 5)
+	{
+		delta /= 128;
+		bytes++;
+	}
+	return bytes + (perpage >= 128 ? 2 : 1);
+}
+
+/*
  * Estimate the shape of a hypothetical index over ntuples entries.
  *
  * Without a bound (or for keys that cannot be compact): leaves filled to
@@ -326,7 +348,8 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 	if (est->bound_pages < 0 || hypo->keylen < 0)
 		return;
 	limit = EIElasticShrinkThreshold() * est->bound_pages;
-	ccap = EICompactCapacity(hypo->keylen, hypo->pivotsz) *
+	ccap = EICompactCapacity(hypo->keylen, hypo->pivotsz,
+							 ei_hypo_tid_bytes(ntuples, heappages)) *
 		EI_HYPO_COMPACT_FILL;
 	if (est->total_pages < limit || ccap <= scap)
 		return;

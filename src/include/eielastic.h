@@ -228,9 +228,14 @@ extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
 /* elastic/compact.c: compact leaf pages */
 extern void EICompactAttach(Page page, SeqTree *st);
 extern void EICompactCheckLeaf(Relation rel, Buffer buf);
+extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
+extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
+extern void EICompactCheckTids(Relation rel, Buffer buf);
+extern const char *EICompactTidsProblem(Page page, int n);
 extern void EICompactDelete(Page page, int pos);
-extern int	EICompactCapacity(int keylen, Size hikeysz);
+extern int	EICompactCapacity(int keylen, Size hikeysz, double tidbytes);
+extern double EICompactTidBytes(ItemPointer tids, int n);
 extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
 extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 							  Page dst);
@@ -241,11 +246,14 @@ extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
 									const uint8 *key, int *minpos,
 									int *maxpos);
 extern int	EICompactNKeys(Page page);
-extern bool EICompactHasRoom(Page page);
+extern bool EICompactHasRoom(Relation rel, Buffer buf, int pos,
+							 ItemPointer tid);
 extern bool EICompactInsertAt(Page page, int pos, int lbit, int rbit,
 							  ItemPointer tid);
 extern void EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit,
 								 int rbit);
+extern void EICompactCheckDelete(Relation rel, Buffer buf,
+								 const uint16 *positions, int npos);
 extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
 extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 								Page leftpage, Page rightpage);

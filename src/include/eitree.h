@@ -312,11 +312,11 @@ typedef struct EIScanPosItem
 } EIScanPosItem;
 
 /*
- * Most entries one leaf can hold: a compact leaf spends at least a 6-byte
- * TID and a 1-byte bit per entry, more entries than a standard leaf holds.
+ * Most entries one leaf can hold: a compact leaf spends at least a 1-byte
+ * bit and a 1-byte TID code per entry (src/lib/tidcode.h), more entries
+ * than a standard leaf holds.
  */
-#define EI_MAX_ITEMS_PER_PAGE \
-	(BLCKSZ / (sizeof(ItemPointerData) + 1))
+#define EI_MAX_ITEMS_PER_PAGE	(BLCKSZ / 2)
 
 typedef struct EIScanPosData
 {
@@ -885,6 +885,8 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_EXTENSION_GATE	11	/* a backend's first extension waits,
 									 * its new page not yet locked, until
 									 * another waits for the extension lock */
+#define EI_FAULT_PLAIN_TIDS		12	/* leaves made compact keep plain 6-byte
+									 * TIDs, as before 0.3.0 */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);

@@ -54,6 +54,27 @@ typedef struct EIPreviewCounts
 } EIPreviewCounts;
 
 /*
+ * Average bytes a TID code takes for each heap TID of the standard leaf
+ * page, in its order (EICompactTidBytes).
+ */
+static double
+ei_preview_tid_bytes(Page page)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber first = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			n = maxoff >= first ? maxoff - first + 1 : 0;
+	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
+	double		bytes;
+
+	for (int i = 0; i < n; i++)
+		tids[i] = EIReadTuple(page, first + i)->t_tid;
+	bytes = EICompactTidBytes(tids, n);
+	pfree(tids);
+	return bytes;
+}
+
+/*
  * Entries a standard leaf holds when full, for tuples of itemsz bytes and
  * a high key of hikeysz bytes (0 on the rightmost leaf).
  */
@@ -314,7 +335,8 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 			counts.standard_capacity_sum +=
 				ei_preview_standard_capacity(itemsz, hikeysz);
 			counts.compact_capacity_sum +=
-				EICompactCapacity(norm->keylen, hikeysz);
+				EICompactCapacity(norm->keylen, hikeysz,
+								  ei_preview_tid_bytes(page));
 
 			/* a leaf holding a key too long for compact leaves stays */
 			memcpy(copy, page, BLCKSZ);

@@ -104,6 +104,31 @@ DELETE FROM c WHERE id % 3 = 0 OR k BETWEEN 10000 AND 14000;
 VACUUM c;
 SELECT elastic_btree_expand('c_u');
 INSERT INTO c SELECT g, g % 30000, md5(g::text)::uuid, c_text(g) FROM generate_series(40001, 45000) AS g;
+-- compact leaves' TID codes: heap-correlated keys (1-byte deltas, groups
+-- split by inserts, rightmost compact splits) and 10 distinct values
+-- (equal keys in TID order), inserts between, VACUUM re-coding groups and
+-- dropping emptied ones, expansion; then leaves with plain 6-byte TIDs as
+-- before 0.3.0 (plain_tids), vacuumed (they stay plain) and coded by the
+-- next insert
+DROP TABLE IF EXISTS ct;
+CREATE TABLE ct (id int8, c int4);
+INSERT INTO ct SELECT g, g % 10 FROM generate_series(1, 3000) AS g;
+CREATE INDEX ct_id ON ct USING elastic_btree (id);
+CREATE INDEX ct_c ON ct USING elastic_btree (c);
+SELECT elastic_btree_shrink('ct_id'), elastic_btree_shrink('ct_c');
+INSERT INTO ct SELECT g, g % 10 FROM generate_series(3001, 40000) AS g;
+INSERT INTO ct SELECT g * 2 + 100000, g % 10 FROM generate_series(1, 2000) AS g;
+INSERT INTO ct SELECT g, (g * 7) % 10 FROM generate_series(50001, 52000) AS g;
+DELETE FROM ct WHERE id % 4 = 0 OR id BETWEEN 10000 AND 16000;
+VACUUM ct;
+INSERT INTO ct SELECT g, g % 10 FROM generate_series(10000, 16000) AS g;
+SELECT elastic_btree_expand('ct_c');
+SET elastic_index.debug_fault = plain_tids;
+SELECT elastic_btree_shrink('ct_c');
+RESET elastic_index.debug_fault;
+DELETE FROM ct WHERE id % 5 = 0;
+VACUUM ct;
+INSERT INTO ct SELECT g, g % 10 FROM generate_series(60001, 64000) AS g;
 -- osm_tree: batches applied leaf by leaf (INSERT_MULTI), bulk appends at
 -- the right edge (SPLIT records that move nothing), stragglers in a packed
 -- region (ordinary splits at split_factor), single rows, VACUUM
@@ -197,6 +222,8 @@ sub run_and_check
 		q{SELECT count(*), sum(k) FROM (SELECT k FROM c WHERE k > 500 ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(u::text, ',')) FROM (SELECT u FROM c ORDER BY u DESC) AS x},
 		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM c WHERE t > '8' ORDER BY t) AS x},
+		'SELECT count(*), sum(id) FROM (SELECT id FROM ct WHERE id > 100 ORDER BY id) AS x',
+		'SELECT count(*), sum(id) FROM (SELECT id FROM ct WHERE c = 3) AS x',
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM o ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(k::text, ',')) FROM (SELECT k FROM of ORDER BY k) AS x},
 		q{SELECT count(*), md5(string_agg(t, ',')) FROM (SELECT t FROM of ORDER BY t DESC) AS x},
@@ -250,6 +277,11 @@ foreach my $idx (qw(of_k of_t))
 	cmp_ok($fill, '>=', 90, "$idx: leaves $fill% full");
 }
 
+# the TID code leaves: compact, more entries a leaf than 6-byte TIDs allow
+is($primary->safe_psql('postgres',
+	"SELECT bool_and(compact_leaf_pages > 0 AND entries::float8 / leaf_pages > 1170) FROM elastic_index_stats('ct_id')"),
+	't', 'ct_id: compact leaves hold more than 1170 entries on average');
+
 # the same with every resource manager checked
 $primary->append_conf('postgresql.conf', "wal_consistency_checking = 'all'");
 $primary->reload;
@@ -258,7 +290,7 @@ $primary->poll_query_until('postgres',
   or die 'reload did not take effect';
 run_and_check('all');
 
-foreach my $idx (qw(t_w t_k s_k c_k c_u c_t o_k of_k of_t ob_k ob_t ic_k ic_o ic_b ms_o ms_e))
+foreach my $idx (qw(t_w t_k s_k c_k c_u c_t ct_id ct_c o_k of_k of_t ob_k ob_t ic_k ic_o ic_b ms_o ms_e))
 {
 	my ($ret, $out, $err) = $primary->psql('postgres',
 		"SELECT elastic_index_check('$idx', true)");

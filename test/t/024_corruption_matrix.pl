@@ -328,6 +328,22 @@ my @partial = (
 		{ insert => 'INSERT INTO TABLE SELECT g, g FROM generate_series(3, 62001, 6) g' }
 	],
 	[
+		# the TID code's group data (after its header and directory) all
+		# 0xFF: varints that never end (src/lib/tidcode.h)
+		'TID code', 'compact leaf',
+		sub {
+			my ($page) = @_;
+			my $upper = unpack('S', substr($page, 14, 2));
+			die "no TID code on the compact leaf"
+			  unless ord(substr($page, $upper, 1)) == 0xE5;
+			my $ngroups = unpack('S', substr($page, $upper + 4, 2));
+			my $data = $upper + 6 + 4 * $ngroups;
+			my ($hioff) = line_pointer($page, 1);
+			return ([ $data, "\xFF" x ($hioff - $data - 1) ]);
+		},
+		0
+	],
+	[
 		# the special space: level 7, flags garbage, a right link far away
 		'special space', 'leaf',
 		sub {
@@ -475,6 +491,26 @@ $table .= sprintf($fmt, @$_) for @matrix;
 diag("corruption matrix (ok: worked; corrupt: an error naming the index; "
 	  . "undetected-*: a read over layout-keeping damage that returned missing or "
 	  . "wrong rows without noticing, $undetected cells):\n$table");
+
+# a damaged TID code: a point lookup reaching it reports the index and the
+# block, and the server stays up
+{
+	my ($kind) = grep { $_->[0] eq 'compact leaf' } @kinds;
+	my ($p) = grep { $_->[0] eq 'TID code' } @partial;
+	my $blk = $kind->[3];
+	restore();
+	ElasticIndex::Damage::poke($file{tc_idx}, $blk * $blcksz + $_->[0], $_->[1])
+	  for $p->[2]->(page_bytes('tc_idx', $blk));
+	$node->start;
+	my ($ret, $out, $err) = run(
+		"SET enable_seqscan = off; SET enable_bitmapscan = off; "
+		  . "SELECT count(*) FROM tc WHERE a > 0 AND b > 0");
+	like($err,
+		qr/index "tc_idx" contains corrupted compact leaf at block $blk/,
+		'a scan over a damaged TID code reports index and block');
+	is($node->safe_psql('postgres', 'SELECT 1'), '1', 'and the server is up');
+	$node->stop('fast');
+}
 
 # pg_cancel_backend stops a long operation over a damaged index, on each
 # access method: with a leaf of te_idx and a closed buffer page of tz_idx

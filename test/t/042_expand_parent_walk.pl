@@ -48,7 +48,8 @@ FROM generate_series(1, 100000) AS g WHERE g % 50 <> 1;
 });
 my $compact = $node->safe_psql('postgres',
 	q{SELECT compact_leaf_pages FROM elastic_index_stats('e_k')});
-cmp_ok($compact, '>', 100, "$compact compact leaves");
+# (65 since compact leaves code their heap TIDs: 1500 entries each)
+cmp_ok($compact, '>', 50, "$compact compact leaves");
 
 # index page reads and leaf splits so far
 sub counts
