@@ -1010,8 +1010,13 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
  * Build the two halves of a compact leaf split at position at: entries
  * before it go left, behind lefthikey, the rest right, behind the original
  * high key.  No key is read.  The caller sets the new sibling links.
+ * Returns false if a half does not fit its page: each half's TIDs are
+ * coded afresh, in groups of TIDCODE_GROUP, which can take more bytes than
+ * the same TIDs took in the leaf's code (its groups grown by inserts to
+ * TIDCODE_GROUP_MAX), and the left half gets a new high key, so a split
+ * point near the end can leave the left half too large.
  */
-void
+bool
 EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 					Page leftpage, Page rightpage)
 {
@@ -1082,7 +1087,12 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		if (len < 0)
 			ei_compact_tids_corrupted(origpage, "a TID of the leaf to split is invalid");
 		if (phdr->pd_upper < off + len)
-			elog(ERROR, "compact split half does not fit");
+		{
+			pfree(tmp);
+			pfree(code);
+			pfree(alltids);
+			return false;
+		}
 		tidoff = phdr->pd_upper - len;
 		memcpy((char *) page + tidoff, code, len);
 		phdr->pd_upper = tidoff;
@@ -1092,10 +1102,17 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 			char	   *rbuf = palloc(BLCKSZ);
 
 			/* tst keeps the left part; the right part goes to rbuf */
-			if (!seqtree_split(&tst, at, &rtmp, rbuf, BLCKSZ, NULL) ||
-				!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
-							  ost.levels))
+			if (!seqtree_split(&tst, at, &rtmp, rbuf, BLCKSZ, NULL))
 				elog(ERROR, "could not split SeqTree of compact leaf");
+			if (!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
+							  ost.levels))
+			{
+				pfree(rbuf);
+				pfree(tmp);
+				pfree(code);
+				pfree(alltids);
+				return false;
+			}
 			/* keep the right part for the second pass */
 			if (!seqtree_copy(&rtmp, &tst, tmp, BLCKSZ, ost.levels))
 				elog(ERROR, "could not copy SeqTree of compact leaf");
@@ -1103,10 +1120,16 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		}
 		else if (!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
 							   ost.levels))
-			elog(ERROR, "could not place right half of compact split");
+		{
+			pfree(tmp);
+			pfree(code);
+			pfree(alltids);
+			return false;
+		}
 		phdr->pd_lower = off + seqtree_used(dst);
 	}
 	pfree(tmp);
 	pfree(code);
 	pfree(alltids);
+	return true;
 }

@@ -467,15 +467,18 @@ EICompactInsert(EIInsertState istate)
  * their value's run, one stream of a multi-column key, a time series in a
  * leaf that is not the last.  The entries before it then go left, up to
  * the fill factor's share, as nbtree splits after a new tuple in such a
- * pattern; half-empty left pages would stay so.
+ * pattern; half-empty left pages would stay so.  With half, half and half
+ * always: the split the caller falls back on when the left half of the
+ * other does not fit (EICompactSplitPages).
  */
 static int
-ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n, int seqpos)
+ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n, int seqpos,
+					   bool half)
 {
 	int			ff = (n * EIGetFillFactor(rel)) / 100;
-	int			at = EI_RIGHTMOST(opaque) ? ff : n / 2;
+	int			at = EI_RIGHTMOST(opaque) && !half ? ff : n / 2;
 
-	if (seqpos > n / 2)
+	if (seqpos > n / 2 && !half)
 		at = Min(seqpos, ff);
 
 	return Max(1, Min(at, n - 1));
@@ -499,6 +502,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	int			n;
 	int			at;
 	int			seqpos;
+	bool		half = false;
 	int			delta;
 	EIHeapKeyReader *reader;
 	IndexTuple	lefthikey = NULL;
@@ -518,7 +522,8 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	seqpos = ei_compact_full_block == origblk && ei_compact_full_seq ?
 		ei_compact_full_pos : -1;
 	ei_compact_full_block = InvalidBlockNumber;
-	at = ei_compact_split_point(rel, oopaque, n, seqpos);
+retry:
+	at = ei_compact_split_point(rel, oopaque, n, seqpos, half);
 
 	/*
 	 * The first right entry's key makes the pivot; skip dead entries.  If
@@ -575,7 +580,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 			return;
 		}
 		isroot = EI_IS_ROOT(oopaque);
-		at = ei_compact_split_point(rel, oopaque, n, seqpos);
+		at = ei_compact_split_point(rel, oopaque, n, seqpos, half);
 	}
 	EIHeapKeyReaderEnd(reader);
 	if (lefthikey == NULL)
@@ -584,7 +589,24 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 
 	leftpage = PageGetTempPage(origpage);
 	rightpage = PageGetTempPage(origpage);
-	EICompactSplitPages(origpage, at, lefthikey, leftpage, rightpage);
+	if (!EICompactSplitPages(origpage, at, lefthikey, leftpage, rightpage))
+	{
+		/*
+		 * The left half of a split past the middle (the fill factor's share,
+		 * or after a stream) can outgrow its page: its TIDs coded afresh
+		 * may take more bytes than in the leaf, and it gets a new high key.
+		 * Split in the middle instead, which always fits.
+		 */
+		if (half)
+			elog(ERROR, "compact leaf %u of index \"%s\" does not split at its middle",
+				 origblk, RelationGetRelationName(rel));
+		pfree(leftpage);
+		pfree(rightpage);
+		pfree(lefthikey);
+		lefthikey = NULL;
+		half = true;
+		goto retry;
+	}
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);

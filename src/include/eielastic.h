@@ -255,7 +255,7 @@ extern void EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit,
 extern void EICompactCheckDelete(Relation rel, Buffer buf,
 								 const uint16 *positions, int npos);
 extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
-extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
+extern bool EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 								Page leftpage, Page rightpage);
 
 /* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */
