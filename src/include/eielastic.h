@@ -231,7 +231,6 @@ extern void EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
-extern void EICompactCheckTids(Relation rel, Buffer buf);
 extern const char *EICompactTidsProblem(Page page, int n);
 extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz, double tidbytes);
