@@ -48,7 +48,9 @@ FROM generate_series(1, 100000) AS g WHERE g % 50 <> 1;
 });
 my $compact = $node->safe_psql('postgres',
 	q{SELECT compact_leaf_pages FROM elastic_index_stats('e_k')});
-cmp_ok($compact, '>', 100, "$compact compact leaves");
+# (with TID codes a compact leaf holds about 2000 of these entries, so the
+# leaves made compact take the rows without splitting)
+cmp_ok($compact, '>=', $shrunk, "$compact compact leaves");
 
 # index page reads and leaf splits so far
 sub counts
