@@ -300,27 +300,6 @@ EICompactGetTids(Page page, int start, int count, ItemPointer tids)
 }
 
 /*
- * Check the whole TID code of a locked compact leaf (every group decodes,
- * no two neighbours equal), before a change that rewrites it inside a
- * critical section.  Damage is ERRCODE_INDEX_CORRUPTED naming index and
- * block.
- */
-void
-EICompactCheckTids(Relation rel, Buffer buf)
-{
-	Page		page = BufferGetPage(buf);
-	int			n = ei_compact_nkeys(page);
-	TidCode		tc;
-
-	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
-	if (ei_compact_tids_plain(page, n))
-		return;
-	ei_compact_open_code(page, n, &tc);
-	if (!tidcode_check(&tc))
-		ei_compact_tids_corrupted(page, "a group cannot be decoded");
-}
-
-/*
  * What is wrong with the TIDs of compact leaf page, whose image is sound
  * and holds n keys: NULL if they are a plain array of n TIDs or a TID code
  * of n TIDs that decodes whole (tidcode_check).  For the verifier.
@@ -790,8 +769,15 @@ EICompactHasRoom(Relation rel, Buffer buf, int pos, ItemPointer tid)
 	char	   *code = palloc(BLCKSZ);
 	long		len;
 
+	/*
+	 * Only the group taking tid is decoded (and its neighbours' adjacent
+	 * TIDs); the other groups' bytes are copied after a bounds check, so
+	 * this costs one group, not the whole code, and EICompactInsertAt,
+	 * repeating it on the same page, cannot fail where it succeeded.
+	 * Damage elsewhere in the code is found where it is read.
+	 */
 	EICompactAttach(page, &st);
-	EICompactCheckTids(rel, buf);
+	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
 	len = ei_compact_code_insert(page, st.nkeys, pos, tid, code);
 	pfree(code);
 	if (len < 0)
@@ -1008,8 +994,13 @@ EICompactDeleteMany(Page page, const uint16 *positions, int npos)
  * Build the two halves of a compact leaf split at position at: entries
  * before it go left, behind lefthikey, the rest right, behind the original
  * high key.  No key is read.  The caller sets the new sibling links.
+ * Returns false if a half does not fit its page: each half's TIDs are
+ * coded afresh, in groups of TIDCODE_GROUP, which can take more bytes than
+ * the same TIDs took in the leaf's code (its groups grown by inserts to
+ * TIDCODE_GROUP_MAX), and the left half gets a new high key, so a split
+ * point near the end can leave the left half too large.
  */
-void
+bool
 EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 					Page leftpage, Page rightpage)
 {
@@ -1080,7 +1071,12 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		if (len < 0)
 			ei_compact_tids_corrupted(origpage, "a TID of the leaf to split is invalid");
 		if (phdr->pd_upper < off + len)
-			elog(ERROR, "compact split half does not fit");
+		{
+			pfree(tmp);
+			pfree(code);
+			pfree(alltids);
+			return false;
+		}
 		tidoff = phdr->pd_upper - len;
 		memcpy((char *) page + tidoff, code, len);
 		phdr->pd_upper = tidoff;
@@ -1090,10 +1086,17 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 			char	   *rbuf = palloc(BLCKSZ);
 
 			/* tst keeps the left part; the right part goes to rbuf */
-			if (!seqtree_split(&tst, at, &rtmp, rbuf, BLCKSZ, NULL) ||
-				!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
-							  ost.levels))
+			if (!seqtree_split(&tst, at, &rtmp, rbuf, BLCKSZ, NULL))
 				elog(ERROR, "could not split SeqTree of compact leaf");
+			if (!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
+							  ost.levels))
+			{
+				pfree(rbuf);
+				pfree(tmp);
+				pfree(code);
+				pfree(alltids);
+				return false;
+			}
 			/* keep the right part for the second pass */
 			if (!seqtree_copy(&rtmp, &tst, tmp, BLCKSZ, ost.levels))
 				elog(ERROR, "could not copy SeqTree of compact leaf");
@@ -1101,10 +1104,16 @@ EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 		}
 		else if (!seqtree_copy(&tst, dst, (char *) page + off, tidoff - off,
 							   ost.levels))
-			elog(ERROR, "could not place right half of compact split");
+		{
+			pfree(tmp);
+			pfree(code);
+			pfree(alltids);
+			return false;
+		}
 		phdr->pd_lower = off + seqtree_used(dst);
 	}
 	pfree(tmp);
 	pfree(code);
 	pfree(alltids);
+	return true;
 }

@@ -38,6 +38,12 @@ static bool ei_table_is_heap(Oid relid);
  * entry would have gone, and whether its heap TID follows the TID before
  * that position closely (EICompactInsert), for the split that follows.
  */
+/*
+ * Tries of a compact split whose left half does not fit its page before it
+ * splits in the middle (ei_compact_split_point).
+ */
+#define EI_COMPACT_SPLIT_BACKOFFS	3
+
 static BlockNumber ei_compact_full_block = InvalidBlockNumber;
 static int	ei_compact_full_pos = -1;
 static bool ei_compact_full_seq = false;
@@ -467,16 +473,26 @@ EICompactInsert(EIInsertState istate)
  * their value's run, one stream of a multi-column key, a time series in a
  * leaf that is not the last.  The entries before it then go left, up to
  * the fill factor's share, as nbtree splits after a new tuple in such a
- * pattern; half-empty left pages would stay so.
+ * pattern; half-empty left pages would stay so.  After backoff failed
+ * tries (a half did not fit its page, EICompactSplitPages), the split
+ * point moves halfway back to the middle each time, and to the middle
+ * itself from the EI_COMPACT_SPLIT_BACKOFFS-th on.
  */
 static int
-ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n, int seqpos)
+ei_compact_split_point(Relation rel, EIPageOpaque opaque, int n, int seqpos,
+					   int backoff)
 {
 	int			ff = (n * EIGetFillFactor(rel)) / 100;
 	int			at = EI_RIGHTMOST(opaque) ? ff : n / 2;
 
 	if (seqpos > n / 2)
 		at = Min(seqpos, ff);
+	if (backoff >= EI_COMPACT_SPLIT_BACKOFFS)
+		at = n / 2;
+	else if (backoff > 0 && at > n / 2)
+		at = n / 2 + ((at - n / 2) >> backoff);
+	else if (backoff > 0)
+		at = n / 2 - ((n / 2 - at) >> backoff);
 
 	return Max(1, Min(at, n - 1));
 }
@@ -499,6 +515,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	int			n;
 	int			at;
 	int			seqpos;
+	int			backoff = 0;
 	int			delta;
 	EIHeapKeyReader *reader;
 	IndexTuple	lefthikey = NULL;
@@ -518,7 +535,8 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 	seqpos = ei_compact_full_block == origblk && ei_compact_full_seq ?
 		ei_compact_full_pos : -1;
 	ei_compact_full_block = InvalidBlockNumber;
-	at = ei_compact_split_point(rel, oopaque, n, seqpos);
+retry:
+	at = ei_compact_split_point(rel, oopaque, n, seqpos, backoff);
 
 	/*
 	 * The first right entry's key makes the pivot; skip dead entries.  If
@@ -575,7 +593,7 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 			return;
 		}
 		isroot = EI_IS_ROOT(oopaque);
-		at = ei_compact_split_point(rel, oopaque, n, seqpos);
+		at = ei_compact_split_point(rel, oopaque, n, seqpos, backoff);
 	}
 	EIHeapKeyReaderEnd(reader);
 	if (lefthikey == NULL)
@@ -584,7 +602,25 @@ EICompactSplitLeaf(Relation rel, Relation heapRel, Buffer buf, EIStack stack)
 
 	leftpage = PageGetTempPage(origpage);
 	rightpage = PageGetTempPage(origpage);
-	EICompactSplitPages(origpage, at, lefthikey, leftpage, rightpage);
+	if (!EICompactSplitPages(origpage, at, lefthikey, leftpage, rightpage))
+	{
+		/*
+		 * The larger half of a split away from the middle (the fill
+		 * factor's share, or after a stream) can outgrow its page: its TIDs
+		 * coded afresh may take more bytes than in the leaf, and the left
+		 * half gets a new high key.  Move the split point back toward the
+		 * middle, which always fits.
+		 */
+		if (backoff >= EI_COMPACT_SPLIT_BACKOFFS)
+			elog(ERROR, "compact leaf %u of index \"%s\" does not split at its middle",
+				 origblk, RelationGetRelationName(rel));
+		pfree(leftpage);
+		pfree(rightpage);
+		pfree(lefthikey);
+		lefthikey = NULL;
+		backoff++;
+		goto retry;
+	}
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);

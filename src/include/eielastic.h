@@ -231,7 +231,6 @@ extern void EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
-extern void EICompactCheckTids(Relation rel, Buffer buf);
 extern const char *EICompactTidsProblem(Page page, int n);
 extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz, double tidbytes);
@@ -255,7 +254,7 @@ extern void EICompactCheckInsert(Relation rel, Buffer buf, int pos, int lbit,
 extern void EICompactCheckDelete(Relation rel, Buffer buf,
 								 const uint16 *positions, int npos);
 extern void EICompactDeleteMany(Page page, const uint16 *positions, int npos);
-extern void EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
+extern bool EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 								Page leftpage, Page rightpage);
 
 /* elastic/leafops.c: compact leaves in the tree (WAL-logged operations) */

@@ -85,7 +85,8 @@ check_index('after a crash between the two steps of a compact split');
 
 # the next inserts go through the incomplete split and finish it; 80000 of
 # them, so that both indexes split whichever of them the fault stopped
-# (with 20000 the int8 index's leaves were just short of full on 18)
+# (with 20000 the int8 index's leaves were just short of full on 18; with
+# 40000 neither split once compact leaves coded their TIDs and held more)
 $node->safe_psql('postgres',
 	'INSERT INTO c SELECT g, (g * 7) % 50000 FROM generate_series(40001, 120000) AS g');
 check_index('after inserts that finish the split');
