@@ -119,8 +119,9 @@ SELECT ei_check_all('tc');
 
 -- 5. leaves as versions before 0.3.0 wrote them: plain 6-byte TIDs (the
 -- fault setting plain_tids keeps that layout, for this test only).  They
--- are read, VACUUM deletes from them (they stay plain), and an insert or
--- a split writes a TID code.
+-- are read, VACUUM deletes from them, and an insert adds a plain slot, all
+-- as before 0.3.0 (a standby of this version replays an older primary's
+-- records on them); a split writes TID codes.
 CREATE TABLE tc_free AS
 SELECT c.relname, s.free_bytes, s.entries
 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid,
@@ -134,6 +135,16 @@ RESET elastic_index.debug_fault;
 SELECT f.relname, s.compact_leaf_pages = s.leaf_pages AS all_compact,
 	   f.free_bytes - s.free_bytes > 2 * s.entries AS plain_takes_more
 FROM tc_free f, LATERAL elastic_index_stats(f.relname::regclass) AS s ORDER BY 1;
+SELECT * FROM tc_queries();
+SELECT ei_check_all('tc');
+-- one insert into a plain leaf that has room for it: it takes a 6-byte
+-- slot and its bit number (1 byte here), the leaf stays plain (coding it
+-- would free about 4 bytes an entry of the leaf)
+CREATE TABLE tc_before AS
+SELECT s.free_bytes, s.leaf_pages FROM elastic_index_stats('tc_ei_t') AS s;
+SELECT count(*) FROM (SELECT ei_exec('tc', 'INSERT INTO %I VALUES (300001, 51, 1, 1)')) AS x;
+SELECT b.free_bytes - s.free_bytes AS bytes_taken, s.leaf_pages = b.leaf_pages AS no_split
+FROM tc_before b, LATERAL elastic_index_stats('tc_ei_t') AS s;
 SELECT * FROM tc_queries();
 SELECT ei_check_all('tc');
 SELECT ei_exec('tc', 'DELETE FROM %I WHERE id %% 7 = 0');

@@ -719,10 +719,15 @@ EICompactNKeys(Page page)
 
 /*
  * Write into code (BLCKSZ bytes) the TIDs of the compact leaf page with tid
- * added at position pos, as a TID code; returns its length, or -1 if the
- * TIDs are damaged or tid equals a neighbour.  A plain array is coded
- * afresh, a code changed in the group taking tid (tidcode_insert).  No
- * allocation or error: redo and critical sections call it.
+ * added at position pos; returns its length, or -1 if the TIDs are damaged
+ * or tid equals a neighbour.  A code is changed in the group taking tid
+ * (tidcode_insert).  A plain array stays a plain array, one slot longer,
+ * byte for byte what versions before 0.3.0 wrote: a standby of this version
+ * replaying an older primary's COMPACT_INSERT must write the page that
+ * primary wrote, and after the upgrade both sides keep doing the same.  A
+ * plain leaf is coded only by records that carry the whole page (a split,
+ * a conversion).  No allocation or error: redo and critical sections call
+ * it.
  */
 static long
 ei_compact_code_insert(Page page, int n, int pos, ItemPointer tid, char *code)
@@ -736,13 +741,18 @@ ei_compact_code_insert(Page page, int n, int pos, ItemPointer tid, char *code)
 		return -1;
 	if (ei_compact_tids_plain(page, n))
 	{
-		TidCodeTid	tids[BLCKSZ / sizeof(ItemPointerData) + 1];
+		const char *plain = (const char *) page + phdr->pd_upper;
+		Size		slot = sizeof(ItemPointerData);
 
-		if (n + 1 > lengthof(tids) || !ei_compact_decode_all(page, n, tids))
+		/* TIDs are unique in an index: tid must differ from its neighbours */
+		if ((Size) (n + 1) * slot > BLCKSZ ||
+			(pos > 0 && memcmp(plain + (pos - 1) * slot, tid, slot) == 0) ||
+			(pos < n && memcmp(plain + pos * slot, tid, slot) == 0))
 			return -1;
-		memmove(tids + pos + 1, tids + pos, (n - pos) * sizeof(TidCodeTid));
-		tids[pos] = t;
-		return tidcode_encode(tids, n + 1, (uint8_t *) code, BLCKSZ);
+		memcpy(code, plain, pos * slot);
+		memcpy(code + pos * slot, tid, slot);
+		memcpy(code + (pos + 1) * slot, plain + pos * slot, (n - pos) * slot);
+		return (long) ((n + 1) * slot);
 	}
 	else
 	{
