@@ -43,7 +43,7 @@
 #
 # When gnuplot is installed every runner draws PNG plots from its CSV next
 # to its report and links them from it: core, sliding_window, near_sorted,
-# osm_tuning, concurrent_copy and insert_latency with their
+# osm_tuning, concurrent_copy, insert_latency and bounded_memory with their
 # bench/<runner>/plot.sh DIR, elastic and ycsb in
 # their run.sh.  --plot-only runs no benchmark: it redraws, with those
 # plot.sh scripts, the plots of the CSVs already in --out (default

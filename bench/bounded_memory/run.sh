@@ -293,6 +293,12 @@ END {
 	}
 }' "$results" >"$out/bounded-memory.md"
 step "report: $out/bounded-memory.csv, $out/bounded-memory.md"
+if command -v gnuplot >/dev/null; then
+	step "plot: $out/bounded-memory.png"
+	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
+		echo "run.sh: bench/bounded_memory/plot.sh failed; the CSV and the report are written" >&2
+	printf '\n![bounded-memory.png: index maintenance / btree and the memory the index took, per load mode and kind](bounded-memory.png)\n\nDrawn from bounded-memory.csv by `bench/bounded_memory/plot.sh` (`bench/bounded_memory/plot.sh DIR` redraws it).\n' >>"$out/bounded-memory.md"
+fi
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0
 }
