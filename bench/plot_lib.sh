@@ -62,3 +62,30 @@ kind_label() {
 	*) echo "$1" ;;
 	esac
 }
+
+# The gnuplot command that draws datablock $1 as clustered histogram bars:
+# one row per cluster (its x label in column 1), one column per kind of
+# $kinds (the caller's variable), each bar in its kind's colour and labelled
+# above it with its value in printf format $2, or, when $2 is "columns",
+# with the text of the column that follows the value columns by the number
+# of kinds.
+kind_bars() {
+	local plot="plot" col=2 kind n i label
+	n=$(echo "$kinds" | wc -w)
+	for kind in $kinds; do
+		plot+=" \$$1 using $col:xtic(1) title '$(kind_label "$kind")' lc rgb '$(kind_colour "$kind")',"
+		col=$((col + 1))
+	done
+	col=2
+	for ((i = 0; i < n; i++)); do
+		# a bar's centre: cluster x + (i - (n - 1) / 2) / (n + 1)
+		if [ "$2" = columns ]; then
+			label=$((col + n))
+		else
+			label="(sprintf('$2', \$$col))"
+		fi
+		plot+=" \$$1 using (\$0 + ($i - ($n - 1) / 2.0) / ($n + 1.0)):$col:$label with labels offset 0,0.7 font ',8' notitle,"
+		col=$((col + 1))
+	done
+	echo "${plot%,}"
+}

@@ -72,28 +72,6 @@ block() {
 	echo "EOD"
 }
 
-# The plot command of datablock $1: one bar per kind, each labelled above
-# it with its value in format $2, or (no $2) with the label column that
-# follows the value columns.
-bars() {
-	local plot="plot" col=2 kind n i
-	n=$(echo "$kinds" | wc -w)
-	for kind in $kinds; do
-		plot+=" \$$1 using $col:xtic(1) title '$(kind_label "$kind")' lc rgb '$(kind_colour "$kind")',"
-		col=$((col + 1))
-	done
-	col=2
-	for ((i = 0; i < n; i++)); do
-		if [ -n "$2" ]; then
-			plot+=" \$$1 using (\$0 + ($i - ($n - 1) / 2.0) / ($n + 1.0)):$col:(sprintf('$2', \$$col)) with labels offset 0,0.7 font ',8' notitle,"
-		else
-			plot+=" \$$1 using (\$0 + ($i - ($n - 1) / 2.0) / ($n + 1.0)):$col:$((col + n)) with labels offset 0,0.7 font ',8' notitle,"
-		fi
-		col=$((col + 1))
-	done
-	echo "${plot%,}"
-}
-
 {
 	echo "set terminal pngcairo noenhanced size 1200,520 font ',10'"
 	echo "set output '$dir/bounded-memory.png'"
@@ -106,9 +84,9 @@ bars() {
 	block ratio ratio
 	block mem mem
 	echo "set title 'index maintenance during COPY / btree (below 1: cheaper)'; set ylabel 'ratio'"
-	bars ratio "%.2f"
+	kind_bars ratio "%.2f"
 	echo "set title 'backend memory the index took (MB; label: MB / bound)'; set ylabel 'MB'"
-	bars mem ""
+	kind_bars mem columns
 	echo "unset multiplot"
 } | gnuplot
 echo "plot: $dir/bounded-memory.png"

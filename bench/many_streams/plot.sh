@@ -52,24 +52,6 @@ block() {
 	echo "EOD"
 }
 
-# The plot command of datablock $1: one bar per kind, each with its value
-# written above it in format $2.
-bars() {
-	local plot="plot" col=2 kind n
-	n=$(echo "$kinds" | wc -w)
-	for kind in $kinds; do
-		plot+=" \$$1 using $col:xtic(1) title '$(kind_label "$kind")' lc rgb '$(kind_colour "$kind")',"
-		col=$((col + 1))
-	done
-	col=2
-	for ((i = 0; i < n; i++)); do
-		# a bar's centre: cluster x + (i - (n - 1) / 2) / (n + 1)
-		plot+=" \$$1 using (\$0 + ($i - ($n - 1) / 2.0) / ($n + 1.0)):$col:(sprintf('$2', \$$col)) with labels offset 0,0.7 font ',8' notitle,"
-		col=$((col + 1))
-	done
-	echo "${plot%,}"
-}
-
 {
 	echo "set terminal pngcairo noenhanced size 1500,520 font ',10'"
 	echo "set output '$dir/many-streams.png'"
@@ -83,11 +65,11 @@ bars() {
 	block mb mb
 	block fill fill
 	echo "set title 'index maintenance during COPY / btree (below 1: cheaper)'; set ylabel 'ratio'"
-	bars ratio "%.2f"
+	kind_bars ratio "%.2f"
 	echo "set title 'index size after COPY (MB)'; set ylabel 'MB'"
-	bars mb "%.1f"
+	kind_bars mb "%.1f"
 	echo "set title 'leaf fill after COPY (%)'; set ylabel '%'; set yrange [0:105]; set offsets 0, 0, 0, 0"
-	bars fill "%.1f"
+	kind_bars fill "%.1f"
 	echo "unset multiplot"
 } | gnuplot
 echo "plot: $dir/many-streams.png"
