@@ -109,6 +109,8 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
+static void ei_check_posting_overlap(Relation rel, EIScanInsert key,
+									 Buffer buf, OffsetNumber offnum);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
@@ -259,6 +261,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
 			offnum = EIBinSearch(rel, istate->key, page);
+			ei_check_posting_overlap(rel, istate->key, istate->buf, offnum);
 			ei_insert_on_page(rel, istate->buf, InvalidBuffer, istate->stack,
 							  istate->itup, offnum, istate);
 			break;
@@ -297,6 +300,32 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 	if (istate->leaf_changed && policy->insert_done != NULL)
 		policy->insert_done(istate);
+}
+
+/*
+ * Refuse an entry whose heap TID falls inside the range of a posting list
+ * on the leaf (the item before offnum, where EIBinSearch with nextkey put
+ * it): it belongs inside the list, which takes a posting split, not yet
+ * written (src/README.md, "Posting lists").  Only indexes built with
+ * deduplicate_items have lists.
+ */
+static void
+ei_check_posting_overlap(Relation rel, EIScanInsert key, Buffer buf,
+						 OffsetNumber offnum)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+
+	if (offnum > EI_FIRST_DATA(opaque) &&
+		EITupleIsPosting(EIReadTupleChecked(rel, page, OffsetNumberPrev(offnum))) &&
+		EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot insert into a posting list of index \"%s\" yet",
+						RelationGetRelationName(rel)),
+				 errdetail("The new entry's heap TID falls inside a posting list of block %u.",
+						   BufferGetBlockNumber(buf)),
+				 errhint("Rebuild the index with deduplicate_items off.")));
 }
 
 /*
@@ -922,7 +951,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	maxoff = PageGetMaxOffsetNumber(page);
 
 	/* the heap blocks holding entries already known to be dead */
-	deadblocks = palloc(sizeof(BlockNumber) * MaxIndexTuplesPerPage);
+	deadblocks = palloc(sizeof(BlockNumber) * EI_MAX_ITEMS_PER_PAGE);
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
 	{
 		ItemId		iid = PageGetItemId(page, off);
@@ -930,12 +959,18 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 		if (!ItemIdIsDead(iid))
 			continue;
-		hblk = ItemPointerGetBlockNumber(&EIReadTuple(page, off)->t_tid);
-		for (i = 0; i < ndeadblocks; i++)
-			if (deadblocks[i] == hblk)
-				break;
-		if (i == ndeadblocks)
-			deadblocks[ndeadblocks++] = hblk;
+		/* a dead posting list: every one of its TIDs (ei_kill_items) */
+		for (int t = 0; t < EILeafNTIDs(EIReadTuple(page, off)); t++)
+		{
+			hblk = ItemPointerGetBlockNumber(EITupleIsPosting(EIReadTuple(page, off)) ?
+											 EIPostingTID(EIReadTuple(page, off), t) :
+											 &EIReadTuple(page, off)->t_tid);
+			for (i = 0; i < ndeadblocks; i++)
+				if (deadblocks[i] == hblk)
+					break;
+			if (i == ndeadblocks && ndeadblocks < EI_MAX_ITEMS_PER_PAGE)
+				deadblocks[ndeadblocks++] = hblk;
+		}
 	}
 	if (ndeadblocks == 0)
 	{
@@ -951,17 +986,36 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	delstate.bottomup = false;
 	delstate.bottomupfreespace = 0;
 	delstate.ndeltids = 0;
-	delstate.deltids = palloc(sizeof(TM_IndexDelete) * MaxIndexTuplesPerPage);
-	delstate.status = palloc(sizeof(TM_IndexStatus) * MaxIndexTuplesPerPage);
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * EI_MAX_ITEMS_PER_PAGE);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * EI_MAX_ITEMS_PER_PAGE);
 
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
 	{
 		ItemId		iid = PageGetItemId(page, off);
 		IndexTuple	itup = EIReadTuple(page, off);
-		BlockNumber hblk = ItemPointerGetBlockNumber(&itup->t_tid);
+		BlockNumber hblk;
 		bool		dead = ItemIdIsDead(iid);
 		int			n = delstate.ndeltids;
 
+		/* a live list is not checked; a dead one gives all its TIDs */
+		if (EITupleIsPosting(itup))
+		{
+			if (!dead)
+				continue;
+			for (int t = 0; t < EIPostingCount(itup); t++)
+			{
+				n = delstate.ndeltids;
+				delstate.deltids[n].tid = *EIPostingTID(itup, t);
+				delstate.deltids[n].id = n;
+				delstate.status[n].idxoffnum = off;
+				delstate.status[n].knowndeletable = true;
+				delstate.status[n].promising = false;
+				delstate.status[n].freespace = 0;
+				delstate.ndeltids++;
+			}
+			continue;
+		}
+		hblk = ItemPointerGetBlockNumber(&itup->t_tid);
 		if (!dead)
 		{
 			for (i = 0; i < ndeadblocks; i++)
@@ -981,7 +1035,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 	latestRemovedXid = table_index_delete_tuples(heapRel, &delstate);
 
-	deletable = palloc(sizeof(OffsetNumber) * MaxIndexTuplesPerPage);
+	deletable = palloc(sizeof(OffsetNumber) * EI_MAX_ITEMS_PER_PAGE);
 	for (i = 0; i < delstate.ndeltids; i++)
 	{
 		TM_IndexStatus *status = &delstate.status[delstate.deltids[i].id];
@@ -992,7 +1046,14 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 	if (ndeletable > 0)
 	{
+		int			nuniq = 0;
+
+		/* a dead posting list's offset came once per TID */
 		qsort(deletable, ndeletable, sizeof(OffsetNumber), ei_offset_cmp);
+		for (i = 0; i < ndeletable; i++)
+			if (nuniq == 0 || deletable[nuniq - 1] != deletable[i])
+				deletable[nuniq++] = deletable[i];
+		ndeletable = nuniq;
 		isCatalogRel = RelationIsAccessibleInLogicalDecoding(heapRel);
 
 		START_CRIT_SECTION();
@@ -1450,14 +1511,14 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 
 	if (newitemoff <= first)
 		return false;
-	prevblk = ItemPointerGetBlockNumber(&EIReadTuple(page, newitemoff - 1)->t_tid);
+	prevblk = ItemPointerGetBlockNumber(EILeafMaxTID(EIReadTuple(page, newitemoff - 1)));
 	if ((prevblk > newblk ? prevblk - newblk : newblk - prevblk) > EI_RUN_NEAR_BLOCKS)
 		return false;
 
 	for (OffsetNumber off = newitemoff - 1;
 		 off >= first && off + EI_RUN_LOOKBACK >= newitemoff; off--)
 	{
-		if (ei_heap_tids_adjacent(&EIReadTuple(page, off)->t_tid,
+		if (ei_heap_tids_adjacent(EILeafMaxTID(EIReadTuple(page, off)),
 								  &newitem->t_tid))
 			return true;
 	}

@@ -24,6 +24,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -151,6 +152,53 @@ EIGetSplitFactor(Relation rel)
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
 	return policy->split_factor ? policy->split_factor(rel) : 0.5;
+}
+
+/*
+ * May the index's leaves hold posting lists?  The policy's choice (its
+ * deduplicate_items reloption), and only when every key column's operator
+ * class says equal values have equal images and there are no INCLUDE
+ * columns (EIAllEqualImage).  Looks up the catalogs: call it before any
+ * buffer lock.
+ */
+bool
+EIGetDeduplicate(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+
+	return policy->deduplicate != NULL && policy->deduplicate(rel) &&
+		EIAllEqualImage(rel);
+}
+
+/*
+ * Do equal keys of the index always have equal images, so that one posting
+ * list may keep one key for several rows?  As nbtree's _bt_allequalimage:
+ * every key column's operator class has an equalimage function (support
+ * function 4) that returns true for the column's collation, and the index
+ * has no INCLUDE columns.
+ */
+bool
+EIAllEqualImage(Relation rel)
+{
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	if (nkeyatts != IndexRelationGetNumberOfAttributes(rel))
+		return false;
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		Oid			opfamily = rel->rd_opfamily[i];
+		Oid			opcintype = rel->rd_opcintype[i];
+		Oid			collation = rel->rd_indcollation[i];
+		Oid			proc;
+
+		proc = get_opfamily_proc(opfamily, opcintype, opcintype,
+								 EI_EQUALIMAGE_PROC);
+		if (!OidIsValid(proc) ||
+			!DatumGetBool(OidFunctionCall1Coll(proc, collation,
+											   ObjectIdGetDatum(opcintype))))
+			return false;
+	}
+	return true;
 }
 
 /*

@@ -155,7 +155,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
  * Index tuples
  *
  * Leaf tuples are plain IndexTuples: t_tid is the heap TID, which is also
- * the last key attribute (so every entry is unique).
+ * the last key attribute (so every entry is unique); or posting lists (see
+ * below), which hold the key once and several heap TIDs.
  *
  * Pivot tuples (high keys and inner-page downlinks) carry every key
  * attribute followed by the heap TID tiebreaker, stored in the last
@@ -187,6 +188,49 @@ typedef EIPageOpaqueData *EIPageOpaque;
 				   MAXALIGN(sizeof(EIPageOpaqueData))) / 3)
 #define EI_MAX_ITEM_SIZE \
 	(EI_MAX_PIVOT_SIZE - MAXALIGN(sizeof(ItemPointerData)))
+
+/* ----------------------------------------------------------------
+ * Posting lists (src/README.md, "Posting lists")
+ *
+ * A leaf data item with EI_POSTING_BIT in t_info holds the key once and
+ * a strictly ascending array of heap TIDs.  Its t_tid is reused: the block
+ * part is the byte offset of the array from the tuple's start, the offset
+ * part the number of TIDs (at least 2).  Only leaf data items can be
+ * posting tuples; pivots never set the flag.  EIPostingProblem says
+ * whether a tuple read from a page is a well-formed list; check it before
+ * trusting the accessors on a page that may be damaged.
+ * ----------------------------------------------------------------
+ */
+#define EI_MAX_POSTING_SIZE		MAXALIGN_DOWN(EI_MAX_ITEM_SIZE / 2)
+#define EI_POSTING_BIT			INDEX_AM_RESERVED_BIT	/* nbtree's
+														 * INDEX_ALT_TID_MASK */
+
+#define EITupleIsPosting(itup) (((itup)->t_info & EI_POSTING_BIT) != 0)
+#define EIPostingCount(itup) \
+	((int) ItemPointerGetOffsetNumberNoCheck(&(itup)->t_tid))
+#define EIPostingOffset(itup) \
+	((Size) ItemPointerGetBlockNumberNoCheck(&(itup)->t_tid))
+#define EIPostingTID(itup, n) \
+	((ItemPointer) ((char *) (itup) + EIPostingOffset(itup)) + (n))
+#define EIPostingMaxTID(itup)	EIPostingTID((itup), EIPostingCount(itup) - 1)
+/* the TID an entry sorts by: a list's first, a plain entry's own */
+#define EILeafMinTID(itup) \
+	(EITupleIsPosting(itup) ? EIPostingTID((itup), 0) : &(itup)->t_tid)
+#define EILeafMaxTID(itup) \
+	(EITupleIsPosting(itup) ? EIPostingMaxTID(itup) : &(itup)->t_tid)
+/*
+ * Do a posting list's count and offset keep its TIDs inside the tuple?  The
+ * cheap part of EIPostingProblem, for readers that touch only some TIDs.
+ */
+#define EIPostingBoundsOK(itup) \
+	(EIPostingCount(itup) >= 2 && \
+	 EIPostingOffset(itup) >= sizeof(IndexTupleData) && \
+	 EIPostingOffset(itup) % sizeof(uint16) == 0 && \
+	 EIPostingOffset(itup) + sizeof(ItemPointerData) * EIPostingCount(itup) <= \
+	 IndexTupleSize(itup))
+/* the number of heap TIDs an entry holds */
+#define EILeafNTIDs(itup) \
+	(EITupleIsPosting(itup) ? EIPostingCount(itup) : 1)
 
 /* ----------------------------------------------------------------
  * Metapage
@@ -573,6 +617,9 @@ typedef struct EITreePolicy
 	 * leaf's left half keeps in a dense sorted run's split [0.5] */
 	int			(*fillfactor) (Relation rel);
 	double		(*split_factor) (Relation rel);
+	/* may its leaves hold posting lists (src/README.md, "Posting
+	 * lists")?  Read at build time, before any lock [false] */
+	bool		(*deduplicate) (Relation rel);
 
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
@@ -637,6 +684,8 @@ extern uint32 EIRelAmKind(Relation rel);
 extern bool EIRelServedBy(Relation rel, uint32 am_kind);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
+extern bool EIGetDeduplicate(Relation rel);
+extern bool EIAllEqualImage(Relation rel);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 
 /* a caller's identity, saved while a SQL function works as a table's owner */
@@ -672,6 +721,11 @@ extern Buffer EIGetRoot(Relation rel, int access, bool create);
 extern int	EIGetRootHeight(Relation rel);
 extern IndexTuple EIFormPivot(Relation rel, IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
+extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
+extern Size EIPostingKeySize(IndexTuple itup);
+extern IndexTuple EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed,
+									  int nremoved);
+extern const char *EIPostingProblem(IndexTuple itup);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);
