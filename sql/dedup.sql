@@ -153,6 +153,24 @@ SELECT ei_diff('dd', 'SELECT s, k FROM %I WHERE s = 2 AND k > 1000 ORDER BY s, k
 VACUUM dd_ei;
 SELECT ei_check_all('dd');
 
+-- posting splits: rows inserted into the space VACUUM freed get TIDs
+-- inside the lists' ranges; each goes into its list, which gives up its
+-- last TID to a plain entry after it (with and without a page split)
+SELECT ei_exec('dd', 'INSERT INTO %I SELECT * FROM dd_src WHERE u %% 3 = 0 ORDER BY id');
+SELECT ei_exec('dd', 'UPDATE %I SET s = s + 1 WHERE u %% 7 = 1');
+ANALYZE dd_seq, dd_bt, dd_ei;
+SELECT ei_check_all('dd');
+SELECT * FROM ei_diff_col('dd', 'k', '100', '1500');
+SELECT * FROM ei_diff_col('dd', 't', '''key-000300''', '''key-000400''');
+SELECT * FROM ei_diff_col('dd', 's', '3', '7');
+SELECT ei_diff('dd', 'SELECT s, k FROM %I WHERE s = 2 AND k > 1000 ORDER BY s, k DESC', true, '{index,indexonly}');
+SELECT ei_diff('dd', 'SELECT id FROM %I WHERE s = 4', false, '{index,bitmap,parallel}');
+-- and once more through VACUUM
+SELECT ei_exec('dd', 'DELETE FROM %I WHERE u %% 5 = 0');
+VACUUM dd_seq, dd_bt, dd_ei;
+SELECT ei_check_all('dd');
+SELECT * FROM ei_diff_col('dd', 'k', '100', '1500');
+
 -- clean up
 SET client_min_messages = warning;
 DROP SCHEMA ei_dedup CASCADE;

@@ -198,6 +198,14 @@ typedef struct EILoadLevel
 	struct EILoadLevel *parent; /* level above, once this one has two pages */
 } EILoadLevel;
 
+/*
+ * Largest posting list the build writes: a tenth of a page, as nbtree's
+ * _bt_sort_dedup, so that a leaf filled to its fill factor wastes little
+ * room at its end on a list that no longer fits.
+ */
+#define EI_BUILD_MAX_POSTING_SIZE \
+	(MAXALIGN_DOWN(BLCKSZ * 10 / 100) - sizeof(ItemIdData))
+
 /* State of the bottom-up load. */
 typedef struct EILoadState
 {
@@ -1353,7 +1361,7 @@ ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
  * Keys are equal when their bytes are: the build forms every entry the
  * same way, and equal image (EIAllEqualImage) makes equal keys' images
  * equal.  A run ends at a different key or when one more TID would take
- * its list past EI_MAX_POSTING_SIZE.  Takes ownership of itup.
+ * its list past EI_BUILD_MAX_POSTING_SIZE.  Takes ownership of itup.
  */
 static void
 ei_load_entry(EILoadState *lstate, IndexTuple itup)
@@ -1369,7 +1377,7 @@ ei_load_entry(EILoadState *lstate, IndexTuple itup)
 		IndexTupleSize(base) == IndexTupleSize(itup) &&
 		base->t_info == itup->t_info &&
 		MAXALIGN(IndexTupleSize(base) +
-				 sizeof(ItemPointerData) * (lstate->ntids + 1)) <= EI_MAX_POSTING_SIZE &&
+				 sizeof(ItemPointerData) * (lstate->ntids + 1)) <= EI_BUILD_MAX_POSTING_SIZE &&
 		memcmp((char *) base + sizeof(IndexTupleData),
 			   (char *) itup + sizeof(IndexTupleData),
 			   IndexTupleSize(itup) - sizeof(IndexTupleData)) == 0)

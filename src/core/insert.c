@@ -39,7 +39,7 @@ static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
 							 Buffer sbuf, Buffer cbuf, Page leftpage,
 							 Page rightpage, OffsetNumber firstright,
 							 OffsetNumber newitemoff, IndexTuple newitem,
-							 IndexTuple lefthikey);
+							 IndexTuple lefthikey, bool left_image);
 static void ei_finish_split(Relation rel, Buffer buf, Buffer rbuf,
 							EIStack stack, bool isroot);
 static int	ei_run_split_point(Relation rel, Page page, IndexTuple newitem,
@@ -109,8 +109,8 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
-static void ei_check_posting_overlap(Relation rel, EIScanInsert key,
-									 Buffer buf, OffsetNumber offnum);
+static IndexTuple ei_posting_split_prepare(EIInsertState istate,
+										   OffsetNumber offnum);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
@@ -134,6 +134,10 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->itemsz = MAXALIGN(IndexTupleSize(itup));
 	istate->buf = InvalidBuffer;
 	istate->policy_memo = -1;
+	istate->postingoff = 0;
+	istate->posting_listoff = InvalidOffsetNumber;
+	istate->nposting = NULL;
+	istate->origitup = NULL;
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -260,10 +264,19 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
+			IndexTuple	newitem;
+
 			offnum = EIBinSearch(rel, istate->key, page);
-			ei_check_posting_overlap(rel, istate->key, istate->buf, offnum);
+			newitem = ei_posting_split_prepare(istate, offnum);
 			ei_insert_on_page(rel, istate->buf, InvalidBuffer, istate->stack,
-							  istate->itup, offnum, istate);
+							  newitem, offnum, istate);
+			if (newitem != istate->itup)
+			{
+				pfree(newitem);
+				pfree(istate->nposting);
+				istate->nposting = NULL;
+				istate->postingoff = 0;
+			}
 			break;
 		}
 
@@ -303,29 +316,54 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 }
 
 /*
- * Refuse an entry whose heap TID falls inside the range of a posting list
- * on the leaf (the item before offnum, where EIBinSearch with nextkey put
- * it): it belongs inside the list, which takes a posting split, not yet
- * written (src/README.md, "Posting lists").  Only indexes built with
- * deduplicate_items have lists.
+ * Prepare a posting split if the entry's heap TID falls inside the range of
+ * the posting list before offnum (where EIBinSearch with nextkey put it,
+ * the list comparing equal): as nbtree's _bt_swap_posting, the list takes
+ * the TID and gives up its last one, which the returned copy of the entry
+ * carries to offnum.  Returns istate->itup itself otherwise.  A TID the
+ * list holds already is damage (each heap TID is in the index once).
  */
-static void
-ei_check_posting_overlap(Relation rel, EIScanInsert key, Buffer buf,
-						 OffsetNumber offnum)
+static IndexTuple
+ei_posting_split_prepare(EIInsertState istate, OffsetNumber offnum)
 {
-	Page		page = BufferGetPage(buf);
+	Relation	rel = istate->rel;
+	Page		page = BufferGetPage(istate->buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber listoff = OffsetNumberPrev(offnum);
+	IndexTuple	list;
+	IndexTuple	newitem;
+	const char *what;
+	int			postingoff;
+	ItemPointerData oldmax;
 
-	if (offnum > EI_FIRST_DATA(opaque) &&
-		EITupleIsPosting(EIReadTupleChecked(rel, page, OffsetNumberPrev(offnum))) &&
-		EICompare(rel, key, page, OffsetNumberPrev(offnum)) == 0)
+	if (offnum <= EI_FIRST_DATA(opaque))
+		return istate->itup;
+	list = EIReadTupleChecked(rel, page, listoff);
+	if (!EITupleIsPosting(list) ||
+		EICompare(rel, istate->key, page, listoff) != 0)
+		return istate->itup;
+
+	if ((what = EIPostingProblem(list)) != NULL)
+		EIItemCorrupted(rel, page, listoff, what);
+	postingoff = EIPostingFind(list, &istate->itup->t_tid);
+	if (postingoff <= 0 || postingoff >= EIPostingCount(list))
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot insert into a posting list of index \"%s\" yet",
-						RelationGetRelationName(rel)),
-				 errdetail("The new entry's heap TID falls inside a posting list of block %u.",
-						   BufferGetBlockNumber(buf)),
-				 errhint("Rebuild the index with deduplicate_items off.")));
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" holds heap TID (%u,%u) already, in the posting list at offset %u of block %u",
+						RelationGetRelationName(rel),
+						ItemPointerGetBlockNumber(&istate->itup->t_tid),
+						ItemPointerGetOffsetNumber(&istate->itup->t_tid),
+						listoff, BufferGetBlockNumber(istate->buf)),
+				 errhint("Please REINDEX it.")));
+
+	istate->nposting = EIPostingSwap(list, &istate->itup->t_tid, postingoff,
+									 &oldmax);
+	istate->postingoff = (uint16) postingoff;
+	istate->posting_listoff = listoff;
+	istate->origitup = istate->itup;
+	newitem = CopyIndexTuple(istate->itup);
+	newitem->t_tid = oldmax;
+	return newitem;
 }
 
 /*
@@ -717,7 +755,7 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 
 	ei_split_install(rel, buf, rbuf, InvalidBuffer, InvalidBuffer,
 					 leftpage, rightpage, OffsetNumberNext(maxoff),
-					 InvalidOffsetNumber, NULL, lefthikey);
+					 InvalidOffsetNumber, NULL, lefthikey, false);
 	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
 
 	pfree(leftpage);
@@ -1105,6 +1143,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
 	bool		isleaf = EI_IS_LEAF(opaque);
+	bool		posting = (istate != NULL && istate->postingoff > 0);
 
 	if (PageGetFreeSpace(page) < itemsz)
 	{
@@ -1118,6 +1157,10 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 
 	START_CRIT_SECTION();
 
+	/* a posting split: the list takes the new TID (same size) */
+	if (posting)
+		memcpy(EIReadTuple(page, istate->posting_listoff), istate->nposting,
+			   IndexTupleSize(istate->nposting));
 	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
 		InvalidOffsetNumber)
 		elog(PANIC, "failed to add item to block %u of index \"%s\"",
@@ -1136,10 +1179,14 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 		XLogRecPtr	recptr;
 
 		xlrec.offnum = newitemoff;
+		xlrec.postingoff = posting ? istate->postingoff : 0;
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEIInsert);
+		XLogRegisterData((char *) &xlrec,
+						 posting ? SizeOfEIInsertPost : SizeOfEIInsert);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) itup, itemsz);
+		/* a posting split logs the entry as it came; redo swaps again */
+		XLogRegisterBufData(0, (char *) (posting ? istate->origitup : itup),
+							itemsz);
 		if (BufferIsValid(cbuf))
 			XLogRegisterBuffer(1, cbuf, REGBUF_STANDARD);
 		recptr = XLogInsert(EI_RMGR_ID,
@@ -1292,7 +1339,7 @@ static void
 ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
 				 Buffer cbuf, Page leftpage, Page rightpage,
 				 OffsetNumber firstright, OffsetNumber newitemoff,
-				 IndexTuple newitem, IndexTuple lefthikey)
+				 IndexTuple newitem, IndexTuple lefthikey, bool left_image)
 {
 	Page		origpage = BufferGetPage(buf);
 	BlockNumber rightblk = BufferGetBlockNumber(rbuf);
@@ -1335,7 +1382,8 @@ ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD |
+						   (left_image ? REGBUF_FORCE_IMAGE : 0));
 		if (newitemonleft)
 			XLogRegisterBufData(0, (char *) newitem,
 								MAXALIGN(IndexTupleSize(newitem)));
@@ -1404,6 +1452,18 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	 */
 	EICheckPageItems(rel, buf);
 
+	/*
+	 * A posting split: split the page as it is with the list rewritten (a
+	 * private copy; same size), and log the left half as a full image,
+	 * which redo restores instead of rebuilding it.
+	 */
+	if (istate != NULL && istate->postingoff > 0)
+	{
+		origpage = PageGetTempPageCopy(BufferGetPage(buf));
+		memcpy(EIReadTuple(origpage, istate->posting_listoff),
+			   istate->nposting, IndexTupleSize(istate->nposting));
+	}
+
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,
 								   &newitemonleft, &separator);
 
@@ -1457,8 +1517,10 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 
 	ei_split_install(rel, buf, rbuf, sbuf, cbuf, leftpage, rightpage,
 					 firstright, newitemoff, newitemonleft ? newitem : NULL,
-					 lefthikey);
+					 lefthikey, origpage != BufferGetPage(buf));
 	EIStatsCount(rel, isleaf ? EI_STAT_LEAF_SPLITS : EI_STAT_INNER_SPLITS, 1);
+	if (origpage != BufferGetPage(buf))
+		pfree(origpage);
 
 	if (BufferIsValid(sbuf))
 		EIRelBuf(rel, sbuf);

@@ -989,6 +989,52 @@ EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed, int nremoved)
 }
 
 /*
+ * Where a heap TID goes in a posting list: the position of its first TID
+ * above tid, or -1 if the list holds tid already.  Binary search.
+ */
+int
+EIPostingFind(IndexTuple itup, ItemPointer tid)
+{
+	int			low = 0;
+	int			high = EIPostingCount(itup);
+
+	while (high > low)
+	{
+		int			mid = low + (high - low) / 2;
+		int32		cmp = ItemPointerCompare(tid, EIPostingTID(itup, mid));
+
+		if (cmp == 0)
+			return -1;
+		if (cmp > 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
+ * The posting split's list (as nbtree's _bt_swap_posting): a copy of itup
+ * with newtid at postingoff (strictly inside: 1 to count - 1) and without
+ * its last TID, which is returned in *oldmax; palloc'd, of the same size.
+ */
+IndexTuple
+EIPostingSwap(IndexTuple itup, ItemPointer newtid, int postingoff,
+			  ItemPointer oldmax)
+{
+	int			n = EIPostingCount(itup);
+	IndexTuple	nposting = CopyIndexTuple(itup);
+	ItemPointer tids = EIPostingTID(nposting, 0);
+
+	Assert(postingoff >= 1 && postingoff < n);
+	*oldmax = *EIPostingMaxTID(itup);
+	memmove(tids + postingoff + 1, tids + postingoff,
+			sizeof(ItemPointerData) * (n - 1 - postingoff));
+	tids[postingoff] = *newtid;
+	return nposting;
+}
+
+/*
  * Make the "minus infinity" downlink that starts every inner page.
  */
 IndexTuple

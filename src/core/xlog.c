@@ -151,6 +151,32 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 
 		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "insert"), "insert");
 		itup = EIRedoCopyData(data, len);
+
+		/*
+		 * A posting split: the list before offnum takes the entry's TID at
+		 * postingoff and gives up its last one, which the added item gets.
+		 */
+		if (isleaf && XLogRecGetDataLen(record) >= SizeOfEIInsertPost &&
+			xlrec->postingoff > 0)
+		{
+			IndexTuple	list;
+			IndexTuple	nposting;
+			ItemPointerData oldmax;
+
+			if (xlrec->offnum <= FirstOffsetNumber ||
+				xlrec->offnum - 1 > PageGetMaxOffsetNumber(page))
+				elog(PANIC, "elastic_index redo: insert: no posting list before offset %u",
+					 xlrec->offnum);
+			list = EIReadTuple(page, xlrec->offnum - 1);
+			if (!EITupleIsPosting(list) || EIPostingProblem(list) != NULL ||
+				xlrec->postingoff >= EIPostingCount(list))
+				elog(PANIC, "elastic_index redo: insert: item %u is no posting list to split at %u",
+					 xlrec->offnum - 1, xlrec->postingoff);
+			nposting = EIPostingSwap(list, &((IndexTuple) itup)->t_tid,
+									 xlrec->postingoff, &oldmax);
+			memcpy(list, nposting, IndexTupleSize(nposting));
+			((IndexTuple) itup)->t_tid = oldmax;
+		}
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
 						false, false) == InvalidOffsetNumber)
 			elog(PANIC, "elastic_index redo: failed to add item");
@@ -673,6 +699,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 		case XLOG_EI_INSERT_LEAF:
 		case XLOG_EI_INSERT_INNER:
 			appendStringInfo(buf, "off: %u", ((xl_ei_insert *) rec)->offnum);
+			if (XLogRecGetDataLen(record) >= SizeOfEIInsertPost)
+				appendStringInfo(buf, ", postingoff: %u",
+								 ((xl_ei_insert *) rec)->postingoff);
 			break;
 		case XLOG_EI_SPLIT:
 			{

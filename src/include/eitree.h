@@ -496,6 +496,18 @@ typedef struct EIInsertStateData
 	bool		leaf_changed;
 	/* the entry is the transaction's own: check serializable conflicts */
 	bool		own_entry;
+
+	/*
+	 * A posting split (src/README.md, "Posting lists"): the entry's heap TID
+	 * falls inside the list at posting_listoff, which becomes nposting (the
+	 * TID in at position postingoff, its last TID out); the item inserted
+	 * after it is the entry with that last TID.  origitup is the entry as
+	 * it came, which the WAL record carries.  postingoff 0: none.
+	 */
+	uint16		postingoff;
+	OffsetNumber posting_listoff;
+	IndexTuple	nposting;
+	IndexTuple	origitup;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;
@@ -725,6 +737,9 @@ extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
 extern Size EIPostingKeySize(IndexTuple itup);
 extern IndexTuple EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed,
 									  int nremoved);
+extern int	EIPostingFind(IndexTuple itup, ItemPointer tid);
+extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
+								int postingoff, ItemPointer oldmax);
 extern const char *EIPostingProblem(IndexTuple itup);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);

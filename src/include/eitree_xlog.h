@@ -63,9 +63,14 @@
 typedef struct xl_ei_insert
 {
 	OffsetNumber offnum;
+	uint16		postingoff;		/* a posting split's position in the list
+								 * before offnum; only in records of one
+								 * (SizeOfEIInsertPost), whose tuple is the
+								 * entry as it came: redo swaps the TIDs */
 } xl_ei_insert;
 
 #define SizeOfEIInsert	(offsetof(xl_ei_insert, offnum) + sizeof(OffsetNumber))
+#define SizeOfEIInsertPost	(offsetof(xl_ei_insert, postingoff) + sizeof(uint16))
 
 /*
  * XLOG_EI_INSERT_MULTI: sorted entries applied to one leaf (core/insert.c,

@@ -2,8 +2,10 @@
 # with wal_consistency_checking = 'elastic_index' replays an index built
 # with deduplicate_items = on, plain inserts beside its lists, scans that
 # mark lists dead, the opportunistic deletion of dead lists before a
-# split (DELETE records), and VACUUM rewriting lists and removing whole
-# ones (VACUUM records with updated lists), and must find every page equal
+# split (DELETE records), VACUUM rewriting lists and removing whole ones
+# (VACUUM records with updated lists), and posting splits of inserts
+# whose TIDs fall inside lists (with and without a page split), and must
+# find every page equal
 # to the primary's image; its queries must give the primary's results.
 # Then the primary crashes and replays the same WAL from its last
 # checkpoint, and the verifier and the queries must still agree.
@@ -94,6 +96,11 @@ $primary->safe_psql(
 	'postgres', q{
 DELETE FROM p WHERE id % 3 = 0 OR k = 7;
 VACUUM p;
+-- posting splits: new rows take the space VACUUM freed, so their TIDs fall
+-- inside the lists' ranges (INSERT_LEAF with postingoff, and splits whose
+-- left half is logged whole)
+INSERT INTO p SELECT g, g % 100, 'k-' || lpad((g % 100)::text, 4, '0')
+FROM generate_series(60001, 72000) AS g;
 });
 my $stats = $primary->safe_psql('postgres',
 	"SELECT entries FROM elastic_index_stats('p_k')");
