@@ -171,6 +171,31 @@ VACUUM dd_seq, dd_bt, dd_ei;
 SELECT ei_check_all('dd');
 SELECT * FROM ei_diff_col('dd', 'k', '100', '1500');
 
+-- the dedup pass: an index built empty gets lists as inserts fill its
+-- leaves (a full leaf merges its runs of equal keys before it splits)
+CREATE TABLE dd_grow (id int4, k int8, t text COLLATE "C", n numeric);
+CREATE INDEX dd_grow_k ON dd_grow USING elastic_btree (k) WITH (deduplicate_items = on);
+CREATE INDEX dd_grow_t ON dd_grow USING elastic_btree (t) WITH (deduplicate_items = on);
+CREATE INDEX dd_grow_n ON dd_grow USING elastic_btree (n) WITH (deduplicate_items = on);
+CREATE INDEX dd_grow_k_plain ON dd_grow USING elastic_btree (k);
+CREATE INDEX dd_grow_k_bt ON dd_grow USING btree (k);
+INSERT INTO dd_grow SELECT id, k, t, n FROM dd_src ORDER BY id;
+SELECT pg_relation_size('dd_grow_k') < pg_relation_size('dd_grow_k_plain') / 2 AS k_smaller,
+	   pg_relation_size('dd_grow_k') <= pg_relation_size('dd_grow_k_bt') * 1.2 AS k_near_btree,
+	   (SELECT entries FROM elastic_index_stats('dd_grow_k')) = 30000 AS k_entries,
+	   (SELECT entries FROM elastic_index_stats('dd_grow_t')) = 30000 AS t_entries;
+SELECT elastic_index_check('dd_grow_k', true), elastic_index_check('dd_grow_t', true),
+	   elastic_index_check('dd_grow_n', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(id) FROM dd_grow WHERE k BETWEEN 100 AND 200;
+SELECT count(*), sum(id) FROM dd_grow WHERE t >= 'key-000100' AND t < 'key-000200';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*), sum(id) FROM dd_grow WHERE k BETWEEN 100 AND 200;
+SELECT count(*), sum(id) FROM dd_grow WHERE t >= 'key-000100' AND t < 'key-000200';
+DROP TABLE dd_grow;
+
 -- clean up
 SET client_min_messages = warning;
 DROP SCHEMA ei_dedup CASCADE;

@@ -111,6 +111,7 @@ static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 static int	ei_offset_cmp(const void *a, const void *b);
 static IndexTuple ei_posting_split_prepare(EIInsertState istate,
 										   OffsetNumber offnum);
+static void ei_dedup_pass(Relation rel, Buffer buf);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
@@ -138,6 +139,7 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->posting_listoff = InvalidOffsetNumber;
 	istate->nposting = NULL;
 	istate->origitup = NULL;
+	istate->deduplicate = false;
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -157,6 +159,8 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	 */
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel, heapRel);
+	/* catalog lookups too: before any lock */
+	istate->deduplicate = EIGetDeduplicate(rel);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
 }
@@ -235,6 +239,9 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 				if (from_batch)
 					ei_forget_pole(rel);
 				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
+				if (PageGetFreeSpace(page) < istate->itemsz &&
+					istate->deduplicate && !from_batch)
+					ei_dedup_pass(rel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					policy->leaf_full != NULL)
 				{
@@ -364,6 +371,129 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber offnum)
 	newitem = CopyIndexTuple(istate->itup);
 	newitem->t_tid = oldmax;
 	return newitem;
+}
+
+/*
+ * Are two leaf entries' keys the same bytes (their attributes and null
+ * bitmap, not their TIDs), so that one posting list may hold both?  With
+ * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
+ * bytes stay apart, which is merely less compact.
+ */
+static bool
+ei_same_key(IndexTuple a, IndexTuple b)
+{
+	Size		asz = EIPostingKeySize(a);
+
+	return asz == EIPostingKeySize(b) &&
+		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
+		memcmp((char *) a + sizeof(IndexTupleData),
+			   (char *) b + sizeof(IndexTupleData),
+			   asz - sizeof(IndexTupleData)) == 0;
+}
+
+/*
+ * The dedup pass (src/README.md, "Posting lists"; nbtree's
+ * _bt_dedup_pass): merge the runs of equal keys of the full write-locked
+ * standard leaf buf into posting lists of at most EI_MAX_POSTING_SIZE, so
+ * that an insert may fit without a split.  Items marked LP_DEAD are left
+ * as they are.  The new page is built in private memory, then copied over
+ * the leaf in a critical section and WAL-logged as a full image
+ * (log_newpage_buffer).  Does nothing when no run has two entries.
+ */
+static void
+ei_dedup_pass(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber minoff = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	Page		newpage;
+	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+	IndexTuple	base = NULL;
+	int			ntids = 0;
+	int			nmerged = 0;
+
+	if (!EI_IS_LEAF(opaque) || (opaque->ei_flags & EI_POLICY_LEAF) ||
+		maxoff <= minoff)
+		return;
+
+	/* its items are read whole and copied: check them first */
+	EICheckPageItems(rel, buf);
+
+	newpage = PageGetTempPageCopySpecial(page);
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
+
+		if (PageAddItem(newpage, (Item) hikey, IndexTupleSize(hikey),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "dedup pass: failed to add high key of block %u of index \"%s\"",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	}
+
+	for (OffsetNumber off = minoff; off <= maxoff + 1; off++)
+	{
+		IndexTuple	itup = off <= maxoff ? EIReadTuple(page, off) : NULL;
+		bool		dead = itup != NULL && ItemIdIsDead(PageGetItemId(page, off));
+		int			n = itup != NULL ? EILeafNTIDs(itup) : 0;
+
+		/* the item continues the run if its key is equal and it fits */
+		if (base != NULL && itup != NULL && !dead && ei_same_key(base, itup) &&
+			MAXALIGN(EIPostingKeySize(base) +
+					 sizeof(ItemPointerData) * (ntids + n)) <= EI_MAX_POSTING_SIZE)
+		{
+			for (int t = 0; t < n; t++)
+				tids[ntids++] = EITupleIsPosting(itup) ?
+					*EIPostingTID(itup, t) : itup->t_tid;
+			nmerged++;
+			continue;
+		}
+
+		/* the run ends: add it as one entry */
+		if (base != NULL)
+		{
+			IndexTuple	entry = EIFormPosting(base, tids, ntids);
+
+			if (PageAddItem(newpage, (Item) entry, IndexTupleSize(entry),
+							InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			pfree(entry);
+			base = NULL;
+			ntids = 0;
+		}
+		if (itup == NULL)
+			break;
+		if (dead)
+		{
+			OffsetNumber newoff;
+
+			newoff = PageAddItem(newpage, (Item) itup, IndexTupleSize(itup),
+								 InvalidOffsetNumber, false, false);
+			if (newoff == InvalidOffsetNumber)
+				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			ItemIdMarkDead(PageGetItemId(newpage, newoff));
+			continue;
+		}
+		base = itup;
+		for (int t = 0; t < n; t++)
+			tids[ntids++] = EITupleIsPosting(itup) ?
+				*EIPostingTID(itup, t) : itup->t_tid;
+	}
+
+	if (nmerged == 0)
+	{
+		pfree(newpage);
+		return;
+	}
+
+	START_CRIT_SECTION();
+	PageRestoreTempPage(newpage, page);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
 }
 
 /*

@@ -508,6 +508,9 @@ typedef struct EIInsertStateData
 	OffsetNumber posting_listoff;
 	IndexTuple	nposting;
 	IndexTuple	origitup;
+
+	/* a full leaf gets a dedup pass before it splits (EIGetDeduplicate) */
+	bool		deduplicate;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;

@@ -3,9 +3,10 @@
 # with deduplicate_items = on, plain inserts beside its lists, scans that
 # mark lists dead, the opportunistic deletion of dead lists before a
 # split (DELETE records), VACUUM rewriting lists and removing whole ones
-# (VACUUM records with updated lists), and posting splits of inserts
-# whose TIDs fall inside lists (with and without a page split), and must
-# find every page equal
+# (VACUUM records with updated lists), posting splits of inserts whose
+# TIDs fall inside lists (with and without a page split), and dedup passes
+# of an index built empty (full-page images), and must find every page
+# equal
 # to the primary's image; its queries must give the primary's results.
 # Then the primary crashes and replays the same WAL from its last
 # checkpoint, and the verifier and the queries must still agree.
@@ -42,6 +43,7 @@ my @queries = (
 	'SELECT count(*), sum(id) FROM p WHERE t >= \'k-0020\' AND t < \'k-0070\'',
 	'SELECT count(*), sum(k) FROM p WHERE k < 50',
 	'SELECT string_agg(id::text, \',\' ORDER BY k DESC, id) FROM p WHERE k IN (3, 33, 77)',
+	'SELECT count(*), sum(id) FROM g WHERE k BETWEEN 5 AND 20',
 );
 
 # Run every query with the index, then by sequential scan, on one node.
@@ -69,6 +71,14 @@ INSERT INTO p SELECT g, g % 100, 'k-' || lpad((g % 100)::text, 4, '0')
 FROM generate_series(1, 40000) AS g;
 CREATE INDEX p_k ON p USING elastic_btree (k) WITH (deduplicate_items = on);
 CREATE INDEX p_t ON p USING elastic_btree (t) WITH (deduplicate_items = on);
+-- an index built empty: inserts fill its leaves, which get dedup passes
+CREATE TABLE g (id int4, k int4);
+CREATE INDEX g_k ON g USING elastic_btree (k) WITH (deduplicate_items = on);
+CREATE INDEX g_k_plain ON g USING elastic_btree (k);
+INSERT INTO g SELECT i, i % 37 FROM generate_series(1, 30000) AS i;
+DELETE FROM g WHERE id % 4 = 0;
+VACUUM g;
+INSERT INTO g SELECT i, i % 37 FROM generate_series(30001, 36000) AS i;
 -- plain entries beside the lists (new rows' TIDs follow the lists')
 INSERT INTO p SELECT g, g % 100, 'k-' || lpad((g % 100)::text, 4, '0')
 FROM generate_series(40001, 44000) AS g;
@@ -108,6 +118,10 @@ is($stats, $primary->safe_psql('postgres', 'SELECT count(*) FROM p'),
 	'every row has one TID in the index');
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_k', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_t', true)");
+$primary->safe_psql('postgres', "SELECT elastic_index_check('g_k', true)");
+cmp_ok($primary->safe_psql('postgres', "SELECT pg_relation_size('g_k')"), '<',
+	$primary->safe_psql('postgres', "SELECT pg_relation_size('g_k_plain') / 2"),
+	'the dedup pass kept the index built empty small');
 
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 my $want = answers($primary);
