@@ -173,13 +173,19 @@ SELECT * FROM ei_diff_col('dd', 'k', '100', '1500');
 
 -- the dedup pass: an index built empty gets lists as inserts fill its
 -- leaves (a full leaf merges its runs of equal keys before it splits)
-CREATE TABLE dd_grow (id int4, k int8, t text COLLATE "C", n numeric);
+CREATE TABLE dd_grow (id int4, k int8, t text COLLATE "C", n numeric, s int4);
 CREATE INDEX dd_grow_k ON dd_grow USING elastic_btree (k) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_t ON dd_grow USING elastic_btree (t) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_n ON dd_grow USING elastic_btree (n) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_k_plain ON dd_grow USING elastic_btree (k);
 CREATE INDEX dd_grow_k_bt ON dd_grow USING btree (k);
-INSERT INTO dd_grow SELECT id, k, t, n FROM dd_src ORDER BY id;
+CREATE INDEX dd_grow_s ON dd_grow USING elastic_btree (s) WITH (deduplicate_items = on);
+CREATE INDEX dd_grow_s_bt ON dd_grow USING btree (s);
+INSERT INTO dd_grow SELECT id, k, t, n, s FROM dd_src ORDER BY id;
+-- a key's run ends where new rows go: a split there keeps the run's part
+-- on the left whole (it gets no more rows), as btree's single-value splits
+SELECT elastic_index_check('dd_grow_s', true);
+SELECT (SELECT entries FROM elastic_index_stats('dd_grow_s')) = 30000 AS s_entries;
 SELECT pg_relation_size('dd_grow_k') < pg_relation_size('dd_grow_k_plain') / 2 AS k_smaller,
 	   pg_relation_size('dd_grow_k') <= pg_relation_size('dd_grow_k_bt') * 1.2 AS k_near_btree,
 	   (SELECT entries FROM elastic_index_stats('dd_grow_k')) = 30000 AS k_entries,

@@ -2246,6 +2246,24 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	{
 		/* the batch's walk chose the split point */
 	}
+	else if (isleaf && istate != NULL && istate->deduplicate &&
+			 newitemoff > first && (newitemoff - first) * 2 >= nitems &&
+			 feasible[newitemoff - first] &&
+			 ei_same_key(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
+			 (newitemoff > maxoff ||
+			  !ei_same_key(EIReadTuple(page, newitemoff), newitem)))
+	{
+		/*
+		 * Posting lists: the new item ends a run of equal keys that fills at
+		 * least half the leaf.  New rows' TIDs go on growing the run's end
+		 * (they ascend), so the run's part on the left would get no more:
+		 * keep it whole on the left and start the right page with the new
+		 * item (nbtree's single-value strategy does the same for a leaf of
+		 * one key).
+		 */
+		best = newitemoff - first;
+		decided = true;
+	}
 	else if (headmoves && feasible[newitemoff - first])
 	{
 		best = newitemoff - first;
