@@ -198,14 +198,6 @@ typedef struct EILoadLevel
 	struct EILoadLevel *parent; /* level above, once this one has two pages */
 } EILoadLevel;
 
-/*
- * Largest posting list the build writes: a tenth of a page, as nbtree's
- * _bt_sort_dedup, so that a leaf filled to its fill factor wastes little
- * room at its end on a list that no longer fits.
- */
-#define EI_BUILD_MAX_POSTING_SIZE \
-	(MAXALIGN_DOWN(BLCKSZ * 10 / 100) - sizeof(ItemIdData))
-
 /* State of the bottom-up load. */
 typedef struct EILoadState
 {

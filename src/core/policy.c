@@ -186,19 +186,28 @@ EIAllEqualImage(Relation rel)
 		return false;
 	for (int i = 0; i < nkeyatts; i++)
 	{
-		Oid			opfamily = rel->rd_opfamily[i];
-		Oid			opcintype = rel->rd_opcintype[i];
-		Oid			collation = rel->rd_indcollation[i];
-		Oid			proc;
-
-		proc = get_opfamily_proc(opfamily, opcintype, opcintype,
-								 EI_EQUALIMAGE_PROC);
-		if (!OidIsValid(proc) ||
-			!DatumGetBool(OidFunctionCall1Coll(proc, collation,
-											   ObjectIdGetDatum(opcintype))))
+		if (!EIColumnEqualImage(rel->rd_opfamily[i], rel->rd_opcintype[i],
+								rel->rd_indcollation[i]))
 			return false;
 	}
 	return true;
+}
+
+/*
+ * Does the operator class (family and input type) say that equal values
+ * of the type have equal images under the collation?  Its equalimage
+ * function (support function 4) decides; without one, no.
+ */
+bool
+EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation)
+{
+	Oid			proc;
+
+	proc = get_opfamily_proc(opfamily, opcintype, opcintype,
+							 EI_EQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, collation,
+										  ObjectIdGetDatum(opcintype)));
 }
 
 /*

@@ -202,6 +202,15 @@ typedef EIPageOpaqueData *EIPageOpaque;
  * ----------------------------------------------------------------
  */
 #define EI_MAX_POSTING_SIZE		MAXALIGN_DOWN(EI_MAX_ITEM_SIZE / 2)
+
+/*
+ * Largest posting list the build writes: a tenth of a page, as nbtree's
+ * _bt_sort_dedup, so that a leaf filled to its fill factor wastes little
+ * room at its end on a list that no longer fits (core/build.c; the size
+ * model of hypothetical indexes counts with it too).
+ */
+#define EI_BUILD_MAX_POSTING_SIZE \
+	(MAXALIGN_DOWN(BLCKSZ * 10 / 100) - sizeof(ItemIdData))
 #define EI_POSTING_BIT			INDEX_AM_RESERVED_BIT	/* nbtree's
 														 * INDEX_ALT_TID_MASK */
 
@@ -701,6 +710,7 @@ extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern bool EIGetDeduplicate(Relation rel);
 extern bool EIAllEqualImage(Relation rel);
+extern bool EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 
 /* a caller's identity, saved while a SQL function works as a table's owner */
