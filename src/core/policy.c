@@ -158,16 +158,24 @@ EIGetSplitFactor(Relation rel)
  * May the index's leaves hold posting lists?  The policy's choice (its
  * deduplicate_items reloption), and only when every key column's operator
  * class says equal values have equal images and there are no INCLUDE
- * columns (EIAllEqualImage).  Looks up the catalogs: call it before any
- * buffer lock.
+ * columns (EIAllEqualImage).  The catalogs are looked up once per relcache
+ * entry (EIRelCache.equalimage; an index's operator classes and
+ * collations never change, and a rebuilt entry asks again), so every
+ * insert may ask; the first call must come before any buffer lock.
  */
 bool
 EIGetDeduplicate(Relation rel)
 {
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+	EIRelCache *cache;
 
-	return policy->deduplicate != NULL && policy->deduplicate(rel) &&
-		EIAllEqualImage(rel);
+	if (policy->deduplicate == NULL || !policy->deduplicate(rel))
+		return false;
+	cache = EIGetRelCache(rel);
+	if (cache->equalimage == EI_EQUALIMAGE_UNKNOWN)
+		cache->equalimage = EIAllEqualImage(rel) ? EI_EQUALIMAGE_YES :
+			EI_EQUALIMAGE_NO;
+	return cache->equalimage == EI_EQUALIMAGE_YES;
 }
 
 /*

@@ -303,7 +303,13 @@ typedef struct EIRelCache
 								 * grew since (EIScanCheckHeapTid) */
 	BlockNumber index_nblocks;	/* the index's size when last read, for
 								 * block numbers a policy's pages name */
+	uint8		equalimage;		/* EIAllEqualImage's answer, asked once:
+								 * EI_EQUALIMAGE_UNKNOWN, _NO or _YES */
 } EIRelCache;
+
+#define EI_EQUALIMAGE_UNKNOWN	0	/* what the zeroed cache starts with */
+#define EI_EQUALIMAGE_NO		1
+#define EI_EQUALIMAGE_YES		2
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
 
