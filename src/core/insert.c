@@ -110,7 +110,7 @@ static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
 static IndexTuple ei_posting_split_prepare(EIInsertState istate,
-										   OffsetNumber offnum);
+											 OffsetNumber *offnum);
 static void ei_dedup_pass(Relation rel, Buffer buf);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
@@ -274,7 +274,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 			IndexTuple	newitem;
 
 			offnum = EIBinSearch(rel, istate->key, page);
-			newitem = ei_posting_split_prepare(istate, offnum);
+			newitem = ei_posting_split_prepare(istate, &offnum);
 			ei_insert_on_page(rel, istate->buf, InvalidBuffer, istate->stack,
 							  newitem, offnum, istate);
 			if (newitem != istate->itup)
@@ -324,31 +324,66 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 /*
  * Prepare a posting split if the entry's heap TID falls inside the range of
- * the posting list before offnum (where EIBinSearch with nextkey put it,
+ * the posting list before *offnum (where EIBinSearch with nextkey put it,
  * the list comparing equal): as nbtree's _bt_swap_posting, the list takes
  * the TID and gives up its last one, which the returned copy of the entry
- * carries to offnum.  Returns istate->itup itself otherwise.  A TID the
+ * carries to *offnum.  Returns istate->itup itself otherwise.  A TID the
  * list holds already is damage (each heap TID is in the index once).
+ *
+ * A list marked LP_DEAD (every TID of it dead, ei_kill_items) must not
+ * take a live TID: scans would skip the new row, and the next
+ * ei_delete_dead_items would remove the list with it as known deletable.
+ * As nbtree (_bt_binsrch_posting refuses a dead list, and
+ * _bt_findinsertloc deletes dead items and searches again), the leaf's
+ * dead items go first, and *offnum is searched again; a list still there
+ * (nothing could be deleted: no table at hand, or a stale garbage flag)
+ * loses its LP_DEAD hint, which only ever says its TIDs may be dead.
  */
 static IndexTuple
-ei_posting_split_prepare(EIInsertState istate, OffsetNumber offnum)
+ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
 {
 	Relation	rel = istate->rel;
 	Page		page = BufferGetPage(istate->buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	OffsetNumber listoff = OffsetNumberPrev(offnum);
+	OffsetNumber listoff;
+	ItemId		listid;
 	IndexTuple	list;
 	IndexTuple	newitem;
 	const char *what;
 	int			postingoff;
 	ItemPointerData oldmax;
 
-	if (offnum <= EI_FIRST_DATA(opaque))
+	if (*offnum <= EI_FIRST_DATA(opaque))
 		return istate->itup;
+	listoff = OffsetNumberPrev(*offnum);
 	list = EIReadTupleChecked(rel, page, listoff);
 	if (!EITupleIsPosting(list) ||
 		EICompare(rel, istate->key, page, listoff) != 0)
 		return istate->itup;
+
+	listid = PageGetItemId(page, listoff);
+	if (ItemIdIsDead(listid))
+	{
+		if (ei_delete_dead_items(rel, istate->heapRel, istate->buf))
+		{
+			*offnum = EIBinSearch(rel, istate->key, page);
+			if (*offnum <= EI_FIRST_DATA(opaque))
+				return istate->itup;
+			listoff = OffsetNumberPrev(*offnum);
+			list = EIReadTupleChecked(rel, page, listoff);
+			if (!EITupleIsPosting(list) ||
+				EICompare(rel, istate->key, page, listoff) != 0)
+				return istate->itup;
+			listid = PageGetItemId(page, listoff);
+		}
+		if (ItemIdIsDead(listid))
+		{
+			/* a hint, cleared as hints are set (the split logs the list) */
+			ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+							ItemIdGetLength(listid));
+			MarkBufferDirtyHint(istate->buf, true);
+		}
+	}
 
 	if ((what = EIPostingProblem(list)) != NULL)
 		EIItemCorrupted(rel, page, listoff, what);
