@@ -98,6 +98,8 @@ static void ei_forget_pole(Relation rel);
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
+/* how many padded entries an insert-multi record takes as they are */
+#define EI_RUN_DIRECT_PIECES	8
 /* the least share of a leaf's items a stream's run splits at its end for */
 #define EI_STREAM_RUN_DIV	16
 static int	ei_drop_copies(IndexTuple *items, int nitems);
@@ -421,6 +423,13 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * eighth of the leaf's item count for it: a run worth splitting for.
  * own_entries: check the leaf for serializable conflicts before it (or a
  * leaf appended after it, whose key space it gives up) takes any entry.
+ *
+ * The leaf is read as it is and changed in place, as nbtree's
+ * _bt_insertonpg does: a first pass decides, without touching the page,
+ * where each entry goes (its offset among the leaf's old items, and the
+ * free space the entries before it took), and the critical section then
+ * adds the entries in order, each at its old position plus the number
+ * added before it, which is where the WAL record says they went.
  */
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
@@ -432,7 +441,12 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	Size		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
 	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
-	Page		tmp = PageGetTempPage(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	/* the leaf's free space as PageGetFreeSpace counts it, before any entry */
+	Size		freespace = PageGetFreeSpace(page);
+	Size		taken = 0;		/* by the entries taken so far, line pointers
+								 * included */
 
 	/* no more entries than a leaf holds go in, however long the batch */
 	int			maxinserted = Min(nitems, MaxIndexTuplesPerPage);
@@ -441,61 +455,64 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
-	OffsetNumber lastoff = InvalidOffsetNumber;	/* the previous entry's */
+	bool		aligned = true; /* every entry padded, in whole words */
 
-	/* build the leaf's new contents aside; it changes in one step below */
-	memcpy(tmp, page, BLCKSZ);
+	/*
+	 * The first old item that sorts after the previous entry (maxoff + 1:
+	 * none), or InvalidOffsetNumber before the first entry.
+	 */
+	OffsetNumber nextold = InvalidOffsetNumber;
 
 	for (k = 0; k < nitems; k++)
 	{
 		IndexTuple	itup = items[k];
 		Size		itemsz = MAXALIGN(IndexTupleSize(itup));
-		EIScanInsert key = EIMakeScanKey(rel, itup, true);
-		OffsetNumber off;
+		Size		left;
+		OffsetNumber off;		/* where it goes among the old items */
 		bool		present;
 
+		EIScanInsert key = EIMakeScanKey(rel, itup, true);
+
 		key->nextkey = true;
-		if (OffsetNumberIsValid(lastoff) &&
-			lastoff < PageGetMaxOffsetNumber(tmp) &&
-			EICompare(rel, key, tmp, OffsetNumberNext(lastoff)) < 0)
+		if (OffsetNumberIsValid(nextold) && nextold <= maxoff &&
+			EICompare(rel, key, page, nextold) < 0)
 		{
 			/*
 			 * Right after the previous entry (which sorts before this one)
 			 * and before the leaf's next item, so below the high key too: a
 			 * run that continues one stream costs one comparison an entry.
 			 */
-			off = OffsetNumberNext(lastoff);
+			off = nextold;
 			present = false;
-			/* the batch is in the tree's order (EIEntrySort) */
-			Assert(EICompare(rel, key, tmp, lastoff) > 0);
 		}
 		else
 		{
-			if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
+			if (!rightmost && EICompare(rel, key, page, EI_HIKEY) >= 0)
 			{
 				pfree(key);
 				break;			/* belongs to a leaf further right */
 			}
-			if (OffsetNumberIsValid(lastoff) &&
-				lastoff == PageGetMaxOffsetNumber(tmp))
+			if (nextold == OffsetNumberNext(maxoff))
 			{
-				/* after the previous entry, the leaf's last item */
-				off = OffsetNumberNext(lastoff);
+				/* after the previous entry, past the leaf's last item */
+				off = nextold;
 				present = false;
 			}
 			else
-				present = ei_leaf_holds(rel, key, tmp, &off);
+				present = ei_leaf_holds(rel, key, page, &off);
 		}
 		pfree(key);
 		if (present)
 		{
-			lastoff = OffsetNumberPrev(off);
+			/* off is the item's successor: the next entry sorts after it */
+			nextold = off;
 			continue;
 		}
 
-		if (PageGetFreeSpace(tmp) < itemsz || ninserted == maxinserted)
+		left = freespace > taken ? freespace - taken : 0;
+		if (left < itemsz || ninserted == maxinserted)
 		{
-			int			nleaf = PageGetMaxOffsetNumber(tmp) -
+			int			nleaf = maxoff + ninserted -
 				EI_FIRST_DATA(opaque) + 1;
 			int			want = Max(nleaf / 8, 1);
 			int			follow = 0;
@@ -508,7 +525,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 					bool		beyond;
 
 					jkey->nextkey = true;
-					beyond = EICompare(rel, jkey, tmp, EI_HIKEY) >= 0;
+					beyond = EICompare(rel, jkey, page, EI_HIKEY) >= 0;
 					pfree(jkey);
 					if (beyond)
 						break;
@@ -524,21 +541,20 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		 * factor, keeping room for the high key an append will add; the run
 		 * continues on new leaves.
 		 */
-		if (rightmost && off > PageGetMaxOffsetNumber(tmp) &&
-			PageGetFreeSpace(tmp) - itemsz <
-			slack + EI_LEAF_HIKEY_SIZE(itup))
+		if (rightmost && off > maxoff &&
+			left - itemsz < slack + EI_LEAF_HIKEY_SIZE(itup))
 		{
 			append = true;
 			break;
 		}
 
-		if (PageAddItem(tmp, (Item) itup, itemsz, off, false, false) ==
-			InvalidOffsetNumber)
-			elog(ERROR, "failed to add item to block %u of index \"%s\"",
-				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-		offsets[ninserted] = off;
+		/* where it lands once the entries before it (all before it) are in */
+		offsets[ninserted] = off + ninserted;
 		inserted[ninserted++] = itup;
-		lastoff = off;
+		taken += itemsz + sizeof(ItemIdData);
+		if (itemsz != IndexTupleSize(itup) || itemsz % sizeof(uint64) != 0)
+			aligned = false;
+		nextold = off;
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
@@ -548,26 +564,56 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	if (ninserted > 0)
 	{
 		Size		tupbytes = 0;
-		char	   *tupdata;
+		char	   *tupdata = NULL;
 
-		/* one piece of record data: a record takes only so many pieces */
-		for (int j = 0; j < ninserted; j++)
-			tupbytes += MAXALIGN(IndexTupleSize(inserted[j]));
-		tupdata = palloc(tupbytes);
-		tupbytes = 0;
-		for (int j = 0; j < ninserted; j++)
+		/*
+		 * The record's tuples, each padded to MAXALIGN: in one piece of
+		 * record data (a record takes only so many pieces), unless a few
+		 * already padded entries can go in as they are.
+		 */
+		if (!aligned || ninserted > EI_RUN_DIRECT_PIECES)
 		{
-			Size		sz = MAXALIGN(IndexTupleSize(inserted[j]));
+			for (int j = 0; j < ninserted; j++)
+				tupbytes += MAXALIGN(IndexTupleSize(inserted[j]));
+			tupdata = palloc(tupbytes);
+			tupbytes = 0;
+			for (int j = 0; j < ninserted; j++)
+			{
+				Size		sz = MAXALIGN(IndexTupleSize(inserted[j]));
 
-			memcpy(tupdata + tupbytes, inserted[j], IndexTupleSize(inserted[j]));
-			memset(tupdata + tupbytes + IndexTupleSize(inserted[j]), 0,
-				   sz - IndexTupleSize(inserted[j]));
-			tupbytes += sz;
+				if (aligned)
+				{
+					/*
+					 * Word by word: most entries are a few words long, and
+					 * an inlined memcpy of a length it cannot foresee costs
+					 * more than the copy (a rep movs).
+					 */
+					uint64	   *dst = (uint64 *) (tupdata + tupbytes);
+					const uint64 *src = (const uint64 *) inserted[j];
+
+					for (Size w = 0; w < sz / sizeof(uint64); w++)
+						dst[w] = src[w];
+				}
+				else
+				{
+					memcpy(tupdata + tupbytes, inserted[j],
+						   IndexTupleSize(inserted[j]));
+					memset(tupdata + tupbytes + IndexTupleSize(inserted[j]),
+						   0, sz - IndexTupleSize(inserted[j]));
+				}
+				tupbytes += sz;
+			}
 		}
 
 		START_CRIT_SECTION();
 
-		memcpy(page, tmp, BLCKSZ);
+		/* the space and the offsets were checked above: this cannot fail */
+		for (int j = 0; j < ninserted; j++)
+			if (PageAddItem(page, (Item) inserted[j],
+							MAXALIGN(IndexTupleSize(inserted[j])), offsets[j],
+							false, false) == InvalidOffsetNumber)
+				elog(PANIC, "failed to add item to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 		MarkBufferDirty(buf);
 
 		if (RelationNeedsWAL(rel))
@@ -582,16 +628,21 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			XLogRegisterBufData(0, (char *) offsets,
 								sizeof(OffsetNumber) * ninserted);
 			/* the tuples, in the order they went in at those offsets */
-			XLogRegisterBufData(0, tupdata, tupbytes);
+			if (tupdata != NULL)
+				XLogRegisterBufData(0, tupdata, tupbytes);
+			else
+				for (int j = 0; j < ninserted; j++)
+					XLogRegisterBufData(0, (char *) inserted[j],
+										IndexTupleSize(inserted[j]));
 			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_INSERT_MULTI);
 			PageSetLSN(page, recptr);
 		}
 
 		END_CRIT_SECTION();
 		EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, ninserted);
-		pfree(tupdata);
+		if (tupdata != NULL)
+			pfree(tupdata);
 	}
-	pfree(tmp);
 	pfree(offsets);
 	pfree(inserted);
 
