@@ -107,7 +107,9 @@ static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  bool own_entries, IndexTuple *items, int nitems,
-						  bool *dense);
+						  EIScanInsert key, bool *dense);
+static void ei_refill_scan_key(Relation rel, EIScanInsert key,
+							   IndexTuple itup);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
@@ -326,6 +328,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			   bool own_entries)
 {
 	int			i = 0;
+	EIScanInsert key = NULL;	/* one for the batch, refilled per entry */
 
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
@@ -338,7 +341,6 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 	while (i < nitems)
 	{
-		EIScanInsert key;
 		EIStack		stack;
 		Buffer		buf;
 		Page		page;
@@ -347,17 +349,19 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 		CHECK_FOR_INTERRUPTS();
 
-		key = EIMakeScanKey(rel, items[i], true);
+		if (key == NULL)
+			key = EIMakeScanKey(rel, items[i], true);
+		else
+			ei_refill_scan_key(rel, key, items[i]);
 		key->nextkey = true;
 		stack = EISearch(rel, key, &buf, EI_WRITE);
 		page = BufferGetPage(buf);
-		pfree(key);
 
 		done = 0;
 		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 			done = ei_insert_run(rel, buf, stack, own_entries, items + i,
-								 nitems - i, &dense);
+								 nitems - i, key, &dense);
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
@@ -384,6 +388,42 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		}
 		i += done;
 	}
+	if (key != NULL)
+		pfree(key);
+}
+
+/*
+ * Make an insertion scan key (from EIMakeScanKey, for a leaf tuple of the
+ * same index) describe another leaf tuple: its key attributes' values and
+ * null flags and its heap TID.  The support functions, collations and
+ * attribute numbers stay as they are, so a batch builds its key once.
+ */
+static void
+ei_refill_scan_key(Relation rel, EIScanInsert key, IndexTuple itup)
+{
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	ItemPointer htid;
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		ScanKey		sk = &key->scankeys[i];
+		bool		null;
+		Datum		arg = index_getattr(itup, i + 1, itupdesc, &null);
+
+		/* as EIMakeScanKey sets them */
+		sk->sk_flags = (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
+		sk->sk_argument = arg;
+	}
+	key->keysz = nkeyatts;
+	htid = EITupleGetHeapTID(itup, true);
+	if (htid != NULL)
+	{
+		key->scantid_data = *htid;
+		key->scantid = &key->scantid_data;
+	}
+	else
+		key->scantid = NULL;
 }
 
 /*
@@ -423,6 +463,7 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * eighth of the leaf's item count for it: a run worth splitting for.
  * own_entries: check the leaf for serializable conflicts before it (or a
  * leaf appended after it, whose key space it gives up) takes any entry.
+ * key: the caller's scan key, refilled here for each entry looked at.
  *
  * The leaf is read as it is and changed in place, as nbtree's
  * _bt_insertonpg does: a first pass decides, without touching the page,
@@ -433,7 +474,7 @@ ei_drop_copies(IndexTuple *items, int nitems)
  */
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
-			  IndexTuple *items, int nitems, bool *dense)
+			  IndexTuple *items, int nitems, EIScanInsert key, bool *dense)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -471,8 +512,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		OffsetNumber off;		/* where it goes among the old items */
 		bool		present;
 
-		EIScanInsert key = EIMakeScanKey(rel, itup, true);
-
+		/* the caller's key describes the first entry already */
+		if (k > 0)
+			ei_refill_scan_key(rel, key, itup);
 		key->nextkey = true;
 		if (OffsetNumberIsValid(nextold) && nextold <= maxoff &&
 			EICompare(rel, key, page, nextold) < 0)
@@ -488,10 +530,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		else
 		{
 			if (!rightmost && EICompare(rel, key, page, EI_HIKEY) >= 0)
-			{
-				pfree(key);
 				break;			/* belongs to a leaf further right */
-			}
 			if (nextold == OffsetNumberNext(maxoff))
 			{
 				/* after the previous entry, past the leaf's last item */
@@ -501,7 +540,6 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			else
 				present = ei_leaf_holds(rel, key, page, &off);
 		}
-		pfree(key);
 		if (present)
 		{
 			/* off is the item's successor: the next entry sorts after it */
@@ -521,13 +559,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			{
 				if (!rightmost)
 				{
-					EIScanInsert jkey = EIMakeScanKey(rel, items[j], true);
-					bool		beyond;
-
-					jkey->nextkey = true;
-					beyond = EICompare(rel, jkey, page, EI_HIKEY) >= 0;
-					pfree(jkey);
-					if (beyond)
+					ei_refill_scan_key(rel, key, items[j]);
+					key->nextkey = true;
+					if (EICompare(rel, key, page, EI_HIKEY) >= 0)
 						break;
 				}
 				follow++;
