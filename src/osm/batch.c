@@ -237,12 +237,15 @@ ei_batch_clear(EIBatch *batch)
 }
 
 /*
- * Keep a copy of one entry for the transaction, applying the index's batch
- * once it holds batch_size entries, and the transaction's batches once
- * they take osm_tree.batch_memory (see the file's header).
+ * Keep one entry (the index tuple of values and isnull, pointing at heap
+ * tuple htid) for the transaction, applying the index's batch once it
+ * holds batch_size entries, and the transaction's batches once they take
+ * osm_tree.batch_memory (see the file's header).  The tuple is formed in
+ * the batch's memory, not formed and then copied there.
  */
 void
-EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
+EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
+		   ItemPointer htid)
 {
 	Oid			indexoid = RelationGetRelid(rel);
 	EIBatch    *batch;
@@ -250,10 +253,9 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	MemoryContext oldcxt;
 	Size		limit = OsmGetBatchMemory();
 	Size		cost;
+	IndexTuple	itup;
 
-	/* refuse an oversized entry now, with the row that has it */
 	EICheckPreloaded();
-	EICheckItemSize(rel, heapRel, itup);
 
 	if (ei_batches == NULL)
 	{
@@ -330,9 +332,25 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	if (batch->nitems == 0)
 		ei_batch_lock(batch->heapoid, indexoid);
 
-	oldcxt = MemoryContextSwitchTo(batch->cxt);
-	batch->items[batch->nitems] = CopyIndexTuple(itup);
-	MemoryContextSwitchTo(oldcxt);
+	/*
+	 * The entry, formed where it stays: nothing above resets the batch's
+	 * memory after this (an apply does).  An oversized entry is refused with
+	 * the row that has it, its memory given back first; the batch is left as
+	 * it was.
+	 */
+	itup = index_form_tuple_context(RelationGetDescr(rel), values, isnull,
+									batch->cxt);
+	itup->t_tid = *htid;
+	if (MAXALIGN(IndexTupleSize(itup)) > EI_MAX_ITEM_SIZE)
+	{
+		IndexTuple	oversized = CopyIndexTuple(itup);
+
+		pfree(itup);
+		EICheckItemSize(rel, heapRel, oversized);	/* raises the error */
+		elog(ERROR, "index row of %zu bytes passed the size check",
+			 (Size) IndexTupleSize(oversized));
+	}
+	batch->items[batch->nitems] = itup;
 	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
 	cost = GetMemoryChunkSpace(batch->items[batch->nitems]) +
 		EI_BATCH_APPLY_BYTES;
