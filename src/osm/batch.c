@@ -105,6 +105,14 @@ typedef struct EIBatch
 static HTAB *ei_batches = NULL;
 static MemoryContext ei_batch_cxt = NULL;
 
+/*
+ * The entry of ei_batches that EIBatchAdd found last (NULL if none): a
+ * statement adds row after row to the same index, so most adds skip the
+ * lookup.  Entries are never removed and dynahash never moves one, so it
+ * stays valid as long as ei_batches.
+ */
+static EIBatch *ei_batch_last = NULL;
+
 /* The sum of the batches' bytes. */
 static Size ei_batch_bytes = 0;
 
@@ -272,7 +280,10 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		ei_batch_bytes = 0;
 	}
 
-	batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
+	if (ei_batch_last != NULL && ei_batch_last->indexoid == indexoid)
+		batch = ei_batch_last;
+	else
+		batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
 	found = (batch != NULL);
 	if (!found)
 	{
@@ -291,6 +302,7 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		batch->cxt = cxt;
 		batch->bytes = 0;
 	}
+	ei_batch_last = batch;
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		/* the index got new storage since: those entries are moot */
@@ -597,6 +609,7 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			ei_batches = NULL;
+			ei_batch_last = NULL;
 			ei_batch_cxt = NULL;
 			ei_batch_bytes = 0;
 			break;
