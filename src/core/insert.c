@@ -1614,6 +1614,7 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 	Size		runbytes = 0;
 	Size		total = 0;
 	int			nrun = 1;		/* the new entry */
+	EIScanInsert key = NULL;
 	OffsetNumber nextoff;
 	int			newidx;
 	int			j;
@@ -1628,19 +1629,23 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 	for (j = 0; j < istate->run_nnext; j++)
 	{
 		IndexTuple	next = istate->run_next[j];
-		EIScanInsert key;
 		int32		cmp;
 
 		if (ItemPointerEquals(&next->t_tid, &newitem->t_tid))
 			continue;
-		key = EIMakeScanKey(rel, next, true);
+		/* one key, refilled for each entry */
+		if (key == NULL)
+			key = EIMakeScanKey(rel, next, true);
+		else
+			ei_refill_scan_key(rel, key, next);
 		cmp = EICompare(rel, key, page, nextoff);
-		pfree(key);
 		if (cmp >= 0)
 			break;
 		runbytes += MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
 		nrun++;
 	}
+	if (key != NULL)
+		pfree(key);
 	if (nrun < Max((nitems - 1) / EI_STREAM_RUN_DIV, 1))
 		return -1;
 
@@ -1690,7 +1695,8 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	Size		acc = 0;		/* ... and of the batch entries that follow */
 	Size		afteritems = 0;
 	bool		pastnew = false;
-	EIScanInsert key = NULL;	/* of run_next[j], once made */
+	EIScanInsert key = NULL;	/* of run_next[keyj], refilled */
+	int			keyj = -1;
 	int			j = 0;
 	int			k;
 
@@ -1718,14 +1724,15 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 				j++;
 				continue;
 			}
-			/* entry j's key, made once however many items it is tested on */
+			/* entry j's key, set once however many items it is tested on */
 			if (key == NULL)
 				key = EIMakeScanKey(rel, next, true);
+			else if (keyj != j)
+				ei_refill_scan_key(rel, key, next);
+			keyj = j;
 			cmp = EICompare(rel, key, page, origoff[k]);
 			if (cmp > 0)
 				break;
-			pfree(key);
-			key = NULL;
 			if (cmp == 0)
 			{
 				j++;
