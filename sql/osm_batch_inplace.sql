@@ -128,3 +128,5 @@ SELECT elastic_index_check('obi_k');
 DROP TABLE obi, obd, obt;
 DROP FUNCTION obi_compare;
 RESET osm_tree.batch_size;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
