@@ -69,6 +69,8 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -245,11 +247,51 @@ ei_batch_clear(EIBatch *batch)
 }
 
 /*
+ * Whether index_form_tuple_context cannot fail for these values (other
+ * than by running out of memory, which allocates nothing): no value to
+ * fetch from TOAST or to compress, and a tuple that fits a page's item.
+ * Such a tuple can be formed in the batch's memory directly; any other is
+ * formed in the caller's memory, checked, and copied, so that no error
+ * leaves its bytes in the batch's context.
+ */
+static bool
+ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
+{
+	bool		hasnull = false;
+	Size		size;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Pointer		v;
+
+		if (isnull[i])
+		{
+			hasnull = true;
+			continue;
+		}
+		if (att->attlen != -1)
+			continue;
+		v = DatumGetPointer(values[i]);
+		if (VARATT_IS_EXTERNAL(v))
+			return false;
+		/* index_form_tuple would try to compress it (TOAST_INDEX_HACK) */
+		if (!VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_INDEX_TARGET)
+			return false;
+	}
+	size = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+		heap_compute_data_size(desc, values, isnull);
+	return MAXALIGN(size) <= EI_MAX_ITEM_SIZE;
+}
+
+/*
  * Keep one entry (the index tuple of values and isnull, pointing at heap
  * tuple htid) for the transaction, applying the index's batch once it
  * holds batch_size entries, and the transaction's batches once they take
- * osm_tree.batch_memory (see the file's header).  The tuple is formed in
- * the batch's memory, not formed and then copied there.
+ * osm_tree.batch_memory (see the file's header).  A tuple whose forming
+ * cannot fail is formed in the batch's memory; any other is formed in the
+ * caller's memory and refused there if oversized, before anything else,
+ * and copied only once accepted.
  */
 void
 EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
@@ -261,9 +303,17 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	MemoryContext oldcxt;
 	Size		limit = OsmGetBatchMemory();
 	Size		cost;
-	IndexTuple	itup;
+	IndexTuple	itup = NULL;
 
 	EICheckPreloaded();
+
+	/* refuse an oversized entry now, with the row that has it */
+	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull))
+	{
+		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
+		itup->t_tid = *htid;
+		EICheckItemSize(rel, heapRel, itup);
+	}
 
 	if (ei_batches == NULL)
 	{
@@ -345,22 +395,24 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		ei_batch_lock(batch->heapoid, indexoid);
 
 	/*
-	 * The entry, formed where it stays: nothing above resets the batch's
-	 * memory after this (an apply does).  An oversized entry is refused with
-	 * the row that has it, its memory given back first; the batch is left as
-	 * it was.
+	 * The entry, where it stays: nothing above resets the batch's memory
+	 * after this (an apply does), and neither forming it in place nor
+	 * copying it can fail but for memory, which leaves nothing allocated.
 	 */
-	itup = index_form_tuple_context(RelationGetDescr(rel), values, isnull,
-									batch->cxt);
-	itup->t_tid = *htid;
-	if (MAXALIGN(IndexTupleSize(itup)) > EI_MAX_ITEM_SIZE)
+	if (itup == NULL)
 	{
-		IndexTuple	oversized = CopyIndexTuple(itup);
+		itup = index_form_tuple_context(RelationGetDescr(rel), values, isnull,
+										batch->cxt);
+		itup->t_tid = *htid;
+	}
+	else
+	{
+		IndexTuple	formed = itup;
 
-		pfree(itup);
-		EICheckItemSize(rel, heapRel, oversized);	/* raises the error */
-		elog(ERROR, "index row of %zu bytes passed the size check",
-			 (Size) IndexTupleSize(oversized));
+		oldcxt = MemoryContextSwitchTo(batch->cxt);
+		itup = CopyIndexTuple(formed);
+		MemoryContextSwitchTo(oldcxt);
+		pfree(formed);
 	}
 	batch->items[batch->nitems] = itup;
 	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
