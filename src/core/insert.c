@@ -515,6 +515,8 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		/* the caller's key describes the first entry already */
 		if (k > 0)
 			ei_refill_scan_key(rel, key, itup);
+		/* the shortcuts below rely on each entry sorting after the last */
+		Assert(k == 0 || EICompareLeafTuple(rel, key, items[k - 1]) > 0);
 		key->nextkey = true;
 		if (OffsetNumberIsValid(nextold) && nextold <= maxoff &&
 			EICompare(rel, key, page, nextold) < 0)
