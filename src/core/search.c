@@ -71,23 +71,14 @@ EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf)
 }
 
 /*
- * Compare an insertion key with the item at offnum: <0, 0 or >0 as the key
- * sorts before, equal to, or after the item.
+ * Compare an insertion key's attributes with an index tuple's: <0, 0 or >0
+ * as the key sorts before, equal to, or after it on the key columns.
  */
-int32
-EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
+static inline int32
+ei_compare_attributes(Relation rel, EIScanInsert key, IndexTuple itup)
 {
-	EIPageOpaque opaque = EIPageGetOpaque(page);
 	TupleDesc	itupdesc = RelationGetDescr(rel);
-	IndexTuple	itup;
-	ItemPointer htid;
 	int			i;
-
-	/* the first data item of an inner page is minus infinity */
-	if (!EI_IS_LEAF(opaque) && offnum == EI_FIRST_DATA(opaque))
-		return 1;
-
-	itup = EIReadTupleChecked(rel, page, offnum);
 
 	for (i = 0; i < key->keysz; i++)
 	{
@@ -129,6 +120,30 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 			return result;
 	}
 
+	return 0;
+}
+
+/*
+ * Compare an insertion key with the item at offnum: <0, 0 or >0 as the key
+ * sorts before, equal to, or after the item.
+ */
+int32
+EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	IndexTuple	itup;
+	ItemPointer htid;
+	int32		result;
+
+	/* the first data item of an inner page is minus infinity */
+	if (!EI_IS_LEAF(opaque) && offnum == EI_FIRST_DATA(opaque))
+		return 1;
+
+	itup = EIReadTupleChecked(rel, page, offnum);
+	result = ei_compare_attributes(rel, key, itup);
+	if (result != 0)
+		return result;
+
 	if (key->scantid == NULL)
 		return 0;
 
@@ -140,6 +155,20 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 	if (unlikely(!ItemPointerIsValid(htid)))
 		EIItemCorrupted(rel, page, offnum, "an item with an invalid heap TID");
 	return ItemPointerCompare(key->scantid, htid);
+}
+
+/*
+ * Compare an insertion key with a leaf entry that is on no page (a batch's
+ * entry, say): <0, 0 or >0 as the key sorts before, equal to, or after it.
+ */
+int32
+EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup)
+{
+	int32		result = ei_compare_attributes(rel, key, itup);
+
+	if (result != 0 || key->scantid == NULL)
+		return result;
+	return ItemPointerCompare(key->scantid, EITupleGetHeapTID(itup, true));
 }
 
 /*
