@@ -250,6 +250,9 @@ typedef struct EIRelCache
 								 * grew since (EIScanCheckHeapTid) */
 	BlockNumber index_nblocks;	/* the index's size when last read, for
 								 * block numbers a policy's pages name */
+	BlockNumber spare_next;		/* spare pages this backend added to the
+								 * index and has not used yet: blocks */
+	BlockNumber spare_end;		/* spare_next up to spare_end (EINewBuf) */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -887,6 +890,9 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 									 * another waits for the extension lock */
 #define EI_FAULT_PLAIN_TIDS		12	/* leaves made compact keep plain 6-byte
 									 * TIDs, as before 0.3.0 */
+#define EI_FAULT_AFTER_TRUNCATE_GATE	13	/* VACUUM waits after truncating
+											 * the index, its transaction not
+											 * yet over */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
