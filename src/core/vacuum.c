@@ -323,7 +323,9 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	 * has locked its new page, so every page below this length is either
 	 * initialized or locked by its extender, never a new page nobody holds
 	 * yet, which this pass would record as free for another backend to take
-	 * as well.
+	 * as well.  The exception, spare pages a backend added for itself, is
+	 * harmless: their backend checks each before using it (src/README.md,
+	 * "Spare pages").
 	 */
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);
