@@ -225,7 +225,8 @@ typedef EIMetaPageData *EIMetaPage;
  * (EIGetMetaCached returns a pointer to it, the first member, reading the
  * metapage if meta_valid is false), the leaf its last descending insert
  * went to, which the insert fast path uses to tell an ascending run from
- * scattered inserts (core/insert.c), and the policy's own cache
+ * scattered inserts (core/insert.c), the spare pages this backend added
+ * and has not used yet (EINewBuf, core/page.c), and the policy's own cache
  * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
  * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
  * with the relcache entry): never keep an EIRelCache pointer across a call
