@@ -23,10 +23,12 @@
 #    buffers at once on 15 and failed with "no unpinned buffers available").
 # 3. Spares that VACUUM truncated while their backend held no lock on the
 #    index, and whose block numbers another backend then added anew, are
-#    not used: here the other backend (C) is held by the gate between
-#    adding the block and locking it, and B, asking for a page, must neither
-#    take that page (C would then fail: "new page ... is not empty") nor
-#    read past the end of the file.
+#    not used: VACUUM is held after truncating (debug fault
+#    after_truncate_gate), before the relcache invalidation of its commit
+#    would make B forget its spares; the other backend (C) is held by the
+#    extension gate between adding the block and locking it; and B, asking
+#    for a page, must neither take that page (C would then fail: "new page
+#    ... is not empty") nor read past the end of the file.
 #
 # Then the index is checked (elastic_index_check), and compared with a seq
 # scan and with a btree index on the same column.
