@@ -894,6 +894,9 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_AFTER_TRUNCATE_GATE	13	/* VACUUM waits after truncating
 											 * the index, its transaction not
 											 * yet over */
+#define EI_FAULT_BEFORE_TRUNCATE_GATE	14	/* VACUUM waits after recording
+											 * free pages, before it locks
+											 * the index to truncate */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
