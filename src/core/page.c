@@ -519,9 +519,11 @@ EIRelBuf(Relation rel, Buffer buf)
 
 /*
  * Spare pages a backend adds when the relation extension lock was busy:
- * this many for itself and for each backend still waiting, up to the cap.
+ * EI_SPARE_PAGES_FIRST at its first such extension, twice as many as the
+ * last time at each of its next ones, up to EI_SPARE_PAGES_MAX; one
+ * extension that finds the lock free starts it over.
  */
-#define EI_SPARE_PAGES_PER_WAITER	16
+#define EI_SPARE_PAGES_FIRST		4
 #define EI_SPARE_PAGES_MAX			32
 
 StaticAssertDecl(EI_SPARE_PAGES_MAX < EI_EXTEND_MAX_PAGES,
@@ -530,7 +532,7 @@ StaticAssertDecl(EI_SPARE_PAGES_MAX < EI_EXTEND_MAX_PAGES,
 /*
  * The next of this backend's spare pages (EIRelCache.spare_next) that is
  * still all zeros and that nobody else pins, exclusively locked, or
- * InvalidBuffer when none is left.
+ * InvalidBuffer when none is left or the next one is busy.
  *
  * Nothing but this backend knows the spares, yet another backend may reach
  * one: VACUUM records an all-zero page as free, another backend takes it
@@ -542,9 +544,12 @@ StaticAssertDecl(EI_SPARE_PAGES_MAX < EI_EXTEND_MAX_PAGES,
  * locks): a page another backend took from the map is pinned by it until it
  * has initialized the page, and a page just added by an extender is pinned
  * by it from the extension until it has locked and initialized it.  A spare
- * that fails is dropped (if still all zeros, VACUUM finds it as a free
- * page).  The file cannot shrink while the caller holds its lock on the
- * index, so one size lookup per call is enough.
+ * seen in use is dropped (if it becomes free again, VACUUM finds it).  A
+ * spare whose cleanup lock fails while it still looks all zeros (or whose
+ * buffer lock is busy) is kept for a later call, which checks it again:
+ * the pin is most often a passing one (the background writer, VACUUM's
+ * pass, a statistics function).  The file cannot shrink while the caller
+ * holds its lock on the index, so one size lookup per call is enough.
  */
 static Buffer
 ei_take_spare_page(Relation rel)
@@ -554,8 +559,9 @@ ei_take_spare_page(Relation rel)
 
 	while (cache->spare_next < cache->spare_end)
 	{
-		BlockNumber blkno = cache->spare_next++;
+		BlockNumber blkno = cache->spare_next;
 		Buffer		buf;
+		bool		keep = true;
 
 		CHECK_FOR_INTERRUPTS();
 		if (!BlockNumberIsValid(nblocks))
@@ -570,10 +576,31 @@ ei_take_spare_page(Relation rel)
 		if (ConditionalLockBufferForCleanup(buf))
 		{
 			if (PageIsNew(BufferGetPage(buf)))
+			{
+				cache->spare_next++;
+				elog(DEBUG1, "elastic_index: took spare page %u of index \"%s\"",
+					 blkno, RelationGetRelationName(rel));
 				return buf;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			keep = false;
+		}
+		else if (ConditionalLockBuffer(buf))
+		{
+			/* pinned by another: in use, or a passing pin? */
+			keep = PageIsNew(BufferGetPage(buf));
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		ReleaseBuffer(buf);
+		if (keep)
+		{
+			elog(DEBUG1, "elastic_index: spare page %u of index \"%s\" is busy, kept for later",
+				 blkno, RelationGetRelationName(rel));
+			break;
+		}
+		elog(DEBUG1, "elastic_index: spare page %u of index \"%s\" is in use, dropped",
+			 blkno, RelationGetRelationName(rel));
+		cache->spare_next++;
 	}
 	return InvalidBuffer;
 }
@@ -584,6 +611,11 @@ ei_take_spare_page(Relation rel)
  * this backend's next calls (EIRelCache.spare_next), so that a backend that
  * had to wait for the lock asks for it again only every so many pages.
  *
+ * How many spares follows the backend's own demand, not the number of
+ * waiters, whom spares cannot serve: EI_SPARE_PAGES_FIRST, doubled at each
+ * consecutive busy extension (EIRelCache.spare_run) up to
+ * EI_SPARE_PAGES_MAX; none while spares of an earlier run are still kept
+ * (ei_take_spare_page found the next one busy), as one run is remembered.
  * The new page is locked before the extension lock is released (VACUUM
  * reads the index's length under that lock, see ei_vacuum_recycle); the
  * spares are not locked nor pinned once added (ei_take_spare_page checks
@@ -602,19 +634,26 @@ ei_extend_index(Relation rel)
 
 	if (needLock)
 	{
-		bool		waited = false;
-		int			waiters;
+		bool		busy = false;
 
 		if (!ConditionalLockRelationForExtension(rel, ExclusiveLock))
 		{
 			LockRelationForExtension(rel, ExclusiveLock);
-			waited = true;
+			busy = true;
 		}
 		/* the count includes us, its holder */
-		waiters = RelationExtensionLockWaiterCount(rel) - 1;
-		if (waited || waiters > 0)
-			nspare = Min(EI_SPARE_PAGES_MAX,
-						 EI_SPARE_PAGES_PER_WAITER * (1 + Max(waiters, 0)));
+		else if (RelationExtensionLockWaiterCount(rel) > 1)
+			busy = true;
+
+		cache = EIGetRelCache(rel);
+		if (!busy)
+			cache->spare_run = 0;
+		else if (cache->spare_next >= cache->spare_end)
+		{
+			cache->spare_run = cache->spare_run == 0 ? EI_SPARE_PAGES_FIRST :
+				Min(EI_SPARE_PAGES_MAX, cache->spare_run * 2);
+			nspare = cache->spare_run;
+		}
 	}
 	added = EIExtendIndexBy(rel, 1 + nspare, &buf);
 	/* tests: hold the new page unlocked (debug_fault extension_gate) */
@@ -639,9 +678,11 @@ ei_extend_index(Relation rel)
 	cache = EIGetRelCache(rel);
 	if (added > 1)
 	{
-		/* spares left from before are all used or dropped by now */
+		/* no spares were left from before (nspare is 0 otherwise) */
 		cache->spare_next = blkno + 1;
 		cache->spare_end = blkno + added;
+		elog(DEBUG1, "elastic_index: added %u spare pages to index \"%s\" after block %u",
+			 added - 1, RelationGetRelationName(rel), blkno);
 	}
 	/* the block bound (ei_check_block_in_index) knows our new pages */
 	cache->index_nblocks = Max(cache->index_nblocks, blkno + added);

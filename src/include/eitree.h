@@ -254,6 +254,7 @@ typedef struct EIRelCache
 	BlockNumber spare_next;		/* spare pages this backend added to the
 								 * index and has not used yet: blocks */
 	BlockNumber spare_end;		/* spare_next up to spare_end (EINewBuf) */
+	uint32		spare_run;		/* spares its last busy extension added */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))

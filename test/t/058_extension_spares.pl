@@ -28,7 +28,14 @@
 #    would make B forget its spares; the other backend (C) is held by the
 #    extension gate between adding the block and locking it; and B, asking
 #    for a page, must neither take that page (C would then fail: "new page
-#    ... is not empty") nor read past the end of the file.
+#    ... is not empty") nor read past the end of the file.  B keeps that
+#    spare, busy, for a later check rather than dropping it; the server log
+#    (DEBUG1 in B) shows that B still had its spares and came to C's page,
+#    and C's gate log that B then waited for the extension lock C held, so
+#    the step cannot pass with B's spares forgotten or C's gate timed out.
+#
+# B's first busy extension adds 4 spares (not 16 per waiter: spares are
+# private, sized by the backend's own demand).
 #
 # Then the index is checked (elastic_index_check), and compared with a seq
 # scan and with a btree index on the same column.
@@ -159,10 +166,10 @@ sub spares_used
 	# recyclable yet, so they come from B's spares
 	my $new_pages = 'pages_extended + pages_recycled';
 	my $extended1 = counter($node, $new_pages);
-	($out, $failed) = $b->query("INSERT INTO o SELECT g FROM generate_series(1, 5 * $rows_per_page) g");
+	($out, $failed) = $b->query("INSERT INTO o SELECT g FROM generate_series(1, 3 * $rows_per_page) g");
 	is($failed, 0, "$name: B's next insert succeeds") or diag($b->{stderr});
 	my $new = counter($node, $new_pages) - $extended1;
-	cmp_ok($new, '>=', 3, "$name: B's next insert took $new new pages");
+	cmp_ok($new, '>=', 2, "$name: B's next insert took $new new pages");
 	return ($b, $size1, $new);
 }
 
@@ -201,8 +208,9 @@ my ($b, $size1, $used) = spares_used(
 	$node, 'main',
 	sub {
 		my ($growth) = @_;
-		is($growth, 1 + 1 + 16, 'A added one page, B one and 16 spares');
+		is($growth, 1 + 1 + 4, 'A added one page, B one and 4 spares');
 	});
+cmp_ok($used, '<', 4, 'B has spares left');
 is(size($node), $size1,
 	"B's $used next pages came from its spares: the index did not grow");
 
@@ -228,7 +236,8 @@ ok( $node->poll_query_until(
 	'VACUUM waits after truncating the index');
 my $size2 = size($node);
 cmp_ok($size2, '<', $size1, "VACUUM truncated the spares B has not used ($size1 -> $size2 pages)");
-cmp_ok($size2, '>', $size1 - 16, 'and only those');
+cmp_ok($size2, '>=', $size1 - (4 - $used) - 2,
+	"and only those, and the insert buffer's pages A and B used");
 
 # C takes the reusable pages from the map, then adds the first block past
 # the new end, which B still counts as a spare of its own, and waits in the
@@ -238,9 +247,18 @@ my ($c, $cpid) = session($node);
 into_gate($node, $c, $cpid,
 	"INSERT INTO o SELECT g FROM generate_series(1, ($free + 8) * $rows_per_page) g", 'C');
 is(size($node), $size2 + 1, 'C added one page');
+$b->query_safe('SET log_min_messages = debug1');
+my $log_offset = -s $node->logfile;
 my ($out, $failed) = $b->query("INSERT INTO o SELECT g FROM generate_series(1, 3 * $rows_per_page) g");
 is($failed, 0, "B's insert after the truncation succeeds") or diag($b->{stderr});
 is(finish($c), '', "C's insert succeeds: B did not take its new page");
+# the order the step needs did happen: B came to its spare at C's block
+# while C held it, and then waited for the extension lock C held
+my $log = slurp_file($node->logfile, $log_offset);
+like($log, qr/spare page $size2 of index "o_k" is busy, kept for later/,
+	"B still had its spares and found the first, C's new page, busy");
+like($log, qr/extension gate of index "o_k" released by a waiter/,
+	"C was held in the gate until B waited for the extension lock");
 $holder->query_safe('SELECT pg_advisory_unlock(13, 1)');
 is(finish($v), '', 'VACUUM succeeds');
 $holder->quit;
@@ -269,11 +287,11 @@ my $version = $small->safe_psql('postgres', 'SHOW server_version_num');
 		my ($growth) = @_;
 		if ($version < 160000)
 		{
-			is($growth, 1 + 1 + 16, 'small: A added one page, B one and 16 spares');
+			is($growth, 1 + 1 + 4, 'small: A added one page, B one and 4 spares');
 		}
 		else
 		{
-			ok($growth >= 2 && $growth <= 18, "small: A and B added $growth pages");
+			ok($growth >= 2 && $growth <= 6, "small: A and B added $growth pages");
 		}
 	});
 $b->quit;
