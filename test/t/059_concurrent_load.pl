@@ -81,9 +81,15 @@ sub load_round
 	my $gate = $node->background_psql('postgres', on_error_stop => 1);
 	$gate->query_safe('SELECT pg_advisory_lock(59)');
 	my @s;
+	my $log_offset = -s $node->logfile;
 	for my $i (0 .. $streams - 1)
 	{
 		my $h = $node->background_psql('postgres', on_error_stop => 0);
+		# the streams log their spare pages; stream 0's first extension
+		# waits, holding the extension lock, until another stream waits for
+		# it, which then adds spares (debug fault extension_gate)
+		$h->query_safe('SET log_min_messages = debug1');
+		$h->query_safe(q{SET elastic_index.debug_fault = 'extension_gate'}) if $i == 0;
 		$h->query_until(qr/started/,
 			"\\echo started\nSELECT pg_advisory_lock_shared(59);\nSELECT pg_advisory_unlock_shared(59);\nCALL load($i, $r);\n");
 		push @s, $h;
@@ -100,6 +106,11 @@ sub load_round
 		$s[$i]->quit;
 	}
 	$gate->quit;
+	my $log = slurp_file($node->logfile, $log_offset);
+	like($log, qr/extension gate of index "\w+" released by a waiter/,
+		"round $r: a stream waited for stream 0's extension lock");
+	like($log, qr/added \d+ spare pages to index/, "round $r: a stream added spare pages");
+	like($log, qr/took spare page \d+ of index/, "round $r: a stream used a spare page");
 	return;
 }
 
