@@ -38,6 +38,7 @@ typedef struct EIScanCompact
 	bool		has_upper;
 	StringInfoData lower;
 	StringInfoData upper;
+	EICompactTidGroup tids;		/* decoded for the leaf being read */
 } EIScanCompact;
 
 static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
@@ -262,6 +263,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
 	EICompactCheckLeaf(rel, buf);
+	EICompactTidGroupReset(&cs->tids);
 	n = EICompactNKeys(page);
 	lo = 0;
 	hi = n - 1;
@@ -276,7 +278,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			minpos;
 		int			maxpos;
 
-		lo = EICompactSearchReadOnly(page, cs->reader,
+		lo = EICompactSearchReadOnly(page, cs->reader, &cs->tids,
 									 (uint8 *) cs->lower.data,
 									 &minpos, &maxpos) ? minpos : minpos + 1;
 		if (!forward && minpos >= 0)
@@ -287,7 +289,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			minpos;
 		int			maxpos;
 
-		(void) EICompactSearchReadOnly(page, cs->reader,
+		(void) EICompactSearchReadOnly(page, cs->reader, &cs->tids,
 									   (uint8 *) cs->upper.data,
 									   &minpos, &maxpos);
 		hi = maxpos;
@@ -312,11 +314,11 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * items are those the locked leaf held, and the pin keeps their TIDs
 	 * from being reused meanwhile (see elastic/heapkey.c).
 	 */
-	/* the TIDs of lo..hi, decoded once */
+	/* the TIDs of lo..hi, decoded once (the searches' group, if it holds them) */
 	if (hi >= lo && hi - lo + 1 > (int) lengthof(tidbuf))
 		tids = palloc(sizeof(ItemPointerData) * (hi - lo + 1));
 	if (hi >= lo)
-		EICompactGetTids(page, lo, hi - lo + 1, tids);
+		EICompactGetTidsCached(page, &cs->tids, lo, hi - lo + 1, tids);
 	for (int pos = lo; pos <= hi; pos++)
 	{
 		EIScanPosItem *item = &so->currPos.items[count];

@@ -354,6 +354,30 @@ tidcode_get(const TidCode *tc, int pos, TidCodeTid *tid)
 }
 
 /*
+ * Decode the whole group holding position pos into out (TIDCODE_GROUP_MAX
+ * entries) and set *first to the group's first position; returns the
+ * group's number of TIDs, or 0 if damaged or out of range.  A reader that
+ * needs several TIDs near one another decodes their group once.
+ */
+int
+tidcode_get_group(const TidCode *tc, int pos, TidCodeTid *out, int *first)
+{
+	int			g;
+	int			count;
+
+	if (pos < 0 || pos >= tc->n)
+		return 0;
+	g = find_group(tc, pos);
+	if (pos < group_first(tc, g))
+		return 0;				/* a damaged directory */
+	count = group_count(tc, g);
+	if (!decode_group(tc, g, count, out, NULL))
+		return 0;
+	*first = group_first(tc, g);
+	return count;
+}
+
+/*
  * Decode the TIDs at positions start..start+count-1 into out; false if
  * damaged or out of range.
  */
