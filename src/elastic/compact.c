@@ -308,8 +308,9 @@ EICompactGetTids(Page page, int start, int count, ItemPointer tids)
 
 /*
  * Return the heap TID of the entry at position pos of a compact leaf,
- * through grp: the group holding pos is decoded once and kept there for
- * the next reads of the same locked leaf (grp may be NULL).
+ * through grp: the group holding pos is decoded (from its first TID to
+ * pos) and kept there for the next reads of the same locked leaf (grp may
+ * be NULL).
  */
 void
 EICompactGetTidCached(Page page, EICompactTidGroup *grp, int pos,
@@ -633,14 +634,27 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 	bool		want_tuple = reader->want_tuple;
 
 	/*
-	 * A search needs the key, not the tuple an index-only scan's reader
-	 * forms: read the key columns only, so that an INCLUDE column toasted
-	 * out of line does not make the entry unreadable here.
+	 * A search needs the key.  An index-only scan's reader also forms the
+	 * entry's tuple, which the reader keeps for the scan's read of the same
+	 * entry (usually the one a point lookup's search ends at); if that fails
+	 * (an INCLUDE column toasted out of line), the key columns are read
+	 * alone, so that such a column does not make the entry unreadable here.
 	 */
 	EICompactGetTidCached(state->page, state->grp, pos, &tid);
-	reader->want_tuple = false;
-	*result = EIHeapKeyRead(reader, &tid);
-	reader->want_tuple = want_tuple;
+	*result = EI_HEAPKEY_UNREADABLE;
+	if (want_tuple)
+	{
+		*result = EIHeapKeyRead(reader, &tid);
+		if (reader->itup != NULL)
+			pfree(reader->itup);
+		reader->itup = NULL;
+	}
+	if (*result == EI_HEAPKEY_UNREADABLE)
+	{
+		reader->want_tuple = false;
+		*result = EIHeapKeyRead(reader, &tid);
+		reader->want_tuple = want_tuple;
+	}
 	if (*result != EI_HEAPKEY_FOUND)
 		return NULL;
 	return (const uint8_t *) reader->key.data;

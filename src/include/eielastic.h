@@ -199,6 +199,8 @@ typedef struct EIHeapKeyReader
 	uint64		nreads;			/* keys read so far */
 	bool		last_valid;		/* key holds the key of last_tid */
 	ItemPointerData last_tid;
+	IndexTuple	last_itup;		/* and this its entry, if read with
+								 * want_tuple (the reader's), or NULL */
 	MemoryContext cxt;			/* where remembered keys live */
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
@@ -235,7 +237,8 @@ extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
 typedef struct EICompactTidGroup
 {
 	int			first;			/* position of tids[0] */
-	int			count;			/* TIDs held, 0 if none */
+	int			count;			/* TIDs held (the group's first ones),
+								 * 0 if none */
 	ItemPointerData tids[EI_COMPACT_TID_GROUP_MAX];
 } EICompactTidGroup;
 

@@ -179,11 +179,13 @@ check_code(const uint8_t *code, long len, const TidCodeTid *model, int n,
 		TidCodeTid	grp[TIDCODE_GROUP_MAX];
 		int			first = -1;
 		int			count = tidcode_get_group(&tc, i, grp, &first);
+		bool		same = count >= 1 && count <= TIDCODE_GROUP_MAX &&
+			first >= 0 && first + count == i + 1;
 
-		CHECK(count >= 1 && count <= TIDCODE_GROUP_MAX && first <= i &&
-			  i < first + count && first + count <= n &&
-			  memcmp(grp, model + first, (size_t) count * sizeof(TidCodeTid)) == 0,
-			  "%s: group of %d (first %d, %d TIDs) differs", what, i, first, count);
+		for (int j = 0; same && j < count; j++)
+			same = grp[j].block == model[first + j].block &&
+				grp[j].offset == model[first + j].offset;
+		CHECK(same, "%s: group of %d (first %d, %d TIDs) differs", what, i, first, count);
 	}
 	{
 		int			first;
