@@ -159,6 +159,19 @@ EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader)
 }
 
 /*
+ * The key read last under the leaf's lock if it is the key of tid (its
+ * normalized key, reader->key.len bytes), else NULL; valid as long as that
+ * lock is held and the reader reads nothing else.
+ */
+const char *
+EIHeapKeyReaderLastKey(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	if (reader->last_valid && ItemPointerEquals(&reader->last_tid, tid))
+		return reader->key.data;
+	return NULL;
+}
+
+/*
  * Count the keys read, and release the reader's heap buffer pin and memory.
  */
 void

@@ -246,6 +246,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	int			lo;
 	int			hi;
 	int			count = 0;
+	bool		upper_settled = false;
 	int		   *pending = NULL;
 	int			npending = 0;
 	ItemPointerData tidbuf[64];
@@ -284,7 +285,29 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		if (!forward && minpos >= 0)
 			so->currPos.moreLeft = false;
 	}
-	if (n > 0 && cs->has_upper)
+	/*
+	 * The first entry past the lower bound, if its key is at hand (the
+	 * lower bound's search read it: an absent key's search often ends
+	 * there) and beyond the upper bound, leaves nothing between the bounds:
+	 * the upper bound's search would end at the entry before it.
+	 */
+	if (n > 0 && cs->has_lower && cs->has_upper && lo < n)
+	{
+		ItemPointerData tid;
+		const char *key;
+
+		EICompactGetTidCached(page, &cs->tids, lo, &tid);
+		key = EIHeapKeyReaderLastKey(cs->reader, &tid);
+		if (key != NULL && cs->reader->key.len == norm->keylen &&
+			memcmp(key, cs->upper.data, norm->keylen) > 0)
+		{
+			hi = lo - 1;
+			upper_settled = true;
+			if (forward && hi < n - 1)
+				so->currPos.moreRight = false;
+		}
+	}
+	if (n > 0 && cs->has_upper && !upper_settled)
 	{
 		int			minpos;
 		int			maxpos;

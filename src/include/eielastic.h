@@ -223,6 +223,8 @@ extern EIHeapKeyResult EIHeapKeyReadUnlocked(EIHeapKeyReader *reader,
 											 ItemPointer tid);
 extern void EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf,
 								   int lockmode, ItemPointer tid);
+extern const char *EIHeapKeyReaderLastKey(EIHeapKeyReader *reader,
+										  ItemPointer tid);
 extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderForget(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
