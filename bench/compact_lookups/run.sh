@@ -43,12 +43,11 @@ rows=1000000
 lookups=200000
 repeat=7
 port=56099
-small=0
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rows) need_int "$1" "${2-}"; rows=$2; shift 2 ;;
-	--small) rows=100000; lookups=20000; repeat=3; small=1; shift ;;
+	--small) rows=100000; lookups=20000; repeat=3; shift ;;
 	--large) rows=5000000; shift ;;
 	--lookups) need_int "$1" "${2-}"; lookups=$2; shift 2 ;;
 	--repeat) need_int "$1" "${2-}"; repeat=$2; shift 2 ;;
@@ -165,7 +164,6 @@ done
 # ---------------------------------------------------------------------------
 
 name=compact-lookups
-[ "$small" = 1 ] && name=compact-lookups-small
 step "report: $out/$name.csv, $out/$name.md"
 cp "$results" "$out/$name.csv"
 commit=$(repo_commit "$repo")
