@@ -17,7 +17,20 @@
 # btree seconds / elastic_btree seconds (1 is btree's speed, below 1 is
 # slower).  Every plan is checked to be the nested loop and scan wanted.
 #
-# Results go to docs/benchmarks/compact-lookups.{csv,md} (or --out DIR).
+# Then sizes (issue 20): per data set below, --rows rows in random order
+# go into a table with btree (built by CREATE INDEX after the load, and
+# grown by the same inserts) and one with elastic_btree WITH (size_bound =
+# a quarter of the built btree), grown by inserts in 10 chunks so that it
+# turns its leaves compact as the elastic benchmarks do; reported are the
+# index sizes and the leaves that are compact:
+#
+#   int8_dups     int8 keys, about 15 rows a key
+#   text_c_dups   30-byte text keys COLLATE "C", about 30 rows a key
+#   ts_near       timestamp keys near-sorted, K = L = 5%
+#                 (elastic_index_near_sorted), in arrival order
+#
+# Results go to docs/benchmarks/compact-lookups.{csv,md} and
+# compact-sizes.csv (or --out DIR).
 # The extension must be installed ("make install").
 #
 # Usage: bench/compact_lookups/run.sh [--rows N] [--small] [--large]
@@ -160,6 +173,39 @@ for scan in index index_only; do
 done
 
 # ---------------------------------------------------------------------------
+# Sizes
+# ---------------------------------------------------------------------------
+
+sizes="$work/sizes.csv"
+echo "data,rows,btree_built_bytes,btree_grown_bytes,compact_bytes,leaf_pages,compact_leaf_pages" >"$sizes"
+psql_b -c "DROP TABLE t_bt, t_ei, probe_hit, probe_absent"
+for data in int8_dups text_c_dups ts_near; do
+	case $data in
+	int8_dups)
+		type=int8
+		src="SELECT g AS pos, (random() * $rows / 15)::int8 AS k FROM generate_series(1, $rows) AS g ORDER BY random()" ;;
+	text_c_dups)
+		type='text COLLATE "C"'
+		src="SELECT g AS pos, left(md5((random() * $rows / 30)::int8::text), 30) AS k FROM generate_series(1, $rows) AS g ORDER BY random()" ;;
+	ts_near)
+		type=timestamp
+		src="SELECT pos, timestamp '2020-01-01' + key * interval '1 second' AS k FROM elastic_index_near_sorted($rows, 5, 5)" ;;
+	esac
+	step "sizes: $data"
+	psql_b -c "DROP TABLE IF EXISTS s_src, s_bt, s_grown, s_ei" 		-c "CREATE TABLE s_src AS $src" 		-c "CREATE TABLE s_bt (k $type) WITH (autovacuum_enabled = off)" 		-c "INSERT INTO s_bt SELECT k FROM s_src ORDER BY pos" 		-c "CREATE INDEX s_bt_k ON s_bt USING btree (k)"
+	built=$(psql_b -c "SELECT pg_relation_size('s_bt_k')")
+	bound_kb=$((built / 4096))
+	psql_b -c "CREATE TABLE s_grown (k $type) WITH (autovacuum_enabled = off)" 		-c "CREATE INDEX s_grown_k ON s_grown USING btree (k)" 		-c "CREATE TABLE s_ei (k $type) WITH (autovacuum_enabled = off)" 		-c "CREATE INDEX s_ei_k ON s_ei USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
+	for ((c = 0; c < 10; c++)); do
+		psql_b -c "INSERT INTO s_grown SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos" 			-c "INSERT INTO s_ei SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos"
+	done
+	row=$(psql_b -F, -c "SELECT pg_relation_size('s_grown_k'), pg_relation_size('s_ei_k'), leaf_pages, compact_leaf_pages FROM elastic_index_stats('s_ei_k')")
+	echo "$data,$rows,$built,$row" >>"$sizes"
+	step "sizes: $data: btree built $built bytes, grown ${row%%,*}; elastic_btree (bound ${bound_kb}kB): $row"
+done
+cp "$sizes" "$out/compact-sizes.csv"
+
+# ---------------------------------------------------------------------------
 # Report
 # ---------------------------------------------------------------------------
 
@@ -197,6 +243,19 @@ END {
 	print ""
 	print "A ratio of 1 is btree speed; below 1 compact leaves are slower. Raw numbers are in the csv."
 }' "$results" >"$out/$name.md"
+awk -F, '
+NR == 1 {
+	print ""
+	print "## Sizes: compact leaves grown by inserts under a size bound, against btree"
+	print ""
+	print "elastic_btree WITH (size_bound = a quarter of the built btree), grown by 10 chunks of inserts; btree built by CREATE INDEX after the load, and grown by the same inserts."
+	print ""
+	print "| data | rows | btree built bytes | btree grown bytes | elastic_btree bytes | compact / built btree | compact leaves |"
+	print "|---|---:|---:|---:|---:|---:|---|"
+	next
+}
+{ printf "| %s | %d | %d | %d | %d | %.2f | %d of %d |\n", $1, $2, $3, $4, $5, $5 / $3, $7, $6 }
+' "$sizes" >>"$out/$name.md"
 
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0
