@@ -51,7 +51,10 @@ BEGIN
 		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k = p.k', '{index,indexonly}'),
 		('SELECT p.k, (SELECT count(*) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index,indexonly}'),
 		('SELECT p.k, (SELECT max(t.v) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index}'),
-		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k + 1', '{index}')
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k + 1', '{index}'),
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k BETWEEN p.k AND p.k + 1', '{index}'),
+		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k > p.k AND t.k < p.k + 2', '{index,indexonly}'),
+		('SELECT p.k, (SELECT t.v FROM %I t WHERE t.k = p.k ORDER BY t.k DESC LIMIT 1) IS NOT NULL FROM lk_probe p', '{index}')
 	LOOP
 		query := q;
 		result := ei_diff('lk', q, false, m);
