@@ -83,4 +83,7 @@ SELECT ei_check_all('lk');
 
 SET client_min_messages = warning;
 DROP SCHEMA ei_lk CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
 RESET client_min_messages;
+RESET search_path;
