@@ -192,12 +192,24 @@ for data in int8_dups text_c_dups ts_near; do
 		src="SELECT pos, timestamp '2020-01-01' + key * interval '1 second' AS k FROM elastic_index_near_sorted($rows, 5, 5)" ;;
 	esac
 	step "sizes: $data"
-	psql_b -c "DROP TABLE IF EXISTS s_src, s_bt, s_grown, s_ei" 		-c "CREATE TABLE s_src AS $src" 		-c "CREATE TABLE s_bt (k $type) WITH (autovacuum_enabled = off)" 		-c "INSERT INTO s_bt SELECT k FROM s_src ORDER BY pos" 		-c "CREATE INDEX s_bt_k ON s_bt USING btree (k)"
+	psql_b \
+		-c "DROP TABLE IF EXISTS s_src, s_bt, s_grown, s_ei" \
+		-c "SELECT setseed(0.25)" \
+		-c "CREATE TABLE s_src AS $src" \
+		-c "CREATE TABLE s_bt (k $type) WITH (autovacuum_enabled = off)" \
+		-c "INSERT INTO s_bt SELECT k FROM s_src ORDER BY pos" \
+		-c "CREATE INDEX s_bt_k ON s_bt USING btree (k)"
 	built=$(psql_b -c "SELECT pg_relation_size('s_bt_k')")
 	bound_kb=$((built / 4096))
-	psql_b -c "CREATE TABLE s_grown (k $type) WITH (autovacuum_enabled = off)" 		-c "CREATE INDEX s_grown_k ON s_grown USING btree (k)" 		-c "CREATE TABLE s_ei (k $type) WITH (autovacuum_enabled = off)" 		-c "CREATE INDEX s_ei_k ON s_ei USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
+	psql_b \
+		-c "CREATE TABLE s_grown (k $type) WITH (autovacuum_enabled = off)" \
+		-c "CREATE INDEX s_grown_k ON s_grown USING btree (k)" \
+		-c "CREATE TABLE s_ei (k $type) WITH (autovacuum_enabled = off)" \
+		-c "CREATE INDEX s_ei_k ON s_ei USING elastic_btree (k) WITH (size_bound = '${bound_kb}kB')"
 	for ((c = 0; c < 10; c++)); do
-		psql_b -c "INSERT INTO s_grown SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos" 			-c "INSERT INTO s_ei SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos"
+		psql_b \
+			-c "INSERT INTO s_grown SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos" \
+			-c "INSERT INTO s_ei SELECT k FROM s_src WHERE pos % 10 = $c ORDER BY pos"
 	done
 	row=$(psql_b -F, -c "SELECT pg_relation_size('s_grown_k'), pg_relation_size('s_ei_k'), leaf_pages, compact_leaf_pages FROM elastic_index_stats('s_ei_k')")
 	echo "$data,$rows,$built,$row" >>"$sizes"
