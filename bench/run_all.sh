@@ -12,6 +12,8 @@
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
 #   bench/buffer_lookups/run.sh  point lookups with a full osm_tree insert buffer
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
+#   bench/compact_lookups/run.sh point lookups (index and index-only scans, hits
+#                                and absent keys) on compact leaves vs btree
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
 #                                elastic_btree, osm_tree
 #   bench/serializable/run.sh    serialization failures under SERIALIZABLE:
@@ -59,7 +61,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget"
 size=default
 out=""
 plot_only=0
@@ -109,6 +111,7 @@ runner_args() {
 		osm_tuning) echo "--rows 200000 --fill 96 --split 0.7 --grid 1,5,25" ;;
 		buffer_lookups) echo "--rows 100000 --buffered 4000 --pages 16 --duration 1 --repeat 1" ;;
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
+		compact_lookups) echo "--small" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
 		serializable) echo "--small" ;;
 		search_array) echo "--small" ;;
@@ -132,6 +135,7 @@ report_of() {
 	osm_tuning) echo osm-tuning ;;
 	buffer_lookups) echo buffer-lookups ;;
 	elastic) echo elastic ;;
+	compact_lookups) echo compact-lookups ;;
 	ycsb) echo ycsb ;;
 	serializable) echo serializable ;;
 	search_array) echo search-array ;;

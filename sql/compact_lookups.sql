@@ -1,0 +1,89 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_lk CASCADE;
+CREATE SCHEMA ei_lk;
+SET search_path = ei_lk, public;
+RESET client_min_messages;
+\i test/sql/differential_harness.sql
+--
+-- Point lookups on compact leaves, one index probe per outer row of a
+-- nested loop, as a join does them: a scan's two bound searches and its
+-- read of the entries share the TIDs of one decoded group of the TID code
+-- (EICompactTidGroup), reset on every leaf.  Keys with 100 duplicates
+-- whose entries span groups (a fresh code has 32 TIDs a group), unique
+-- keys, keys absent between neighbours, below the first and above the
+-- last key; with TID codes and with plain TIDs (debug fault plain_tids).
+-- Index scans, index-only scans and a sequential scan must agree.
+--
+CREATE TABLE lk_src AS
+SELECT g AS id,
+	   CASE WHEN g <= 6000 THEN (g % 60) * 2 ELSE 10000 + g * 2 END::int8 AS k,
+	   g::int8 AS v
+FROM generate_series(1, 12000) AS g;
+SELECT ei_setup('lk', 'lk_src', 12000);
+SELECT ei_index('lk', 'k', '(k)');
+-- the probes: every key of the duplicates and its absent odd neighbour,
+-- keys around the gap between the two ranges, and every 37th key of the
+-- unique range (hits and misses alike), past both ends
+CREATE TABLE lk_probe AS
+SELECT k::int8 FROM generate_series(-3, 123) AS k
+UNION ALL SELECT k FROM generate_series(21990, 22010) AS k
+UNION ALL SELECT k FROM generate_series(22001, 34010, 37) AS k;
+VACUUM ANALYZE lk_seq, lk_bt, lk_ei, lk_probe;
+SELECT elastic_btree_shrink('lk_ei_k') >= 0 AS shrunk;
+SELECT compact_leaf_pages = leaf_pages AS all_compact, compact_leaf_pages > 2 AS several,
+	   entries
+FROM elastic_index_stats('lk_ei_k');
+
+CREATE FUNCTION lk_queries() RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text;
+	m			text[];
+BEGIN
+	SET LOCAL enable_hashjoin = off;
+	SET LOCAL enable_mergejoin = off;
+	SET LOCAL enable_memoize = off;
+	SET LOCAL enable_material = off;
+	FOR q, m IN VALUES
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k', '{index}'::text[]),
+		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k = p.k', '{index,indexonly}'),
+		('SELECT p.k, (SELECT count(*) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index,indexonly}'),
+		('SELECT p.k, (SELECT max(t.v) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index}'),
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k + 1', '{index}'),
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k BETWEEN p.k AND p.k + 1', '{index}'),
+		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k > p.k AND t.k < p.k + 2', '{index,indexonly}'),
+		('SELECT p.k, (SELECT t.v FROM %I t WHERE t.k = p.k ORDER BY t.k DESC LIMIT 1) IS NOT NULL FROM lk_probe p', '{index}')
+	LOOP
+		query := q;
+		result := ei_diff('lk', q, false, m);
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+SELECT * FROM lk_queries();
+
+-- some rows dead and vacuumed away, some inserted: leaves and groups change
+SELECT ei_exec('lk', 'DELETE FROM %I WHERE id %% 5 = 0');
+VACUUM lk_seq, lk_bt, lk_ei;
+SELECT ei_exec('lk', 'INSERT INTO %I SELECT id + 100000, k, v + 100000 FROM lk_src WHERE id %% 5 = 0 AND id %% 3 = 0');
+VACUUM ANALYZE lk_seq, lk_bt, lk_ei;
+SELECT * FROM lk_queries();
+SELECT ei_check_all('lk');
+
+-- leaves with plain TIDs (the layout before 0.3.0)
+SELECT elastic_btree_expand('lk_ei_k') >= 0 AS expanded;
+SET elastic_index.debug_fault = plain_tids;
+SELECT elastic_btree_shrink('lk_ei_k') >= 0 AS shrunk;
+RESET elastic_index.debug_fault;
+SELECT compact_leaf_pages = leaf_pages AS all_compact FROM elastic_index_stats('lk_ei_k');
+SELECT * FROM lk_queries();
+SELECT ei_check_all('lk');
+
+SET client_min_messages = warning;
+DROP SCHEMA ei_lk CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
