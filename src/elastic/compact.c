@@ -639,10 +639,14 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 	 * entry (usually the one a point lookup's search ends at); if that fails
 	 * (an INCLUDE column toasted out of line), the key columns are read
 	 * alone, so that such a column does not make the entry unreadable here.
+	 * When the entry's key was read last and alone (its tuple could not be
+	 * formed), the tuple is not tried again: the key is at hand.
 	 */
 	EICompactGetTidCached(state->page, state->grp, pos, &tid);
 	*result = EI_HEAPKEY_UNREADABLE;
-	if (want_tuple)
+	if (want_tuple &&
+		!(EIHeapKeyReaderLastKey(reader, &tid) != NULL &&
+		  reader->last_itup == NULL))
 	{
 		*result = EIHeapKeyRead(reader, &tid);
 		if (reader->itup != NULL)
