@@ -49,7 +49,8 @@ static void ei_vacuum_delete(Relation rel, Buffer buf,
 							 OffsetNumber *deletable, int ndeletable);
 static BlockNumber ei_vacuum_free_tail(IndexVacuumInfo *info,
 									   BlockNumber first, BlockNumber nblocks,
-									   XLogRecPtr fence);
+									   XLogRecPtr fence,
+									   BlockNumber *ndeleted);
 static void ei_vacuum_recycle(IndexVacuumInfo *info,
 							  IndexBulkDeleteResult *stats);
 
@@ -311,9 +312,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	BlockNumber last_used = EI_METAPAGE;
-	BlockNumber *trailing_deleted = NULL;	/* deleted pages after last_used */
-	int			ntrailing_deleted = 0;
-	int			maxtrailing_deleted = 0;
 	XLogRecPtr	fence;
 	BlockNumber *pending = NULL;
 	int			npending = 0;
@@ -353,18 +351,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		{
 			RecordFreeIndexPage(rel, blkno);
 			stats->pages_free++;
-			if (deleted)
-			{
-				if (ntrailing_deleted == maxtrailing_deleted)
-				{
-					maxtrailing_deleted = Max(64, maxtrailing_deleted * 2);
-					trailing_deleted = trailing_deleted == NULL ?
-						palloc(maxtrailing_deleted * sizeof(BlockNumber)) :
-						repalloc(trailing_deleted,
-								 maxtrailing_deleted * sizeof(BlockNumber));
-				}
-				trailing_deleted[ntrailing_deleted++] = blkno;
-			}
 		}
 		else
 		{
@@ -380,7 +366,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 				pending[npending++] = blkno;
 			}
 			last_used = blkno;
-			ntrailing_deleted = 0;
 		}
 		if (deleted)
 			stats->pages_deleted++;
@@ -426,10 +411,11 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		ConditionalLockRelation(rel, AccessExclusiveLock))
 	{
 		BlockNumber newnblocks = nblocks;
+		BlockNumber ndeleted = 0;
 
 		if (RelationGetNumberOfBlocks(rel) == nblocks)
 			newnblocks = ei_vacuum_free_tail(info, last_used + 1, nblocks,
-											 fence);
+											 fence, &ndeleted);
 		if (newnblocks < nblocks)
 		{
 			RelationTruncate(rel, newnblocks);
@@ -437,12 +423,7 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 			EIGetRelCache(rel)->index_nblocks = newnblocks;
 			/* the pass counted every page cut as free, some as deleted */
 			stats->pages_free -= nblocks - newnblocks;
-			while (ntrailing_deleted > 0 &&
-				   trailing_deleted[ntrailing_deleted - 1] >= newnblocks)
-			{
-				ntrailing_deleted--;
-				stats->pages_deleted--;
-			}
+			stats->pages_deleted -= ndeleted;
 			UnlockRelation(rel, AccessExclusiveLock);
 			/* tests: others use the index before we commit (spare pages) */
 			EIFaultGate(EI_FAULT_AFTER_TRUNCATE_GATE, 1);
@@ -450,22 +431,26 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		else
 			UnlockRelation(rel, AccessExclusiveLock);
 	}
-	if (trailing_deleted != NULL)
-		pfree(trailing_deleted);
 }
 
 /*
  * The new length of the index once its trailing free pages are cut: read
  * blocks nblocks - 1 down to first (the pages the pass found free after the
- * last page in use), stopping at the first one no longer free.  The caller
- * holds AccessExclusiveLock on the index.
+ * last page in use), stopping at the first one no longer free, and count
+ * the deleted pages among those cut in *ndeleted.  A page still free now
+ * was free, and deleted or not, when the pass read it: a page put to use
+ * since is not free, nor is one deleted since (fence predates its
+ * deletion), so the count is the pass's.  The caller holds
+ * AccessExclusiveLock on the index.
  */
 static BlockNumber
 ei_vacuum_free_tail(IndexVacuumInfo *info, BlockNumber first,
-					BlockNumber nblocks, XLogRecPtr fence)
+					BlockNumber nblocks, XLogRecPtr fence,
+					BlockNumber *ndeleted)
 {
 	BlockNumber end = nblocks;
 
+	*ndeleted = 0;
 	while (end > first)
 	{
 		bool		deleted;
@@ -473,6 +458,8 @@ ei_vacuum_free_tail(IndexVacuumInfo *info, BlockNumber first,
 		CHECK_FOR_INTERRUPTS();
 		if (!ei_vacuum_check_free(info, end - 1, fence, &deleted))
 			break;
+		if (deleted)
+			(*ndeleted)++;
 		end--;
 	}
 	return end;
