@@ -108,8 +108,6 @@ static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  bool own_entries, IndexTuple *items, int nitems,
 						  EIScanInsert key, bool *dense);
-static void ei_refill_scan_key(Relation rel, EIScanInsert key,
-							   IndexTuple itup);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
@@ -352,7 +350,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		if (key == NULL)
 			key = EIMakeScanKey(rel, items[i], true);
 		else
-			ei_refill_scan_key(rel, key, items[i]);
+			EIRefillScanKey(rel, key, items[i]);
 		key->nextkey = true;
 		stack = EISearch(rel, key, &buf, EI_WRITE);
 		page = BufferGetPage(buf);
@@ -390,40 +388,6 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 	}
 	if (key != NULL)
 		pfree(key);
-}
-
-/*
- * Make an insertion scan key (from EIMakeScanKey, for a leaf tuple of the
- * same index) describe another leaf tuple: its key attributes' values and
- * null flags and its heap TID.  The support functions, collations and
- * attribute numbers stay as they are, so a batch builds its key once.
- */
-static void
-ei_refill_scan_key(Relation rel, EIScanInsert key, IndexTuple itup)
-{
-	TupleDesc	itupdesc = RelationGetDescr(rel);
-	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
-	ItemPointer htid;
-
-	for (int i = 0; i < nkeyatts; i++)
-	{
-		ScanKey		sk = &key->scankeys[i];
-		bool		null;
-		Datum		arg = index_getattr(itup, i + 1, itupdesc, &null);
-
-		/* as EIMakeScanKey sets them */
-		sk->sk_flags = (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
-		sk->sk_argument = arg;
-	}
-	key->keysz = nkeyatts;
-	htid = EITupleGetHeapTID(itup, true);
-	if (htid != NULL)
-	{
-		key->scantid_data = *htid;
-		key->scantid = &key->scantid_data;
-	}
-	else
-		key->scantid = NULL;
 }
 
 /*
@@ -514,7 +478,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 
 		/* the caller's key describes the first entry already */
 		if (k > 0)
-			ei_refill_scan_key(rel, key, itup);
+			EIRefillScanKey(rel, key, itup);
 		/* the shortcuts below rely on each entry sorting after the last */
 		Assert(k == 0 || EICompareLeafTuple(rel, key, items[k - 1]) > 0);
 		key->nextkey = true;
@@ -561,7 +525,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			{
 				if (!rightmost)
 				{
-					ei_refill_scan_key(rel, key, items[j]);
+					EIRefillScanKey(rel, key, items[j]);
 					key->nextkey = true;
 					if (EICompare(rel, key, page, EI_HIKEY) >= 0)
 						break;
@@ -1639,7 +1603,7 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 		if (key == NULL)
 			key = EIMakeScanKey(rel, next, true);
 		else
-			ei_refill_scan_key(rel, key, next);
+			EIRefillScanKey(rel, key, next);
 		cmp = EICompare(rel, key, page, nextoff);
 		if (cmp >= 0)
 			break;
@@ -1730,7 +1694,7 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 			if (key == NULL)
 				key = EIMakeScanKey(rel, next, true);
 			else if (keyj != j)
-				ei_refill_scan_key(rel, key, next);
+				EIRefillScanKey(rel, key, next);
 			keyj = j;
 			cmp = EICompare(rel, key, page, origoff[k]);
 			if (cmp > 0)

@@ -18,6 +18,16 @@
 #include "utils/rel.h"
 
 /*
+ * The flags of scan key column i (0-based) of an insertion key: null, and
+ * the column's DESC / NULLS FIRST options.
+ */
+static inline int
+ei_scan_key_flags(Relation rel, int i, bool null)
+{
+	return (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
+}
+
+/*
  * Build an insertion scan key from an index tuple (or an empty key if NULL).
  *
  * For a leaf tuple or a pivot, the key carries every key attribute and the
@@ -49,7 +59,7 @@ EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf)
 
 		if (itup != NULL)
 			arg = index_getattr(itup, i + 1, itupdesc, &null);
-		flags = (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
+		flags = ei_scan_key_flags(rel, i, null);
 		ScanKeyEntryInitializeWithInfo(&key->scankeys[i], flags,
 									   (AttrNumber) (i + 1), InvalidStrategy,
 									   InvalidOid, rel->rd_indcollation[i],
@@ -68,6 +78,39 @@ EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf)
 		}
 	}
 	return key;
+}
+
+/*
+ * Make an insertion scan key (from EIMakeScanKey, for a leaf tuple of the
+ * same index) describe another leaf tuple: its key attributes' values and
+ * null flags and its heap TID.  The support functions, collations and
+ * attribute numbers stay as they are, so a batch builds its key once.
+ */
+void
+EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup)
+{
+	TupleDesc	itupdesc = RelationGetDescr(rel);
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+	ItemPointer htid;
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		ScanKey		sk = &key->scankeys[i];
+		bool		null;
+		Datum		arg = index_getattr(itup, i + 1, itupdesc, &null);
+
+		sk->sk_flags = ei_scan_key_flags(rel, i, null);
+		sk->sk_argument = arg;
+	}
+	key->keysz = nkeyatts;
+	htid = EITupleGetHeapTID(itup, true);
+	if (htid != NULL)
+	{
+		key->scantid_data = *htid;
+		key->scantid = &key->scantid_data;
+	}
+	else
+		key->scantid = NULL;
 }
 
 /*

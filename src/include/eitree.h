@@ -768,6 +768,7 @@ extern Oid	EIGetNormalizeProc(Oid opfamily, Oid opcintype);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
+extern void EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup);
 extern int32 EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum);
 extern int32 EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup);
 extern OffsetNumber EIBinSearch(Relation rel, EIScanInsert key, Page page);
