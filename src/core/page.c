@@ -520,11 +520,12 @@ EIRelBuf(Relation rel, Buffer buf)
 /*
  * Spare pages a backend adds when the relation extension lock was busy:
  * EI_SPARE_PAGES_FIRST at its first such extension, twice as many as the
- * last time at each of its next ones, up to EI_SPARE_PAGES_MAX; one
- * extension that finds the lock free starts it over.
+ * last time at each of its next ones, up to EI_SPARE_PAGES_MAX; each
+ * extension that finds the lock free halves the count it remembers, so
+ * that one quiet moment between busy ones does not start it over.
  */
-#define EI_SPARE_PAGES_FIRST		4
-#define EI_SPARE_PAGES_MAX			32
+#define EI_SPARE_PAGES_FIRST		8
+#define EI_SPARE_PAGES_MAX			48
 
 StaticAssertDecl(EI_SPARE_PAGES_MAX < EI_EXTEND_MAX_PAGES,
 				 "a page and its spares are added in one extension");
@@ -647,7 +648,7 @@ ei_extend_index(Relation rel)
 
 		cache = EIGetRelCache(rel);
 		if (!busy)
-			cache->spare_run = 0;
+			cache->spare_run /= 2;
 		else if (cache->spare_next >= cache->spare_end)
 		{
 			cache->spare_run = cache->spare_run == 0 ? EI_SPARE_PAGES_FIRST :
