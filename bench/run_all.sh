@@ -12,6 +12,8 @@
 #   bench/osm_tuning/run.sh      osm_tree fill/split factors and the K x L grid
 #   bench/buffer_lookups/run.sh  point lookups with a full osm_tree insert buffer
 #   bench/elastic/run.sh         the elastic index under a size bound (paper 6.1)
+#   bench/compact_lookups/run.sh point lookups (index and index-only scans, hits
+#                                and absent keys) on compact leaves vs btree
 #   bench/ycsb/run.sh            YCSB workloads A, B, C, E, F: btree, BRIN,
 #                                elastic_btree, osm_tree
 #   bench/serializable/run.sh    serialization failures under SERIALIZABLE:
@@ -27,6 +29,9 @@
 #                                without its insert buffer, elastic_btree
 #   bench/bounded_memory/run.sh  one-transaction COPY under osm_tree.batch_memory
 #                                with small shared_buffers: btree, osm_tree
+#   bench/memory_budget/run.sh   point lookups with the server in a memory
+#                                cgroup at three budgets: btree built and
+#                                grown, elastic_btree compact (needs root)
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -43,7 +48,8 @@
 #
 # When gnuplot is installed every runner draws PNG plots from its CSV next
 # to its report and links them from it: core, sliding_window, near_sorted,
-# osm_tuning, concurrent_copy, insert_latency and bounded_memory with their
+# osm_tuning, concurrent_copy, insert_latency, bounded_memory and
+# memory_budget with their
 # bench/<runner>/plot.sh DIR, elastic and ycsb in
 # their run.sh.  --plot-only runs no benchmark: it redraws, with those
 # plot.sh scripts, the plots of the CSVs already in --out (default
@@ -55,7 +61,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget"
 size=default
 out=""
 plot_only=0
@@ -105,6 +111,7 @@ runner_args() {
 		osm_tuning) echo "--rows 200000 --fill 96 --split 0.7 --grid 1,5,25" ;;
 		buffer_lookups) echo "--rows 100000 --buffered 4000 --pages 16 --duration 1 --repeat 1" ;;
 		elastic) echo "--chunk 40000 --chunks 4 --secs 1" ;;
+		compact_lookups) echo "--small" ;;
 		ycsb) echo "--rows 100000 --secs 2" ;;
 		serializable) echo "--small" ;;
 		search_array) echo "--small" ;;
@@ -112,6 +119,7 @@ runner_args() {
 		concurrent_copy) echo "--small" ;;
 		insert_latency) echo "--small" ;;
 		bounded_memory) echo "--small" ;;
+		memory_budget) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -127,6 +135,7 @@ report_of() {
 	osm_tuning) echo osm-tuning ;;
 	buffer_lookups) echo buffer-lookups ;;
 	elastic) echo elastic ;;
+	compact_lookups) echo compact-lookups ;;
 	ycsb) echo ycsb ;;
 	serializable) echo serializable ;;
 	search_array) echo search-array ;;
@@ -134,6 +143,7 @@ report_of() {
 	concurrent_copy) echo concurrent-copy ;;
 	insert_latency) echo insert-latency ;;
 	bounded_memory) echo bounded-memory ;;
+	memory_budget) echo memory-budget ;;
 	esac
 }
 

@@ -57,7 +57,12 @@ typedef struct EICompactSearchState
 	const uint8 *searchkey;		/* returned for an unreadable candidate */
 	int			badpos;			/* first candidate we could not read */
 	EIHeapKeyResult badresult;	/* and why */
+	EICompactTidGroup *grp;		/* TIDs decoded for candidates */
+	EICompactTidGroup owngrp;	/* grp when the caller keeps none */
 } EICompactSearchState;
+
+StaticAssertDecl(EI_COMPACT_TID_GROUP_MAX == TIDCODE_GROUP_MAX,
+				 "EICompactTidGroup holds one TID code group");
 
 /* Keys of a leaf being converted, normalized from its own tuples. */
 typedef struct EICompactBuildKeys
@@ -277,6 +282,7 @@ EICompactGetTids(Page page, int start, int count, ItemPointer tids)
 {
 	int			n = ei_compact_nkeys(page);
 	TidCode		tc;
+	TidCodeTid	tbuf[TIDCODE_GROUP_MAX];
 	TidCodeTid *t;
 
 	if (start < 0 || count < 0 || start + count > n)
@@ -290,13 +296,72 @@ EICompactGetTids(Page page, int start, int count, ItemPointer tids)
 		return;
 	}
 	ei_compact_open_code(page, n, &tc);
-	t = palloc(sizeof(TidCodeTid) * count);
+	t = count <= (int) lengthof(tbuf) ? tbuf : palloc(sizeof(TidCodeTid) * count);
 	if (!tidcode_decode(&tc, start, count, t))
 		ei_compact_tids_corrupted(page, psprintf("entries %d to %d cannot be decoded",
 												 start, start + count - 1));
 	for (int i = 0; i < count; i++)
 		ItemPointerSet(&tids[i], t[i].block, t[i].offset);
-	pfree(t);
+	if (t != tbuf)
+		pfree(t);
+}
+
+/*
+ * Return the heap TID of the entry at position pos of a compact leaf,
+ * through grp: the group holding pos is decoded (from its first TID to
+ * pos) and kept there for the next reads of the same locked leaf (grp may
+ * be NULL).
+ */
+void
+EICompactGetTidCached(Page page, EICompactTidGroup *grp, int pos,
+					  ItemPointer tid)
+{
+	int			n;
+	TidCode		tc;
+	TidCodeTid	t[TIDCODE_GROUP_MAX];
+	int			first;
+	int			count;
+
+	if (grp != NULL && grp->count > 0 &&
+		pos >= grp->first && pos < grp->first + grp->count)
+	{
+		*tid = grp->tids[pos - grp->first];
+		return;
+	}
+	n = ei_compact_nkeys(page);
+	if (grp == NULL || pos < 0 || pos >= n || ei_compact_tids_plain(page, n))
+	{
+		/* a plain array is read in place */
+		EICompactGetTid(page, pos, tid);
+		return;
+	}
+	ei_compact_open_code(page, n, &tc);
+	count = tidcode_get_group(&tc, pos, t, &first);
+	if (count == 0)
+		ei_compact_tids_corrupted(page, psprintf("entry %d cannot be decoded", pos));
+	for (int i = 0; i < count; i++)
+		ItemPointerSet(&grp->tids[i], t[i].block, t[i].offset);
+	grp->first = first;
+	grp->count = count;
+	*tid = grp->tids[pos - first];
+}
+
+/*
+ * EICompactGetTids through grp: a range within the group kept there is
+ * copied from it (a point lookup's entries usually are).
+ */
+void
+EICompactGetTidsCached(Page page, EICompactTidGroup *grp, int start,
+					   int count, ItemPointer tids)
+{
+	if (grp != NULL && grp->count > 0 && count > 0 &&
+		start >= grp->first && start + count <= grp->first + grp->count)
+	{
+		memcpy(tids, &grp->tids[start - grp->first],
+			   count * sizeof(ItemPointerData));
+		return;
+	}
+	EICompactGetTids(page, start, count, tids);
 }
 
 /*
@@ -605,14 +670,31 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 	bool		want_tuple = reader->want_tuple;
 
 	/*
-	 * A search needs the key, not the tuple an index-only scan's reader
-	 * forms: read the key columns only, so that an INCLUDE column toasted
-	 * out of line does not make the entry unreadable here.
+	 * A search needs the key.  An index-only scan's reader also forms the
+	 * entry's tuple, which the reader keeps for the scan's read of the same
+	 * entry (usually the one a point lookup's search ends at); if that fails
+	 * (an INCLUDE column toasted out of line), the key columns are read
+	 * alone, so that such a column does not make the entry unreadable here.
+	 * When the entry's key was read last and alone (its tuple could not be
+	 * formed), the tuple is not tried again: the key is at hand.
 	 */
-	EICompactGetTid(state->page, pos, &tid);
-	reader->want_tuple = false;
-	*result = EIHeapKeyRead(reader, &tid);
-	reader->want_tuple = want_tuple;
+	EICompactGetTidCached(state->page, state->grp, pos, &tid);
+	*result = EI_HEAPKEY_UNREADABLE;
+	if (want_tuple &&
+		!(EIHeapKeyReaderLastKey(reader, &tid) != NULL &&
+		  reader->last_itup == NULL))
+	{
+		*result = EIHeapKeyRead(reader, &tid);
+		if (reader->itup != NULL)
+			pfree(reader->itup);
+		reader->itup = NULL;
+	}
+	if (*result == EI_HEAPKEY_UNREADABLE)
+	{
+		reader->want_tuple = false;
+		*result = EIHeapKeyRead(reader, &tid);
+		reader->want_tuple = want_tuple;
+	}
 	if (*result != EI_HEAPKEY_FOUND)
 		return NULL;
 	return (const uint8_t *) reader->key.data;
@@ -659,10 +741,17 @@ ei_compact_heap_key_or_null(void *arg, int pos)
  */
 static void
 ei_compact_search_begin(EICompactSearchState *state, SeqTree *st, Page page,
-						EIHeapKeyReader *reader, const uint8 *key)
+						EIHeapKeyReader *reader, EICompactTidGroup *grp,
+						const uint8 *key)
 {
 	EICompactAttach(page, st);
 	state->page = page;
+	if (grp == NULL)
+	{
+		grp = &state->owngrp;
+		EICompactTidGroupReset(grp);
+	}
+	state->grp = grp;
 	state->reader = reader;
 	state->searchkey = key;
 	state->badpos = -1;
@@ -696,7 +785,7 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
 	SeqTree		st;
 	int			rc;
 
-	ei_compact_search_begin(&state, &st, page, reader, key);
+	ei_compact_search_begin(&state, &st, page, reader, NULL, key);
 	rc = seqtree_search(&st, key, ei_compact_heap_key, &state, loc);
 
 	/* with a stand-in key the result means nothing, not even corruption */
@@ -718,10 +807,12 @@ EICompactSearch(Page page, EIHeapKeyReader *reader, const uint8 *key,
  * to the position of the largest entry <= key (-1 if none) when the search
  * settles it, or else to the range that entry lies in (*minpos is then
  * never an entry equal to key).  Returns whether a settled search found an
- * entry equal to key.
+ * entry equal to key.  grp (or NULL) keeps the TIDs decoded for the
+ * candidates, for the caller's next reads of the same locked leaf.
  */
 bool
-EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader, const uint8 *key,
+EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
+						EICompactTidGroup *grp, const uint8 *key,
 						int *minpos, int *maxpos)
 {
 	EICompactSearchState state;
@@ -729,7 +820,7 @@ EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader, const uint8 *key,
 	SeqTree		st;
 	int			rc;
 
-	ei_compact_search_begin(&state, &st, page, reader, key);
+	ei_compact_search_begin(&state, &st, page, reader, grp, key);
 	rc = seqtree_search_tolerant(&st, key, ei_compact_heap_key_or_null,
 								 &state, &loc, EI_COMPACT_SEARCH_READS,
 								 minpos, maxpos, NULL);

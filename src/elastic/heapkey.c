@@ -79,6 +79,7 @@ static OffsetNumber ei_heapkey_chain_end(Page page, OffsetNumber first);
 static bool ei_heapkey_xmin_aborted(HeapTupleHeader tup);
 static void ei_heapkey_advance_horizon(TransactionId *horizon,
 									   TransactionId xid);
+static void ei_heapkey_forget_last(EIHeapKeyReader *reader);
 static EIHeapKeyCached *ei_heapkey_remember(EIHeapKeyReader *reader,
 											ItemPointer tid);
 
@@ -110,13 +111,27 @@ EIHeapKeyReaderBegin(Relation heap, Relation index, EINormKeyInfo *norm)
 }
 
 /*
+ * Forget the key (and entry) read last under the leaf's lock.
+ */
+static void
+ei_heapkey_forget_last(EIHeapKeyReader *reader)
+{
+	reader->last_valid = false;
+	if (reader->last_itup != NULL)
+	{
+		pfree(reader->last_itup);
+		reader->last_itup = NULL;
+	}
+}
+
+/*
  * Forget the keys read with the leaf unlocked: the caller is about to let
  * go of the leaf whose pin made them safe.
  */
 void
 EIHeapKeyReaderForget(EIHeapKeyReader *reader)
 {
-	reader->last_valid = false;
+	ei_heapkey_forget_last(reader);
 	for (int i = 0; i < reader->ncached; i++)
 	{
 		if (reader->cached[i].key != NULL)
@@ -135,12 +150,25 @@ EIHeapKeyReaderForget(EIHeapKeyReader *reader)
 void
 EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader)
 {
-	reader->last_valid = false;
+	ei_heapkey_forget_last(reader);
 	if (BufferIsValid(reader->buf))
 	{
 		ReleaseBuffer(reader->buf);
 		reader->buf = InvalidBuffer;
 	}
+}
+
+/*
+ * The key read last under the leaf's lock if it is the key of tid (its
+ * normalized key, reader->key.len bytes), else NULL; valid as long as that
+ * lock is held and the reader reads nothing else.
+ */
+const char *
+EIHeapKeyReaderLastKey(EIHeapKeyReader *reader, ItemPointer tid)
+{
+	if (reader->last_valid && ItemPointerEquals(&reader->last_tid, tid))
+		return reader->key.data;
+	return NULL;
 }
 
 /*
@@ -242,13 +270,25 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 	/*
 	 * The key read last, again: a point lookup's two bound searches on a
-	 * compact leaf usually end at the same entry.  Valid while the caller
-	 * holds the leaf (EIHeapKeyReaderForget and ReleasePin end it).
+	 * compact leaf usually end at the same entry, and an index-only scan
+	 * then reads that entry (whose tuple its searches formed).  Valid while
+	 * the caller holds the leaf (EIHeapKeyReaderForget and ReleasePin end
+	 * it).
 	 */
-	if (!unlocked && !reader->want_tuple && reader->last_valid &&
+	if (!unlocked && reader->last_valid &&
 		ItemPointerEquals(&reader->last_tid, tid))
-		return EI_HEAPKEY_FOUND;
-	reader->last_valid = false;
+	{
+		if (!reader->want_tuple)
+			return EI_HEAPKEY_FOUND;
+		if (reader->last_itup != NULL)
+		{
+			reader->itup = palloc(IndexTupleSize(reader->last_itup));
+			memcpy(reader->itup, reader->last_itup,
+				   IndexTupleSize(reader->last_itup));
+			return EI_HEAPKEY_FOUND;
+		}
+	}
+	ei_heapkey_forget_last(reader);
 
 	reader->nreads++;
 	if (!BufferIsValid(reader->buf) ||
@@ -399,10 +439,17 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	if (copy != NULL)
 		heap_freetuple(copy);
 
-	if (result == EI_HEAPKEY_FOUND && !unlocked && !reader->want_tuple)
+	if (result == EI_HEAPKEY_FOUND && !unlocked)
 	{
 		reader->last_valid = true;
 		reader->last_tid = *tid;
+		if (reader->itup != NULL)
+		{
+			reader->last_itup = MemoryContextAlloc(reader->cxt,
+												   IndexTupleSize(reader->itup));
+			memcpy(reader->last_itup, reader->itup,
+				   IndexTupleSize(reader->itup));
+		}
 	}
 
 	/* a key too wide to read under the lock may have been read without it */

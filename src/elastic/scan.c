@@ -38,6 +38,7 @@ typedef struct EIScanCompact
 	bool		has_upper;
 	StringInfoData lower;
 	StringInfoData upper;
+	EICompactTidGroup tids;		/* decoded for the leaf being read */
 } EIScanCompact;
 
 static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
@@ -245,6 +246,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	int			lo;
 	int			hi;
 	int			count = 0;
+	bool		upper_settled = false;
 	int		   *pending = NULL;
 	int			npending = 0;
 	ItemPointerData tidbuf[64];
@@ -262,6 +264,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
 	EICompactCheckLeaf(rel, buf);
+	EICompactTidGroupReset(&cs->tids);
 	n = EICompactNKeys(page);
 	lo = 0;
 	hi = n - 1;
@@ -276,18 +279,40 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			minpos;
 		int			maxpos;
 
-		lo = EICompactSearchReadOnly(page, cs->reader,
+		lo = EICompactSearchReadOnly(page, cs->reader, &cs->tids,
 									 (uint8 *) cs->lower.data,
 									 &minpos, &maxpos) ? minpos : minpos + 1;
 		if (!forward && minpos >= 0)
 			so->currPos.moreLeft = false;
 	}
-	if (n > 0 && cs->has_upper)
+	/*
+	 * The first entry past the lower bound, if its key is at hand (the
+	 * lower bound's search read it: an absent key's search often ends
+	 * there) and beyond the upper bound, leaves nothing between the bounds:
+	 * the upper bound's search would end at the entry before it.
+	 */
+	if (n > 0 && cs->has_lower && cs->has_upper && lo < n)
+	{
+		ItemPointerData tid;
+		const char *key;
+
+		EICompactGetTidCached(page, &cs->tids, lo, &tid);
+		key = EIHeapKeyReaderLastKey(cs->reader, &tid);
+		if (key != NULL && cs->reader->key.len == norm->keylen &&
+			memcmp(key, cs->upper.data, norm->keylen) > 0)
+		{
+			hi = lo - 1;
+			upper_settled = true;
+			if (forward && hi < n - 1)
+				so->currPos.moreRight = false;
+		}
+	}
+	if (n > 0 && cs->has_upper && !upper_settled)
 	{
 		int			minpos;
 		int			maxpos;
 
-		(void) EICompactSearchReadOnly(page, cs->reader,
+		(void) EICompactSearchReadOnly(page, cs->reader, &cs->tids,
 									   (uint8 *) cs->upper.data,
 									   &minpos, &maxpos);
 		hi = maxpos;
@@ -312,11 +337,11 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * items are those the locked leaf held, and the pin keeps their TIDs
 	 * from being reused meanwhile (see elastic/heapkey.c).
 	 */
-	/* the TIDs of lo..hi, decoded once */
+	/* the TIDs of lo..hi, decoded once (the searches' group, if it holds them) */
 	if (hi >= lo && hi - lo + 1 > (int) lengthof(tidbuf))
 		tids = palloc(sizeof(ItemPointerData) * (hi - lo + 1));
 	if (hi >= lo)
-		EICompactGetTids(page, lo, hi - lo + 1, tids);
+		EICompactGetTidsCached(page, &cs->tids, lo, hi - lo + 1, tids);
 	for (int pos = lo; pos <= hi; pos++)
 	{
 		EIScanPosItem *item = &so->currPos.items[count];

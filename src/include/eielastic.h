@@ -201,6 +201,8 @@ typedef struct EIHeapKeyReader
 	uint64		nreads;			/* keys read so far */
 	bool		last_valid;		/* key holds the key of last_tid */
 	ItemPointerData last_tid;
+	IndexTuple	last_itup;		/* and this its entry, if read with
+								 * want_tuple (the reader's), or NULL */
 	MemoryContext cxt;			/* where remembered keys live */
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
@@ -223,9 +225,28 @@ extern EIHeapKeyResult EIHeapKeyReadUnlocked(EIHeapKeyReader *reader,
 											 ItemPointer tid);
 extern void EIHeapKeyFetchUnlocked(EIHeapKeyReader *reader, Buffer leafbuf,
 								   int lockmode, ItemPointer tid);
+extern const char *EIHeapKeyReaderLastKey(EIHeapKeyReader *reader,
+										  ItemPointer tid);
 extern void EIHeapKeyReaderReleasePin(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderForget(EIHeapKeyReader *reader);
 extern void EIHeapKeyReaderEnd(EIHeapKeyReader *reader);
+
+/*
+ * The decoded heap TIDs of one group of a compact leaf's TID code
+ * (TIDCODE_GROUP_MAX entries at most): a lookup's searches and its scan
+ * decode the group they need once.  Valid only while its holder keeps the
+ * leaf locked; count 0 means empty (EICompactTidGroupReset).
+ */
+#define EI_COMPACT_TID_GROUP_MAX 64
+typedef struct EICompactTidGroup
+{
+	int			first;			/* position of tids[0] */
+	int			count;			/* TIDs held (the group's first ones),
+								 * 0 if none */
+	ItemPointerData tids[EI_COMPACT_TID_GROUP_MAX];
+} EICompactTidGroup;
+
+#define EICompactTidGroupReset(grp) ((grp)->count = 0)
 
 /* elastic/compact.c: compact leaf pages */
 extern void EICompactAttach(Page page, SeqTree *st);
@@ -233,6 +254,10 @@ extern void EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
+extern void EICompactGetTidCached(Page page, EICompactTidGroup *grp, int pos,
+								  ItemPointer tid);
+extern void EICompactGetTidsCached(Page page, EICompactTidGroup *grp,
+								   int start, int count, ItemPointer tids);
 extern const char *EICompactTidsProblem(Page page, int n);
 extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz, double tidbytes);
@@ -245,6 +270,7 @@ extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
 							const uint8 *key, SeqTreeLocation *loc,
 							EIHeapKeyResult *why);
 extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
+									EICompactTidGroup *grp,
 									const uint8 *key, int *minpos,
 									int *maxpos);
 extern int	EICompactNKeys(Page page);

@@ -354,6 +354,31 @@ tidcode_get(const TidCode *tc, int pos, TidCodeTid *tid)
 }
 
 /*
+ * Decode the TIDs of the group holding position pos, from the group's
+ * first up to pos, into out (TIDCODE_GROUP_MAX entries) and set *first to
+ * the group's first position; returns the number decoded (pos - *first +
+ * 1), or 0 if damaged or out of range.  A reader that needs several TIDs
+ * near one another decodes their group once.
+ */
+int
+tidcode_get_group(const TidCode *tc, int pos, TidCodeTid *out, int *first)
+{
+	int			g;
+	int			upto;
+
+	if (pos < 0 || pos >= tc->n)
+		return 0;
+	g = find_group(tc, pos);
+	if (pos < group_first(tc, g))
+		return 0;				/* a damaged directory */
+	upto = pos - group_first(tc, g) + 1;
+	if (!decode_group(tc, g, upto, out, NULL))
+		return 0;
+	*first = group_first(tc, g);
+	return upto;
+}
+
+/*
  * Decode the TIDs at positions start..start+count-1 into out; false if
  * damaged or out of range.
  */

@@ -115,6 +115,8 @@ typedef struct TidCode
 
 extern bool tidcode_open(TidCode *tc, const uint8_t *buf, size_t len, int n);
 extern bool tidcode_get(const TidCode *tc, int pos, TidCodeTid *tid);
+extern int	tidcode_get_group(const TidCode *tc, int pos, TidCodeTid *out,
+							  int *first);
 extern bool tidcode_decode(const TidCode *tc, int start, int count,
 						   TidCodeTid *out);
 extern bool tidcode_check(const TidCode *tc);

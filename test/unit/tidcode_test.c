@@ -174,6 +174,26 @@ check_code(const uint8_t *code, long len, const TidCodeTid *model, int n,
 	}
 	CHECK(!tidcode_get(&tc, n, out) && !tidcode_get(&tc, -1, out),
 		  "%s: get out of range", what);
+	for (int i = 0; i < n; i += step)
+	{
+		TidCodeTid	grp[TIDCODE_GROUP_MAX];
+		int			first = -1;
+		int			count = tidcode_get_group(&tc, i, grp, &first);
+		bool		same = count >= 1 && count <= TIDCODE_GROUP_MAX &&
+			first >= 0 && first + count == i + 1;
+
+		for (int j = 0; same && j < count; j++)
+			same = grp[j].block == model[first + j].block &&
+				grp[j].offset == model[first + j].offset;
+		CHECK(same, "%s: group of %d (first %d, %d TIDs) differs", what, i, first, count);
+	}
+	{
+		int			first;
+
+		CHECK(tidcode_get_group(&tc, n, out, &first) == 0 &&
+			  tidcode_get_group(&tc, -1, out, &first) == 0,
+			  "%s: group out of range", what);
+	}
 	if (n > 2)
 	{
 		int			a = n / 3,
@@ -238,7 +258,12 @@ damage(Rng *r, const uint8_t *code, long len, int n)
 		{
 			/* reads of a damaged code may fail, never run past it */
 			for (int i = 0; i < n; i += 1 + rng_int(r, 5))
+			{
+				int			first;
+
 				(void) tidcode_get(&tc, i, out);
+				(void) tidcode_get_group(&tc, i, out, &first);
+			}
 		}
 	}
 }

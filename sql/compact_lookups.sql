@@ -1,0 +1,138 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_lk CASCADE;
+CREATE SCHEMA ei_lk;
+SET search_path = ei_lk, public;
+RESET client_min_messages;
+\i test/sql/differential_harness.sql
+--
+-- Point lookups on compact leaves, one index probe per outer row of a
+-- nested loop, as a join does them: a scan's two bound searches and its
+-- read of the entries share the TIDs of one decoded group of the TID code
+-- (EICompactTidGroup), reset on every leaf.  Keys with 100 duplicates
+-- whose entries span groups (a fresh code has 32 TIDs a group), unique
+-- keys, keys absent between neighbours, below the first and above the
+-- last key; with TID codes and with plain TIDs (debug fault plain_tids).
+-- Index scans, index-only scans and a sequential scan must agree.
+--
+CREATE TABLE lk_src AS
+SELECT g AS id,
+	   CASE WHEN g <= 6000 THEN (g % 60) * 2 ELSE 10000 + g * 2 END::int8 AS k,
+	   g::int8 AS v
+FROM generate_series(1, 12000) AS g;
+SELECT ei_setup('lk', 'lk_src', 12000);
+SELECT ei_index('lk', 'k', '(k)');
+-- the probes: every key of the duplicates and its absent odd neighbour,
+-- keys around the gap between the two ranges, and every 37th key of the
+-- unique range (hits and misses alike), past both ends
+CREATE TABLE lk_probe AS
+SELECT k::int8 FROM generate_series(-3, 123) AS k
+UNION ALL SELECT k FROM generate_series(21990, 22010) AS k
+UNION ALL SELECT k FROM generate_series(22001, 34010, 37) AS k;
+VACUUM ANALYZE lk_seq, lk_bt, lk_ei, lk_probe;
+SELECT elastic_btree_shrink('lk_ei_k') >= 0 AS shrunk;
+SELECT compact_leaf_pages = leaf_pages AS all_compact, compact_leaf_pages > 2 AS several,
+	   entries
+FROM elastic_index_stats('lk_ei_k');
+
+CREATE FUNCTION lk_queries() RETURNS TABLE (query text, result text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text;
+	m			text[];
+BEGIN
+	SET LOCAL enable_hashjoin = off;
+	SET LOCAL enable_mergejoin = off;
+	SET LOCAL enable_memoize = off;
+	SET LOCAL enable_material = off;
+	FOR q, m IN VALUES
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k', '{index}'::text[]),
+		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k = p.k', '{index,indexonly}'),
+		('SELECT p.k, (SELECT count(*) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index,indexonly}'),
+		('SELECT p.k, (SELECT max(t.v) FROM %I t WHERE t.k = p.k) FROM lk_probe p', '{index}'),
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k = p.k + 1', '{index}'),
+		('SELECT p.k, t.v FROM lk_probe p JOIN %I t ON t.k BETWEEN p.k AND p.k + 1', '{index}'),
+		('SELECT p.k, t.k AS tk FROM lk_probe p JOIN %I t ON t.k > p.k AND t.k < p.k + 2', '{index,indexonly}'),
+		('SELECT p.k, (SELECT t.v FROM %I t WHERE t.k = p.k ORDER BY t.k DESC LIMIT 1) IS NOT NULL FROM lk_probe p', '{index}')
+	LOOP
+		query := q;
+		result := ei_diff('lk', q, false, m);
+		RETURN NEXT;
+	END LOOP;
+END
+$fn$;
+SELECT * FROM lk_queries();
+
+-- some rows dead and vacuumed away, some inserted: leaves and groups change
+SELECT ei_exec('lk', 'DELETE FROM %I WHERE id %% 5 = 0');
+VACUUM lk_seq, lk_bt, lk_ei;
+SELECT ei_exec('lk', 'INSERT INTO %I SELECT id + 100000, k, v + 100000 FROM lk_src WHERE id %% 5 = 0 AND id %% 3 = 0');
+VACUUM ANALYZE lk_seq, lk_bt, lk_ei;
+SELECT * FROM lk_queries();
+SELECT ei_check_all('lk');
+
+-- leaves with plain TIDs (the layout before 0.3.0)
+SELECT elastic_btree_expand('lk_ei_k') >= 0 AS expanded;
+SET elastic_index.debug_fault = plain_tids;
+SELECT elastic_btree_shrink('lk_ei_k') >= 0 AS shrunk;
+RESET elastic_index.debug_fault;
+SELECT compact_leaf_pages = leaf_pages AS all_compact FROM elastic_index_stats('lk_ei_k');
+SELECT * FROM lk_queries();
+SELECT ei_check_all('lk');
+
+-- Heap reads per index-only point lookup (the heap_key_reads counter): the
+-- search keeps the entry's tuple for the scan's read, so a lookup of a key
+-- with a short INCLUDE value reads the heap once, an absent key once; a
+-- value toasted out of line cannot be formed under the leaf's lock, so the
+-- search reads the key alone and the scan reads the value without the
+-- lock: no more than 4 reads (two searches read the key once, the scan's
+-- locked attempt and its unlocked read).
+CREATE TABLE lk_inc (k int8, t text) WITH (autovacuum_enabled = off);
+ALTER TABLE lk_inc ALTER t SET STORAGE EXTERNAL;
+INSERT INTO lk_inc
+SELECT g * 2, CASE WHEN g % 10 = 0 THEN repeat(md5(g::text), 80) ELSE 's' || g END
+FROM generate_series(1, 4000) AS g;
+CREATE INDEX lk_inc_k ON lk_inc USING elastic_btree (k) INCLUDE (t);
+SELECT elastic_btree_shrink('lk_inc_k') > 0 AS shrunk;
+VACUUM ANALYZE lk_inc;
+CREATE FUNCTION lk_inc_reads(key int8) RETURNS TABLE (reads int8, nrows int8, tlen int8)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	before		int8;
+	plan		text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_indexscan = off;
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT k, t FROM lk_inc WHERE k = $1' INTO plan USING key;
+	IF plan NOT LIKE 'Index Only Scan using lk_inc_k%' THEN
+		RAISE EXCEPTION 'not an index-only scan: %', plan;
+	END IF;
+	SELECT heap_key_reads INTO before FROM elastic_index_stat_activity
+	WHERE indexrelname = 'lk_inc_k';
+	EXECUTE 'SELECT count(*), sum(length(t)) FROM (SELECT k, t FROM lk_inc WHERE k = $1) s'
+		INTO nrows, tlen USING key;
+	SELECT heap_key_reads - before INTO reads FROM elastic_index_stat_activity
+	WHERE indexrelname = 'lk_inc_k';
+	RETURN NEXT;
+END
+$fn$;
+SELECT 'short' AS include_value, * FROM lk_inc_reads(2002);
+SELECT 'absent' AS include_value, * FROM lk_inc_reads(2003);
+SELECT 'toasted' AS include_value, reads <= 4 AS at_most_4_reads, nrows, tlen
+FROM lk_inc_reads(2000);
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0 AND k BETWEEN 0 AND 9000;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0 AND k BETWEEN 0 AND 9000;
+
+SET client_min_messages = warning;
+DROP SCHEMA ei_lk CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
