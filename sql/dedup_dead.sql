@@ -38,4 +38,8 @@ SELECT count(*), sum(k) FROM dd WHERE k IN (1, 3, 5);
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT count(*), sum(k) FROM dd WHERE k IN (1, 3, 5);
+SET client_min_messages = warning;
 DROP SCHEMA ei_dedup_dead CASCADE;
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
