@@ -339,7 +339,9 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
  * _bt_findinsertloc deletes dead items and searches again), the leaf's
  * dead items go first, and *offnum is searched again; a list still there
  * (nothing could be deleted: no table at hand, or a stale garbage flag)
- * loses its LP_DEAD hint, which only ever says its TIDs may be dead.
+ * loses its LP_DEAD mark when the split writes it (ei_insert_on_page and
+ * its redo, ei_split's copy of the page), as the mark only ever says its
+ * TIDs may be dead.
  */
 static IndexTuple
 ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
@@ -378,13 +380,11 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
 				return istate->itup;
 			listid = PageGetItemId(page, listoff);
 		}
-		if (ItemIdIsDead(listid))
-		{
-			/* a hint, cleared as hints are set (the split logs the list) */
-			ItemIdSetNormal(listid, ItemIdGetOffset(listid),
-							ItemIdGetLength(listid));
-			MarkBufferDirtyHint(istate->buf, true);
-		}
+		/*
+		 * A dead list still there (nothing deleted) loses its mark in the
+		 * split's critical section, and in redo: ei_insert_on_page, and
+		 * ei_split's copy of the page.
+		 */
 	}
 
 	if ((what = EIPostingProblem(list)) != NULL)
@@ -1004,10 +1004,22 @@ static bool
 ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
 {
 	OffsetNumber off = EIBinSearch(rel, key, page);
+	IndexTuple	prev;
 
 	*offp = off;
-	return off > EI_FIRST_DATA(EIPageGetOpaque(page)) &&
-		EICompare(rel, key, page, OffsetNumberPrev(off)) == 0;
+	if (off <= EI_FIRST_DATA(EIPageGetOpaque(page)) ||
+		EICompare(rel, key, page, OffsetNumberPrev(off)) != 0)
+		return false;
+
+	/*
+	 * A posting list compares equal to every TID in its range: it holds
+	 * the entry only if one of its TIDs is the entry's (else the entry
+	 * takes a posting split).  Its bounds were checked by EICompare.
+	 */
+	prev = EIReadTuple(page, OffsetNumberPrev(off));
+	if (EITupleIsPosting(prev))
+		return key->scantid != NULL && EIPostingFind(prev, key->scantid) == -1;
+	return true;
 }
 
 /*
@@ -1384,10 +1396,20 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 
 	START_CRIT_SECTION();
 
-	/* a posting split: the list takes the new TID (same size) */
+	/*
+	 * A posting split: the list takes the new TID (same size), and is not
+	 * dead (ei_posting_split_prepare; redo does the same, as a page image
+	 * taken while the list was marked may reach a standby)
+	 */
 	if (posting)
+	{
+		ItemId		listid = PageGetItemId(page, istate->posting_listoff);
+
 		memcpy(EIReadTuple(page, istate->posting_listoff), istate->nposting,
 			   IndexTupleSize(istate->nposting));
+		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+						ItemIdGetLength(listid));
+	}
 	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
 		InvalidOffsetNumber)
 		elog(PANIC, "failed to add item to block %u of index \"%s\"",
@@ -1686,9 +1708,14 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	 */
 	if (istate != NULL && istate->postingoff > 0)
 	{
+		ItemId		listid;
+
 		origpage = PageGetTempPageCopy(BufferGetPage(buf));
+		listid = PageGetItemId(origpage, istate->posting_listoff);
 		memcpy(EIReadTuple(origpage, istate->posting_listoff),
 			   istate->nposting, IndexTupleSize(istate->nposting));
+		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+						ItemIdGetLength(listid));
 	}
 
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,

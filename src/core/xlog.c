@@ -162,6 +162,7 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 			IndexTuple	list;
 			IndexTuple	nposting;
 			ItemPointerData oldmax;
+			ItemId		listid;
 
 			if (xlrec->offnum <= FirstOffsetNumber ||
 				xlrec->offnum - 1 > PageGetMaxOffsetNumber(page))
@@ -175,6 +176,10 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 			nposting = EIPostingSwap(list, &((IndexTuple) itup)->t_tid,
 									 xlrec->postingoff, &oldmax);
 			memcpy(list, nposting, IndexTupleSize(nposting));
+			/* as on the primary: a list that takes a TID is not dead */
+			listid = PageGetItemId(page, xlrec->offnum - 1);
+			ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+							ItemIdGetLength(listid));
 			((IndexTuple) itup)->t_tid = oldmax;
 		}
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
