@@ -637,8 +637,10 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 	 * A search needs the key.  An index-only scan's reader also forms the
 	 * entry's tuple, which the reader keeps for the scan's read of the same
 	 * entry (usually the one a point lookup's search ends at); if that fails
-	 * (an INCLUDE column toasted out of line), the key columns are read
-	 * alone, so that such a column does not make the entry unreadable here.
+	 * (an INCLUDE column toasted out of line), the key is still at hand
+	 * (EIHeapKeyRead read it, and a read of the key alone then reads
+	 * nothing), so that such a column does not make the entry unreadable
+	 * here.  Only a key column toasted out of line does.
 	 */
 	EICompactGetTidCached(state->page, state->grp, pos, &tid);
 	*result = EI_HEAPKEY_UNREADABLE;

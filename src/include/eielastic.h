@@ -201,6 +201,9 @@ typedef struct EIHeapKeyReader
 	ItemPointerData last_tid;
 	IndexTuple	last_itup;		/* and this its entry, if read with
 								 * want_tuple (the reader's), or NULL */
+	bool		last_unformed;	/* last_tid's entry cannot be formed under
+								 * the lock: an INCLUDE column is toasted
+								 * out of line (its key columns are not) */
 	MemoryContext cxt;			/* where remembered keys live */
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
