@@ -44,10 +44,10 @@ need_csv() {
 kind_colour() {
 	case $1 in
 	none | no_index) echo "#999999" ;;
-	btree | btree_dedup_on) echo "#444444" ;;
-	btree_dedup_off) echo "#a0a0a0" ;;
+	btree | btree_dedup_on | btree_built) echo "#444444" ;;
+	btree_dedup_off | btree_grown) echo "#a0a0a0" ;;
 	brin) echo "#e69f00" ;;
-	elastic | elastic_btree) echo "#0072b2" ;;
+	elastic | elastic_btree | elastic_compact) echo "#0072b2" ;;
 	osm | osm_tree) echo "#009e73" ;;
 	*) echo "#cc79a7" ;;
 	esac
@@ -58,6 +58,9 @@ kind_label() {
 	case $1 in
 	none) echo "no index" ;;
 	elastic) echo "elastic_btree" ;;
+	btree_built) echo "btree (CREATE INDEX)" ;;
+	btree_grown) echo "btree (grown by inserts)" ;;
+	elastic_compact) echo "elastic_btree (compact)" ;;
 	osm) echo "osm_tree" ;;
 	*) echo "$1" ;;
 	esac

@@ -29,6 +29,9 @@
 #                                without its insert buffer, elastic_btree
 #   bench/bounded_memory/run.sh  one-transaction COPY under osm_tree.batch_memory
 #                                with small shared_buffers: btree, osm_tree
+#   bench/memory_budget/run.sh   point lookups with the server in a memory
+#                                cgroup at three budgets: btree built and
+#                                grown, elastic_btree compact (needs root)
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -45,7 +48,8 @@
 #
 # When gnuplot is installed every runner draws PNG plots from its CSV next
 # to its report and links them from it: core, sliding_window, near_sorted,
-# osm_tuning, concurrent_copy, insert_latency and bounded_memory with their
+# osm_tuning, concurrent_copy, insert_latency, bounded_memory and
+# memory_budget with their
 # bench/<runner>/plot.sh DIR, elastic and ycsb in
 # their run.sh.  --plot-only runs no benchmark: it redraws, with those
 # plot.sh scripts, the plots of the CSVs already in --out (default
@@ -57,7 +61,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget"
 size=default
 out=""
 plot_only=0
@@ -115,6 +119,7 @@ runner_args() {
 		concurrent_copy) echo "--small" ;;
 		insert_latency) echo "--small" ;;
 		bounded_memory) echo "--small" ;;
+		memory_budget) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -138,6 +143,7 @@ report_of() {
 	concurrent_copy) echo concurrent-copy ;;
 	insert_latency) echo insert-latency ;;
 	bounded_memory) echo bounded-memory ;;
+	memory_budget) echo memory-budget ;;
 	esac
 }
 

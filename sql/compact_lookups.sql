@@ -141,6 +141,55 @@ SELECT length(t) FROM li_ei WHERE k IN (16006, 16008) ORDER BY k;
 SELECT li_heap_reads(16007) AS absent, li_heap_reads(16008) AS plain,
 	   li_heap_reads(16006) AS toasted, li_heap_reads(16005) AS absent_after_toasted;
 
+-- Heap reads per index-only point lookup (the heap_key_reads counter): the
+-- search keeps the entry's tuple for the scan's read, so a lookup of a key
+-- with a short INCLUDE value reads the heap once, an absent key once; a
+-- value toasted out of line cannot be formed under the leaf's lock, so the
+-- search reads the key alone and the scan reads the value without the
+-- lock: 2 reads (the first search reads the key and finds the tuple cannot
+-- be formed, the second search and the scan's locked read read nothing,
+-- the scan reads the tuple with the leaf unlocked).
+CREATE TABLE lk_inc (k int8, t text) WITH (autovacuum_enabled = off);
+ALTER TABLE lk_inc ALTER t SET STORAGE EXTERNAL;
+INSERT INTO lk_inc
+SELECT g * 2, CASE WHEN g % 10 = 0 THEN repeat(md5(g::text), 80) ELSE 's' || g END
+FROM generate_series(1, 4000) AS g;
+CREATE INDEX lk_inc_k ON lk_inc USING elastic_btree (k) INCLUDE (t);
+SELECT elastic_btree_shrink('lk_inc_k') > 0 AS shrunk;
+VACUUM ANALYZE lk_inc;
+CREATE FUNCTION lk_inc_reads(key int8) RETURNS TABLE (reads int8, nrows int8, tlen int8)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	before		int8;
+	plan		text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_indexscan = off;
+	EXECUTE 'EXPLAIN (COSTS OFF) SELECT k, t FROM lk_inc WHERE k = $1' INTO plan USING key;
+	IF plan NOT LIKE 'Index Only Scan using lk_inc_k%' THEN
+		RAISE EXCEPTION 'not an index-only scan: %', plan;
+	END IF;
+	SELECT heap_key_reads INTO before FROM elastic_index_stat_activity
+	WHERE indexrelname = 'lk_inc_k';
+	EXECUTE 'SELECT count(*), sum(length(t)) FROM (SELECT k, t FROM lk_inc WHERE k = $1) s'
+		INTO nrows, tlen USING key;
+	SELECT heap_key_reads - before INTO reads FROM elastic_index_stat_activity
+	WHERE indexrelname = 'lk_inc_k';
+	RETURN NEXT;
+END
+$fn$;
+SELECT 'short' AS include_value, * FROM lk_inc_reads(2002);
+SELECT 'absent' AS include_value, * FROM lk_inc_reads(2003);
+SELECT 'toasted' AS include_value, * FROM lk_inc_reads(2000);
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0 AND k BETWEEN 0 AND 9000;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0 AND k BETWEEN 0 AND 9000;
+
 SET client_min_messages = warning;
 DROP SCHEMA ei_lk CASCADE;
 -- the next file creates the extension afresh

@@ -36,6 +36,8 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"build_phase_gate", EI_FAULT_BUILD_PHASE_GATE, false},
 	{"extension_gate", EI_FAULT_EXTENSION_GATE, false},
 	{"plain_tids", EI_FAULT_PLAIN_TIDS, false},
+	{"after_truncate_gate", EI_FAULT_AFTER_TRUNCATE_GATE, false},
+	{"before_truncate_gate", EI_FAULT_BEFORE_TRUNCATE_GATE, false},
 	{NULL, 0, false}
 };
 #endif

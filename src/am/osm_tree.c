@@ -84,15 +84,22 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		  IndexInfo *indexInfo)
 {
 	IndexTuple	itup;
+	bool		direct = (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
+						  indexInfo->ii_ExclusionOps != NULL ||
+						  IsolationIsSerializable());
+
+	/* the batch forms its entry in its own memory */
+	if (!direct && OsmGetBatchSize(rel) > 1)
+	{
+		EIBatchAdd(rel, heapRel, values, isnull, ht_ctid);
+		return false;
+	}
 
 	itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 	itup->t_tid = *ht_ctid;
 
-	if (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
-		indexInfo->ii_ExclusionOps != NULL || IsolationIsSerializable())
+	if (direct)
 		EIDoInsert(rel, itup, heapRel);
-	else if (OsmGetBatchSize(rel) > 1)
-		EIBatchAdd(rel, heapRel, itup);
 	else if (OsmBufferEnabled(rel))
 		OsmBufferInsert(rel, heapRel, &itup, 1);
 	else

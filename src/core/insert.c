@@ -98,6 +98,8 @@ static void ei_forget_pole(Relation rel);
 #define EI_RUN_LOOKBACK		8
 /* how far (in heap blocks) the row before it may be from a run's new row */
 #define EI_RUN_NEAR_BLOCKS	16
+/* how many padded entries an insert-multi record takes as they are */
+#define EI_RUN_DIRECT_PIECES	8
 /* the least share of a leaf's items a stream's run splits at its end for */
 #define EI_STREAM_RUN_DIV	16
 static int	ei_drop_copies(IndexTuple *items, int nitems);
@@ -105,7 +107,7 @@ static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 						  bool own_entries, IndexTuple *items, int nitems,
-						  bool *dense);
+						  EIScanInsert key, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
@@ -324,6 +326,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			   bool own_entries)
 {
 	int			i = 0;
+	EIScanInsert key = NULL;	/* one for the batch, refilled per entry */
 
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
@@ -336,7 +339,6 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 	while (i < nitems)
 	{
-		EIScanInsert key;
 		EIStack		stack;
 		Buffer		buf;
 		Page		page;
@@ -345,17 +347,19 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 		CHECK_FOR_INTERRUPTS();
 
-		key = EIMakeScanKey(rel, items[i], true);
+		if (key == NULL)
+			key = EIMakeScanKey(rel, items[i], true);
+		else
+			EIRefillScanKey(rel, key, items[i]);
 		key->nextkey = true;
 		stack = EISearch(rel, key, &buf, EI_WRITE);
 		page = BufferGetPage(buf);
-		pfree(key);
 
 		done = 0;
 		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 			done = ei_insert_run(rel, buf, stack, own_entries, items + i,
-								 nitems - i, &dense);
+								 nitems - i, key, &dense);
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
@@ -382,6 +386,8 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		}
 		i += done;
 	}
+	if (key != NULL)
+		pfree(key);
 }
 
 /*
@@ -421,10 +427,18 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * eighth of the leaf's item count for it: a run worth splitting for.
  * own_entries: check the leaf for serializable conflicts before it (or a
  * leaf appended after it, whose key space it gives up) takes any entry.
+ * key: the caller's scan key, refilled here for each entry looked at.
+ *
+ * The leaf is read as it is and changed in place, as nbtree's
+ * _bt_insertonpg does: a first pass decides, without touching the page,
+ * where each entry goes (its offset among the leaf's old items, and the
+ * free space the entries before it took), and the critical section then
+ * adds the entries in order, each at its old position plus the number
+ * added before it, which is where the WAL record says they went.
  */
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
-			  IndexTuple *items, int nitems, bool *dense)
+			  IndexTuple *items, int nitems, EIScanInsert key, bool *dense)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -432,7 +446,12 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	Size		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
 	Size		slack = usable * (100 - EIGetFillFactor(rel)) / 100;
-	Page		tmp = PageGetTempPage(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+
+	/* the leaf's free space as PageGetFreeSpace counts it, before any entry */
+	Size		freespace = PageGetFreeSpace(page);
+	Size		taken = 0;		/* by the entries taken so far, line pointers
+								 * included */
 
 	/* no more entries than a leaf holds go in, however long the batch */
 	int			maxinserted = Min(nitems, MaxIndexTuplesPerPage);
@@ -441,61 +460,63 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	int			ninserted = 0;
 	int			k;
 	bool		append = false;
-	OffsetNumber lastoff = InvalidOffsetNumber;	/* the previous entry's */
+	bool		aligned = true; /* every entry padded, in whole words */
 
-	/* build the leaf's new contents aside; it changes in one step below */
-	memcpy(tmp, page, BLCKSZ);
+	/*
+	 * The first old item that sorts after the previous entry (maxoff + 1:
+	 * none), or InvalidOffsetNumber before the first entry.
+	 */
+	OffsetNumber nextold = InvalidOffsetNumber;
 
 	for (k = 0; k < nitems; k++)
 	{
 		IndexTuple	itup = items[k];
 		Size		itemsz = MAXALIGN(IndexTupleSize(itup));
-		EIScanInsert key = EIMakeScanKey(rel, itup, true);
-		OffsetNumber off;
+		Size		left;
+		OffsetNumber off;		/* where it goes among the old items */
 		bool		present;
 
+		/* the caller's key describes the first entry already */
+		if (k > 0)
+			EIRefillScanKey(rel, key, itup);
+		/* the shortcuts below rely on each entry sorting after the last */
+		Assert(k == 0 || EICompareLeafTuple(rel, key, items[k - 1]) > 0);
 		key->nextkey = true;
-		if (OffsetNumberIsValid(lastoff) &&
-			lastoff < PageGetMaxOffsetNumber(tmp) &&
-			EICompare(rel, key, tmp, OffsetNumberNext(lastoff)) < 0)
+		if (OffsetNumberIsValid(nextold) && nextold <= maxoff &&
+			EICompare(rel, key, page, nextold) < 0)
 		{
 			/*
 			 * Right after the previous entry (which sorts before this one)
 			 * and before the leaf's next item, so below the high key too: a
 			 * run that continues one stream costs one comparison an entry.
 			 */
-			off = OffsetNumberNext(lastoff);
+			off = nextold;
 			present = false;
-			/* the batch is in the tree's order (EIEntrySort) */
-			Assert(EICompare(rel, key, tmp, lastoff) > 0);
 		}
 		else
 		{
-			if (!rightmost && EICompare(rel, key, tmp, EI_HIKEY) >= 0)
-			{
-				pfree(key);
+			if (!rightmost && EICompare(rel, key, page, EI_HIKEY) >= 0)
 				break;			/* belongs to a leaf further right */
-			}
-			if (OffsetNumberIsValid(lastoff) &&
-				lastoff == PageGetMaxOffsetNumber(tmp))
+			if (nextold == OffsetNumberNext(maxoff))
 			{
-				/* after the previous entry, the leaf's last item */
-				off = OffsetNumberNext(lastoff);
+				/* after the previous entry, past the leaf's last item */
+				off = nextold;
 				present = false;
 			}
 			else
-				present = ei_leaf_holds(rel, key, tmp, &off);
+				present = ei_leaf_holds(rel, key, page, &off);
 		}
-		pfree(key);
 		if (present)
 		{
-			lastoff = OffsetNumberPrev(off);
+			/* off is the item's successor: the next entry sorts after it */
+			nextold = off;
 			continue;
 		}
 
-		if (PageGetFreeSpace(tmp) < itemsz || ninserted == maxinserted)
+		left = freespace > taken ? freespace - taken : 0;
+		if (left < itemsz || ninserted == maxinserted)
 		{
-			int			nleaf = PageGetMaxOffsetNumber(tmp) -
+			int			nleaf = maxoff + ninserted -
 				EI_FIRST_DATA(opaque) + 1;
 			int			want = Max(nleaf / 8, 1);
 			int			follow = 0;
@@ -504,13 +525,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			{
 				if (!rightmost)
 				{
-					EIScanInsert jkey = EIMakeScanKey(rel, items[j], true);
-					bool		beyond;
-
-					jkey->nextkey = true;
-					beyond = EICompare(rel, jkey, tmp, EI_HIKEY) >= 0;
-					pfree(jkey);
-					if (beyond)
+					EIRefillScanKey(rel, key, items[j]);
+					key->nextkey = true;
+					if (EICompare(rel, key, page, EI_HIKEY) >= 0)
 						break;
 				}
 				follow++;
@@ -524,21 +541,20 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		 * factor, keeping room for the high key an append will add; the run
 		 * continues on new leaves.
 		 */
-		if (rightmost && off > PageGetMaxOffsetNumber(tmp) &&
-			PageGetFreeSpace(tmp) - itemsz <
-			slack + EI_LEAF_HIKEY_SIZE(itup))
+		if (rightmost && off > maxoff &&
+			left - itemsz < slack + EI_LEAF_HIKEY_SIZE(itup))
 		{
 			append = true;
 			break;
 		}
 
-		if (PageAddItem(tmp, (Item) itup, itemsz, off, false, false) ==
-			InvalidOffsetNumber)
-			elog(ERROR, "failed to add item to block %u of index \"%s\"",
-				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-		offsets[ninserted] = off;
+		/* where it lands once the entries before it (all before it) are in */
+		offsets[ninserted] = off + ninserted;
 		inserted[ninserted++] = itup;
-		lastoff = off;
+		taken += itemsz + sizeof(ItemIdData);
+		if (itemsz != IndexTupleSize(itup) || itemsz % sizeof(uint64) != 0)
+			aligned = false;
+		nextold = off;
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
@@ -548,26 +564,56 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	if (ninserted > 0)
 	{
 		Size		tupbytes = 0;
-		char	   *tupdata;
+		char	   *tupdata = NULL;
 
-		/* one piece of record data: a record takes only so many pieces */
-		for (int j = 0; j < ninserted; j++)
-			tupbytes += MAXALIGN(IndexTupleSize(inserted[j]));
-		tupdata = palloc(tupbytes);
-		tupbytes = 0;
-		for (int j = 0; j < ninserted; j++)
+		/*
+		 * The record's tuples, each padded to MAXALIGN: in one piece of
+		 * record data (a record takes only so many pieces), unless a few
+		 * already padded entries can go in as they are.
+		 */
+		if (!aligned || ninserted > EI_RUN_DIRECT_PIECES)
 		{
-			Size		sz = MAXALIGN(IndexTupleSize(inserted[j]));
+			for (int j = 0; j < ninserted; j++)
+				tupbytes += MAXALIGN(IndexTupleSize(inserted[j]));
+			tupdata = palloc(tupbytes);
+			tupbytes = 0;
+			for (int j = 0; j < ninserted; j++)
+			{
+				Size		sz = MAXALIGN(IndexTupleSize(inserted[j]));
 
-			memcpy(tupdata + tupbytes, inserted[j], IndexTupleSize(inserted[j]));
-			memset(tupdata + tupbytes + IndexTupleSize(inserted[j]), 0,
-				   sz - IndexTupleSize(inserted[j]));
-			tupbytes += sz;
+				if (aligned)
+				{
+					/*
+					 * Word by word: most entries are a few words long, and
+					 * an inlined memcpy of a length it cannot foresee costs
+					 * more than the copy (a rep movs).
+					 */
+					uint64	   *dst = (uint64 *) (tupdata + tupbytes);
+					const uint64 *src = (const uint64 *) inserted[j];
+
+					for (Size w = 0; w < sz / sizeof(uint64); w++)
+						dst[w] = src[w];
+				}
+				else
+				{
+					memcpy(tupdata + tupbytes, inserted[j],
+						   IndexTupleSize(inserted[j]));
+					memset(tupdata + tupbytes + IndexTupleSize(inserted[j]),
+						   0, sz - IndexTupleSize(inserted[j]));
+				}
+				tupbytes += sz;
+			}
 		}
 
 		START_CRIT_SECTION();
 
-		memcpy(page, tmp, BLCKSZ);
+		/* the space and the offsets were checked above: this cannot fail */
+		for (int j = 0; j < ninserted; j++)
+			if (PageAddItem(page, (Item) inserted[j],
+							MAXALIGN(IndexTupleSize(inserted[j])), offsets[j],
+							false, false) == InvalidOffsetNumber)
+				elog(PANIC, "failed to add item to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 		MarkBufferDirty(buf);
 
 		if (RelationNeedsWAL(rel))
@@ -582,16 +628,21 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			XLogRegisterBufData(0, (char *) offsets,
 								sizeof(OffsetNumber) * ninserted);
 			/* the tuples, in the order they went in at those offsets */
-			XLogRegisterBufData(0, tupdata, tupbytes);
+			if (tupdata != NULL)
+				XLogRegisterBufData(0, tupdata, tupbytes);
+			else
+				for (int j = 0; j < ninserted; j++)
+					XLogRegisterBufData(0, (char *) inserted[j],
+										IndexTupleSize(inserted[j]));
 			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_INSERT_MULTI);
 			PageSetLSN(page, recptr);
 		}
 
 		END_CRIT_SECTION();
 		EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, ninserted);
-		pfree(tupdata);
+		if (tupdata != NULL)
+			pfree(tupdata);
 	}
-	pfree(tmp);
 	pfree(offsets);
 	pfree(inserted);
 
@@ -1529,6 +1580,7 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 	Size		runbytes = 0;
 	Size		total = 0;
 	int			nrun = 1;		/* the new entry */
+	EIScanInsert key = NULL;
 	OffsetNumber nextoff;
 	int			newidx;
 	int			j;
@@ -1543,19 +1595,23 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 	for (j = 0; j < istate->run_nnext; j++)
 	{
 		IndexTuple	next = istate->run_next[j];
-		EIScanInsert key;
 		int32		cmp;
 
 		if (ItemPointerEquals(&next->t_tid, &newitem->t_tid))
 			continue;
-		key = EIMakeScanKey(rel, next, true);
+		/* one key, refilled for each entry */
+		if (key == NULL)
+			key = EIMakeScanKey(rel, next, true);
+		else
+			EIRefillScanKey(rel, key, next);
 		cmp = EICompare(rel, key, page, nextoff);
-		pfree(key);
 		if (cmp >= 0)
 			break;
 		runbytes += MAXALIGN(IndexTupleSize(next)) + sizeof(ItemIdData);
 		nrun++;
 	}
+	if (key != NULL)
+		pfree(key);
 	if (nrun < Max((nitems - 1) / EI_STREAM_RUN_DIV, 1))
 		return -1;
 
@@ -1605,7 +1661,8 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 	Size		acc = 0;		/* ... and of the batch entries that follow */
 	Size		afteritems = 0;
 	bool		pastnew = false;
-	EIScanInsert key = NULL;	/* of run_next[j], once made */
+	EIScanInsert key = NULL;	/* of run_next[keyj], refilled */
+	int			keyj = -1;
 	int			j = 0;
 	int			k;
 
@@ -1633,14 +1690,15 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 				j++;
 				continue;
 			}
-			/* entry j's key, made once however many items it is tested on */
+			/* entry j's key, set once however many items it is tested on */
 			if (key == NULL)
 				key = EIMakeScanKey(rel, next, true);
+			else if (keyj != j)
+				EIRefillScanKey(rel, key, next);
+			keyj = j;
 			cmp = EICompare(rel, key, page, origoff[k]);
 			if (cmp > 0)
 				break;
-			pfree(key);
-			key = NULL;
 			if (cmp == 0)
 			{
 				j++;

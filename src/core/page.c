@@ -518,8 +518,183 @@ EIRelBuf(Relation rel, Buffer buf)
 #define EI_NEWBUF_MAX_REJECTED	16
 
 /*
+ * Spare pages a backend adds when the relation extension lock was busy:
+ * EI_SPARE_PAGES_FIRST at its first such extension, twice as many as the
+ * last time at each of its next ones, up to EI_SPARE_PAGES_MAX; each
+ * extension that finds the lock free halves the count it remembers, so
+ * that one quiet moment between busy ones does not start it over.
+ */
+#define EI_SPARE_PAGES_FIRST		8
+#define EI_SPARE_PAGES_MAX			48
+
+StaticAssertDecl(EI_SPARE_PAGES_MAX < EI_EXTEND_MAX_PAGES,
+				 "a page and its spares are added in one extension");
+
+/*
+ * The next of this backend's spare pages (EIRelCache.spare_next) that is
+ * still all zeros and that nobody else pins, exclusively locked, or
+ * InvalidBuffer when none is left or the next one is busy.
+ *
+ * Nothing but this backend knows the spares, yet another backend may reach
+ * one: VACUUM records an all-zero page as free, another backend takes it
+ * from the free space map and uses it; and VACUUM may truncate spares at
+ * the end of the file while this backend holds no lock on the index, after
+ * which another backend may add the same block numbers anew.  So a spare is
+ * used only if it is still inside the file, all zeros, and pinned by nobody
+ * else (a cleanup lock, taken conditionally: the caller may hold leaf
+ * locks): a page another backend took from the map is pinned by it until it
+ * has initialized the page, and a page just added by an extender is pinned
+ * by it from the extension until it has locked and initialized it.  A spare
+ * seen in use is dropped (if it becomes free again, VACUUM finds it).  A
+ * spare whose cleanup lock fails while it still looks all zeros (or whose
+ * buffer lock is busy) is kept for a later call, which checks it again:
+ * the pin is most often a passing one (the background writer, VACUUM's
+ * pass, a statistics function).  The file cannot shrink while the caller
+ * holds its lock on the index, so one size lookup per call is enough.
+ */
+static Buffer
+ei_take_spare_page(Relation rel)
+{
+	EIRelCache *cache = EIGetRelCache(rel);
+	BlockNumber nblocks = InvalidBlockNumber;
+
+	while (cache->spare_next < cache->spare_end)
+	{
+		BlockNumber blkno = cache->spare_next;
+		Buffer		buf;
+		bool		keep = true;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!BlockNumberIsValid(nblocks))
+			nblocks = RelationGetNumberOfBlocks(rel);
+		if (blkno >= nblocks)
+		{
+			/* truncated away, and so are the spares after it */
+			cache->spare_next = cache->spare_end;
+			break;
+		}
+		buf = ReadBuffer(rel, blkno);
+		if (ConditionalLockBufferForCleanup(buf))
+		{
+			if (PageIsNew(BufferGetPage(buf)))
+			{
+				cache->spare_next++;
+				elog(DEBUG1, "elastic_index: took spare page %u of index \"%s\"",
+					 blkno, RelationGetRelationName(rel));
+				return buf;
+			}
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			keep = false;
+		}
+		else if (ConditionalLockBuffer(buf))
+		{
+			/* pinned by another: in use, or a passing pin? */
+			keep = PageIsNew(BufferGetPage(buf));
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		}
+		ReleaseBuffer(buf);
+		if (keep)
+		{
+			elog(DEBUG1, "elastic_index: spare page %u of index \"%s\" is busy, kept for later",
+				 blkno, RelationGetRelationName(rel));
+			break;
+		}
+		elog(DEBUG1, "elastic_index: spare page %u of index \"%s\" is in use, dropped",
+			 blkno, RelationGetRelationName(rel));
+		cache->spare_next++;
+	}
+	return InvalidBuffer;
+}
+
+/*
+ * Add a page at the end of the index and return it exclusively locked;
+ * when the relation extension lock was busy, add spare pages after it for
+ * this backend's next calls (EIRelCache.spare_next), so that a backend that
+ * had to wait for the lock asks for it again only every so many pages.
+ *
+ * How many spares follows the backend's own demand, not the number of
+ * waiters, whom spares cannot serve: EI_SPARE_PAGES_FIRST, doubled at each
+ * consecutive busy extension (EIRelCache.spare_run) up to
+ * EI_SPARE_PAGES_MAX; none while spares of an earlier run are still kept
+ * (ei_take_spare_page found the next one busy), as one run is remembered.
+ * The new page is locked before the extension lock is released (VACUUM
+ * reads the index's length under that lock, see ei_vacuum_recycle); the
+ * spares are not locked nor pinned once added (ei_take_spare_page checks
+ * each when it comes to use it).  A local index (temporary, or created in
+ * this transaction) needs no lock and gets no spares.
+ */
+static Buffer
+ei_extend_index(Relation rel)
+{
+	bool		needLock = !RELATION_IS_LOCAL(rel);
+	uint32		nspare = 0;
+	uint32		added;
+	Buffer		buf;
+	BlockNumber blkno;
+	EIRelCache *cache;
+
+	if (needLock)
+	{
+		bool		busy = false;
+
+		if (!ConditionalLockRelationForExtension(rel, ExclusiveLock))
+		{
+			LockRelationForExtension(rel, ExclusiveLock);
+			busy = true;
+		}
+		/* the count includes us, its holder */
+		else if (RelationExtensionLockWaiterCount(rel) > 1)
+			busy = true;
+
+		cache = EIGetRelCache(rel);
+		if (!busy)
+			cache->spare_run /= 2;
+		else if (cache->spare_next >= cache->spare_end)
+		{
+			cache->spare_run = cache->spare_run == 0 ? EI_SPARE_PAGES_FIRST :
+				Min(EI_SPARE_PAGES_MAX, cache->spare_run * 2);
+			nspare = cache->spare_run;
+		}
+	}
+	added = EIExtendIndexBy(rel, 1 + nspare, &buf);
+	/* tests: hold the new page unlocked (debug_fault extension_gate) */
+	if (needLock)
+		EIFaultExtensionGate(rel);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	if (needLock)
+		UnlockRelationForExtension(rel, ExclusiveLock);
+
+	/*
+	 * A page just added is all zeros; one that is not was handed to another
+	 * backend meanwhile (as hio.c checks for heaps), and using it would
+	 * overwrite that backend's page.
+	 */
+	blkno = BufferGetBlockNumber(buf);
+	if (!PageIsNew(BufferGetPage(buf)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("new page %u of index \"%s\" is not empty",
+						blkno, RelationGetRelationName(rel))));
+
+	cache = EIGetRelCache(rel);
+	if (added > 1)
+	{
+		/* no spares were left from before (nspare is 0 otherwise) */
+		cache->spare_next = blkno + 1;
+		cache->spare_end = blkno + added;
+		elog(DEBUG1, "elastic_index: added %u spare pages to index \"%s\" after block %u",
+			 added - 1, RelationGetRelationName(rel), blkno);
+	}
+	/* the block bound (ei_check_block_in_index) knows our new pages */
+	cache->index_nblocks = Max(cache->index_nblocks, blkno + added);
+	return buf;
+}
+
+/*
  * Get a new, exclusively locked page for the tree: a recyclable page from
- * the free space map if there is one, else a new page at the end.
+ * the free space map if there is one, else one of this backend's spare
+ * pages, else a new page at the end (with spares if the relation extension
+ * lock was busy, ei_extend_index).
  *
  * The caller initializes the page inside its critical section.  The free
  * space map is only a hint (it is not WAL-logged and may be stale after a
@@ -528,29 +703,29 @@ EIRelBuf(Relation rel, Buffer buf)
  * could still be on their way to it.
  *
  * The caller may hold leaf locks, so nothing here waits for a lock another
- * backend holds on a page of the index: the candidates and the metapage
- * (read for the newest recycle fence) are locked conditionally; a busy
- * metapage leaves us with our cached fence, which is older and so only
- * turns down more pages.  Taking a page from the map removes it there, so a
- * candidate turned down that may still become free (a deleted page not
- * recyclable yet, or one we could not lock) is put back, once we are done
- * with the map, to be found by a later call rather than only by the next
- * VACUUM.  At most EI_NEWBUF_MAX_REJECTED candidates are turned down per
- * call, so that while an old snapshot holds many deleted pages, a call
- * reads a bounded number of them before it extends the index.  Giving a
- * page back sets only its slot on the map's bottom level, whose search
+ * backend holds on a page of the index: the candidates, the spares and the
+ * metapage (read for the newest recycle fence) are locked conditionally; a
+ * busy metapage leaves us with our cached fence, which is older and so
+ * only turns down more pages.  Taking a page from the map removes it
+ * there, so a candidate turned down that may still become free (a deleted
+ * page not recyclable yet, or one we could not lock) is put back, once we
+ * are done with the map, to be found by a later call rather than only by
+ * the next VACUUM.  At most EI_NEWBUF_MAX_REJECTED candidates are turned
+ * down per call, so that while an old snapshot holds many deleted pages, a
+ * call reads a bounded number of them before it extends the index.  Giving
+ * a page back sets only its slot on the map's bottom level, whose search
  * resumes past the last page it handed out, so the next call sees the
- * candidates behind the ones turned down.  No map vacuum here: it would send
- * the next search back to the lowest free pages, the same ones again.  A
- * search that found a map page emptied lowered the upper levels' entry for
- * it; pages given back there are found after the next map vacuum (osm_tree's
- * flush, VACUUM's cleanup).
+ * candidates behind the ones turned down.  No map vacuum here: it would
+ * send the next search back to the lowest free pages, the same ones again.
+ * (For the same reason spares stay out of the map: recording them would
+ * need a map vacuum over them to be found.)  A search that found a map page
+ * emptied lowered the upper levels' entry for it; pages given back there
+ * are found after the next map vacuum (osm_tree's flush, VACUUM's cleanup).
  */
 Buffer
 EINewBuf(Relation rel)
 {
 	Buffer		buf = InvalidBuffer;
-	bool		needLock = !RELATION_IS_LOCAL(rel);
 	bool		have_fence = false;
 	XLogRecPtr	fence = InvalidXLogRecPtr;
 	BlockNumber giveback[EI_NEWBUF_MAX_REJECTED];
@@ -620,35 +795,10 @@ EINewBuf(Relation rel)
 
 	if (!BufferIsValid(buf))
 	{
-		if (needLock)
-			LockRelationForExtension(rel, ExclusiveLock);
-		buf = ReadBuffer(rel, P_NEW);
-		/* tests: hold the new page unlocked (debug_fault extension_gate) */
-		if (needLock)
-			EIFaultExtensionGate(rel);
-		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-		if (needLock)
-			UnlockRelationForExtension(rel, ExclusiveLock);
-
-		/*
-		 * A page just added is all zeros; one that is not was handed to
-		 * another backend meanwhile (as hio.c checks for heaps), and using
-		 * it would overwrite that backend's page.
-		 */
-		if (!PageIsNew(BufferGetPage(buf)))
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("new page %u of index \"%s\" is not empty",
-							BufferGetBlockNumber(buf),
-							RelationGetRelationName(rel))));
+		buf = ei_take_spare_page(rel);
+		if (!BufferIsValid(buf))
+			buf = ei_extend_index(rel);
 		EIStatsCount(rel, EI_STAT_PAGES_EXTENDED, 1);
-		/* the block bound (ei_check_block_in_index) knows our new page */
-		{
-			EIRelCache *cache = EIGetRelCache(rel);
-
-			cache->index_nblocks = Max(cache->index_nblocks,
-									   BufferGetBlockNumber(buf) + 1);
-		}
 	}
 
 	/*

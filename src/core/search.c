@@ -18,6 +18,16 @@
 #include "utils/rel.h"
 
 /*
+ * The flags of scan key column i (0-based) of an insertion key: null, and
+ * the column's DESC / NULLS FIRST options.
+ */
+static inline int
+ei_scan_key_flags(Relation rel, int i, bool null)
+{
+	return (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
+}
+
+/*
  * Build an insertion scan key from an index tuple (or an empty key if NULL).
  *
  * For a leaf tuple or a pivot, the key carries every key attribute and the
@@ -49,7 +59,7 @@ EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf)
 
 		if (itup != NULL)
 			arg = index_getattr(itup, i + 1, itupdesc, &null);
-		flags = (null ? SK_ISNULL : 0) | (rel->rd_indoption[i] << 16);
+		flags = ei_scan_key_flags(rel, i, null);
 		ScanKeyEntryInitializeWithInfo(&key->scankeys[i], flags,
 									   (AttrNumber) (i + 1), InvalidStrategy,
 									   InvalidOid, rel->rd_indcollation[i],
@@ -71,23 +81,47 @@ EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf)
 }
 
 /*
- * Compare an insertion key with the item at offnum: <0, 0 or >0 as the key
- * sorts before, equal to, or after the item.
+ * Make an insertion scan key (from EIMakeScanKey, for a leaf tuple of the
+ * same index) describe another leaf tuple: its key attributes' values and
+ * null flags and its heap TID.  The support functions, collations and
+ * attribute numbers stay as they are, so a batch builds its key once.
  */
-int32
-EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
+void
+EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup)
 {
-	EIPageOpaque opaque = EIPageGetOpaque(page);
 	TupleDesc	itupdesc = RelationGetDescr(rel);
-	IndexTuple	itup;
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	ItemPointer htid;
+
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		ScanKey		sk = &key->scankeys[i];
+		bool		null;
+		Datum		arg = index_getattr(itup, i + 1, itupdesc, &null);
+
+		sk->sk_flags = ei_scan_key_flags(rel, i, null);
+		sk->sk_argument = arg;
+	}
+	key->keysz = nkeyatts;
+	htid = EITupleGetHeapTID(itup, true);
+	if (htid != NULL)
+	{
+		key->scantid_data = *htid;
+		key->scantid = &key->scantid_data;
+	}
+	else
+		key->scantid = NULL;
+}
+
+/*
+ * Compare an insertion key's attributes with an index tuple's: <0, 0 or >0
+ * as the key sorts before, equal to, or after it on the key columns.
+ */
+static inline int32
+ei_compare_attributes(Relation rel, EIScanInsert key, IndexTuple itup)
+{
+	TupleDesc	itupdesc = RelationGetDescr(rel);
 	int			i;
-
-	/* the first data item of an inner page is minus infinity */
-	if (!EI_IS_LEAF(opaque) && offnum == EI_FIRST_DATA(opaque))
-		return 1;
-
-	itup = EIReadTupleChecked(rel, page, offnum);
 
 	for (i = 0; i < key->keysz; i++)
 	{
@@ -129,6 +163,30 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 			return result;
 	}
 
+	return 0;
+}
+
+/*
+ * Compare an insertion key with the item at offnum: <0, 0 or >0 as the key
+ * sorts before, equal to, or after the item.
+ */
+int32
+EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	IndexTuple	itup;
+	ItemPointer htid;
+	int32		result;
+
+	/* the first data item of an inner page is minus infinity */
+	if (!EI_IS_LEAF(opaque) && offnum == EI_FIRST_DATA(opaque))
+		return 1;
+
+	itup = EIReadTupleChecked(rel, page, offnum);
+	result = ei_compare_attributes(rel, key, itup);
+	if (result != 0)
+		return result;
+
 	if (key->scantid == NULL)
 		return 0;
 
@@ -140,6 +198,20 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 	if (unlikely(!ItemPointerIsValid(htid)))
 		EIItemCorrupted(rel, page, offnum, "an item with an invalid heap TID");
 	return ItemPointerCompare(key->scantid, htid);
+}
+
+/*
+ * Compare an insertion key with a leaf entry that is on no page (a batch's
+ * entry, say): <0, 0 or >0 as the key sorts before, equal to, or after it.
+ */
+int32
+EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup)
+{
+	int32		result = ei_compare_attributes(rel, key, itup);
+
+	if (result != 0 || key->scantid == NULL)
+		return result;
+	return ItemPointerCompare(key->scantid, EITupleGetHeapTID(itup, true));
 }
 
 /*

@@ -47,6 +47,10 @@ static void ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 						   void *callback_state);
 static void ei_vacuum_delete(Relation rel, Buffer buf,
 							 OffsetNumber *deletable, int ndeletable);
+static BlockNumber ei_vacuum_free_tail(IndexVacuumInfo *info,
+									   BlockNumber first, BlockNumber nblocks,
+									   XLogRecPtr fence,
+									   BlockNumber *ndeleted);
 static void ei_vacuum_recycle(IndexVacuumInfo *info,
 							  IndexBulkDeleteResult *stats);
 
@@ -308,7 +312,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	BlockNumber nblocks;
 	BlockNumber blkno;
 	BlockNumber last_used = EI_METAPAGE;
-	BlockNumber trailing_deleted = 0;	/* deleted pages after last_used */
 	XLogRecPtr	fence;
 	BlockNumber *pending = NULL;
 	int			npending = 0;
@@ -323,7 +326,9 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	 * has locked its new page, so every page below this length is either
 	 * initialized or locked by its extender, never a new page nobody holds
 	 * yet, which this pass would record as free for another backend to take
-	 * as well.
+	 * as well.  The exception, spare pages a backend added for itself, is
+	 * harmless: their backend checks each before using it (src/README.md,
+	 * "Spare pages").
 	 */
 	if (needLock)
 		LockRelationForExtension(rel, ExclusiveLock);
@@ -346,8 +351,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 		{
 			RecordFreeIndexPage(rel, blkno);
 			stats->pages_free++;
-			if (deleted)
-				trailing_deleted++;
 		}
 		else
 		{
@@ -363,7 +366,6 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 				pending[npending++] = blkno;
 			}
 			last_used = blkno;
-			trailing_deleted = 0;
 		}
 		if (deleted)
 			stats->pages_deleted++;
@@ -388,31 +390,79 @@ ei_vacuum_recycle(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	}
 
 	IndexFreeSpaceMapVacuum(rel);
+	/* tests: others take trailing free pages before we lock (spare pages) */
+	EIFaultGate(EI_FAULT_BEFORE_TRUNCATE_GATE, 1);
 
 	/*
 	 * Give back trailing free pages.  AccessExclusiveLock waits for no one
 	 * here: if any backend uses the index, we simply leave the pages to the
 	 * free space map.  Taking it logs the lock for standbys, which needs a
 	 * transaction id, so a parallel VACUUM (which cannot assign one) leaves
-	 * truncation to a later, serial one.  Under the lock nobody can have
-	 * taken a page from the map since we looked, and no scan holds a link to
-	 * a block past the end.
+	 * truncation to a later, serial one.  Between our reading of a page and
+	 * the lock, another backend may have put it to use (taken from the map,
+	 * or one of its spare pages, src/README.md "Spare pages"), so under the
+	 * lock the trailing pages are read again, from the end down, and only
+	 * those still free go (as heap's count_nondeletable_pages does).  Every
+	 * backend that takes a new page holds a lock on the index, so none can
+	 * change while we hold ours, and no scan holds a link to a block past
+	 * the end.
 	 */
 	if (last_used + 1 < nblocks && !IsInParallelMode() &&
 		ConditionalLockRelation(rel, AccessExclusiveLock))
 	{
-		BlockNumber newnblocks = last_used + 1;
+		BlockNumber newnblocks = nblocks;
+		BlockNumber ndeleted = 0;
 
 		if (RelationGetNumberOfBlocks(rel) == nblocks)
+			newnblocks = ei_vacuum_free_tail(info, last_used + 1, nblocks,
+											 fence, &ndeleted);
+		if (newnblocks < nblocks)
 		{
 			RelationTruncate(rel, newnblocks);
 			/* links past the new end are damage from now on */
 			EIGetRelCache(rel)->index_nblocks = newnblocks;
+			/* the pass counted every page cut as free, some as deleted */
 			stats->pages_free -= nblocks - newnblocks;
-			stats->pages_deleted -= trailing_deleted;
+			stats->pages_deleted -= ndeleted;
+			UnlockRelation(rel, AccessExclusiveLock);
+			/* tests: others use the index before we commit (spare pages) */
+			EIFaultGate(EI_FAULT_AFTER_TRUNCATE_GATE, 1);
 		}
-		UnlockRelation(rel, AccessExclusiveLock);
+		else
+			UnlockRelation(rel, AccessExclusiveLock);
 	}
+}
+
+/*
+ * The new length of the index once its trailing free pages are cut: read
+ * blocks nblocks - 1 down to first (the pages the pass found free after the
+ * last page in use), stopping at the first one no longer free, and count
+ * the deleted pages among those cut in *ndeleted.  A page still free now
+ * was free, and deleted or not, when the pass read it: a page put to use
+ * since is not free, nor is one deleted since (fence predates its
+ * deletion), so the count is the pass's.  The caller holds
+ * AccessExclusiveLock on the index.
+ */
+static BlockNumber
+ei_vacuum_free_tail(IndexVacuumInfo *info, BlockNumber first,
+					BlockNumber nblocks, XLogRecPtr fence,
+					BlockNumber *ndeleted)
+{
+	BlockNumber end = nblocks;
+
+	*ndeleted = 0;
+	while (end > first)
+	{
+		bool		deleted;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!ei_vacuum_check_free(info, end - 1, fence, &deleted))
+			break;
+		if (deleted)
+			(*ndeleted)++;
+		end--;
+	}
+	return end;
 }
 
 /*

@@ -640,11 +640,15 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 	 * (an INCLUDE column toasted out of line), the key is still at hand
 	 * (EIHeapKeyRead read it, and a read of the key alone then reads
 	 * nothing), so that such a column does not make the entry unreadable
-	 * here.  Only a key column toasted out of line does.
+	 * here.  Only a key column toasted out of line does.  When the entry's
+	 * key was read last without its tuple, the tuple is not tried again:
+	 * the key is at hand.
 	 */
 	EICompactGetTidCached(state->page, state->grp, pos, &tid);
 	*result = EI_HEAPKEY_UNREADABLE;
-	if (want_tuple)
+	if (want_tuple &&
+		!(EIHeapKeyReaderLastKey(reader, &tid) != NULL &&
+		  reader->last_itup == NULL))
 	{
 		*result = EIHeapKeyRead(reader, &tid);
 		if (reader->itup != NULL)

@@ -231,4 +231,47 @@ EIBuildParallelWorkers(Relation heap, Relation index, IndexInfo *indexInfo)
 #define EISetAmCanBuildParallel(amroutine)	((void) (amroutine))
 #endif
 
+/*
+ * Add npages all-zero pages (1 or more) at the end of an index's main fork,
+ * its caller holding the relation extension lock (or the index being
+ * local).  The first page comes back pinned, not locked; the others are
+ * unpinned before this returns.  Returns how many pages were added: npages
+ * on 15, which adds one page at a time (ReadBuffer(P_NEW)) and unpins each
+ * extra one at once, so that it never holds more than two pins; possibly
+ * fewer on 16 and later, whose ExtendBufferedRelBy adds them in one file
+ * extension but pins them all together and so caps them at the backend's
+ * share of shared buffers (LimitAdditionalPins).  The 16 branch point
+ * names the relation with EB_REL, 16.0 and later with BMR_REL.
+ */
+#define EI_EXTEND_MAX_PAGES		64
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+static inline uint32
+EIExtendIndexBy(Relation rel, uint32 npages, Buffer *first)
+{
+#if PG_VERSION_NUM >= 160000
+	Buffer		buffers[EI_EXTEND_MAX_PAGES];
+	uint32		added = 0;
+
+	Assert(npages >= 1 && npages <= EI_EXTEND_MAX_PAGES);
+#ifdef BMR_REL
+	(void) ExtendBufferedRelBy(BMR_REL(rel), MAIN_FORKNUM, NULL,
+							   EB_SKIP_EXTENSION_LOCK, npages, buffers, &added);
+#else
+	(void) ExtendBufferedRelBy(EB_REL(rel), MAIN_FORKNUM, NULL,
+							   EB_SKIP_EXTENSION_LOCK, npages, buffers, &added);
+#endif
+	for (uint32 i = 1; i < added; i++)
+		ReleaseBuffer(buffers[i]);
+	*first = buffers[0];
+	return added;
+#else
+	Assert(npages >= 1 && npages <= EI_EXTEND_MAX_PAGES);
+	*first = ReadBuffer(rel, P_NEW);
+	for (uint32 i = 1; i < npages; i++)
+		ReleaseBuffer(ReadBuffer(rel, P_NEW));
+	return npages;
+#endif
+}
+
 #endif							/* EICOMPAT_H */

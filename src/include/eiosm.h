@@ -295,7 +295,8 @@ extern PGDLLEXPORT void OsmFlushWorkerMain(Datum main_arg);
 
 /* osm/batch.c: entries collected per transaction and applied sorted */
 extern void EIBatchInit(void);
-extern void EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup);
+extern void EIBatchAdd(Relation rel, Relation heapRel, Datum *values,
+					   bool *isnull, ItemPointer htid);
 extern void EIBatchFlushIndex(Relation rel);
 extern void EIBatchFlushAll(void);
 

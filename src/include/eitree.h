@@ -225,7 +225,8 @@ typedef EIMetaPageData *EIMetaPage;
  * (EIGetMetaCached returns a pointer to it, the first member, reading the
  * metapage if meta_valid is false), the leaf its last descending insert
  * went to, which the insert fast path uses to tell an ascending run from
- * scattered inserts (core/insert.c), and the policy's own cache
+ * scattered inserts (core/insert.c), the spare pages this backend added
+ * and has not used yet (EINewBuf, core/page.c), and the policy's own cache
  * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
  * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
  * with the relcache entry): never keep an EIRelCache pointer across a call
@@ -250,6 +251,10 @@ typedef struct EIRelCache
 								 * grew since (EIScanCheckHeapTid) */
 	BlockNumber index_nblocks;	/* the index's size when last read, for
 								 * block numbers a policy's pages name */
+	BlockNumber spare_next;		/* spare pages this backend added to the
+								 * index and has not used yet: blocks */
+	BlockNumber spare_end;		/* spare_next up to spare_end (EINewBuf) */
+	uint32		spare_run;		/* spares its last busy extension added */
 } EIRelCache;
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
@@ -763,7 +768,9 @@ extern Oid	EIGetNormalizeProc(Oid opfamily, Oid opcintype);
 
 /* core/search.c: insertion keys, comparison, descent */
 extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
+extern void EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup);
 extern int32 EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum);
+extern int32 EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup);
 extern OffsetNumber EIBinSearch(Relation rel, EIScanInsert key, Page page);
 extern EIStack EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access);
 extern Buffer EIMoveRight(Relation rel, EIScanInsert key, Buffer buf,
@@ -887,6 +894,12 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 									 * another waits for the extension lock */
 #define EI_FAULT_PLAIN_TIDS		12	/* leaves made compact keep plain 6-byte
 									 * TIDs, as before 0.3.0 */
+#define EI_FAULT_AFTER_TRUNCATE_GATE	13	/* VACUUM waits after truncating
+											 * the index, its transaction not
+											 * yet over */
+#define EI_FAULT_BEFORE_TRUNCATE_GATE	14	/* VACUUM waits after recording
+											 * free pages, before it locks
+											 * the index to truncate */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);

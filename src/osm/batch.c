@@ -69,6 +69,8 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -104,6 +106,14 @@ typedef struct EIBatch
 /* Batches of the current transaction, in ei_batch_cxt; NULL if none. */
 static HTAB *ei_batches = NULL;
 static MemoryContext ei_batch_cxt = NULL;
+
+/*
+ * The entry of ei_batches that EIBatchAdd found last (NULL if none): a
+ * statement adds row after row to the same index, so most adds skip the
+ * lookup.  Entries are never removed and dynahash never moves one, so it
+ * stays valid as long as ei_batches.
+ */
+static EIBatch *ei_batch_last = NULL;
 
 /* The sum of the batches' bytes. */
 static Size ei_batch_bytes = 0;
@@ -237,12 +247,55 @@ ei_batch_clear(EIBatch *batch)
 }
 
 /*
- * Keep a copy of one entry for the transaction, applying the index's batch
- * once it holds batch_size entries, and the transaction's batches once
- * they take osm_tree.batch_memory (see the file's header).
+ * Whether index_form_tuple_context cannot fail for these values (other
+ * than by running out of memory, which allocates nothing): no value to
+ * fetch from TOAST or to compress, and a tuple that fits a page's item.
+ * Such a tuple can be formed in the batch's memory directly; any other is
+ * formed in the caller's memory, checked, and copied, so that no error
+ * leaves its bytes in the batch's context.
+ */
+static bool
+ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
+{
+	bool		hasnull = false;
+	Size		size;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Pointer		v;
+
+		if (isnull[i])
+		{
+			hasnull = true;
+			continue;
+		}
+		if (att->attlen != -1)
+			continue;
+		v = DatumGetPointer(values[i]);
+		if (VARATT_IS_EXTERNAL(v))
+			return false;
+		/* index_form_tuple would try to compress it (TOAST_INDEX_HACK) */
+		if (!VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_INDEX_TARGET)
+			return false;
+	}
+	size = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+		heap_compute_data_size(desc, values, isnull);
+	return MAXALIGN(size) <= EI_MAX_ITEM_SIZE;
+}
+
+/*
+ * Keep one entry (the index tuple of values and isnull, pointing at heap
+ * tuple htid) for the transaction, applying the index's batch once it
+ * holds batch_size entries, and the transaction's batches once they take
+ * osm_tree.batch_memory (see the file's header).  A tuple whose forming
+ * cannot fail is formed in the batch's memory; any other is formed in the
+ * caller's memory and refused there if oversized, before anything else,
+ * and copied only once accepted.
  */
 void
-EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
+EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
+		   ItemPointer htid)
 {
 	Oid			indexoid = RelationGetRelid(rel);
 	EIBatch    *batch;
@@ -250,10 +303,17 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	MemoryContext oldcxt;
 	Size		limit = OsmGetBatchMemory();
 	Size		cost;
+	IndexTuple	itup = NULL;
+
+	EICheckPreloaded();
 
 	/* refuse an oversized entry now, with the row that has it */
-	EICheckPreloaded();
-	EICheckItemSize(rel, heapRel, itup);
+	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull))
+	{
+		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
+		itup->t_tid = *htid;
+		EICheckItemSize(rel, heapRel, itup);
+	}
 
 	if (ei_batches == NULL)
 	{
@@ -270,7 +330,10 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		ei_batch_bytes = 0;
 	}
 
-	batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
+	if (ei_batch_last != NULL && ei_batch_last->indexoid == indexoid)
+		batch = ei_batch_last;
+	else
+		batch = hash_search(ei_batches, &indexoid, HASH_FIND, NULL);
 	found = (batch != NULL);
 	if (!found)
 	{
@@ -289,6 +352,7 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 		batch->cxt = cxt;
 		batch->bytes = 0;
 	}
+	ei_batch_last = batch;
 	if (!found || batch->relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
 	{
 		/* the index got new storage since: those entries are moot */
@@ -330,9 +394,27 @@ EIBatchAdd(Relation rel, Relation heapRel, IndexTuple itup)
 	if (batch->nitems == 0)
 		ei_batch_lock(batch->heapoid, indexoid);
 
-	oldcxt = MemoryContextSwitchTo(batch->cxt);
-	batch->items[batch->nitems] = CopyIndexTuple(itup);
-	MemoryContextSwitchTo(oldcxt);
+	/*
+	 * The entry, where it stays: nothing above resets the batch's memory
+	 * after this (an apply does), and neither forming it in place nor
+	 * copying it can fail but for memory, which leaves nothing allocated.
+	 */
+	if (itup == NULL)
+	{
+		itup = index_form_tuple_context(RelationGetDescr(rel), values, isnull,
+										batch->cxt);
+		itup->t_tid = *htid;
+	}
+	else
+	{
+		IndexTuple	formed = itup;
+
+		oldcxt = MemoryContextSwitchTo(batch->cxt);
+		itup = CopyIndexTuple(formed);
+		MemoryContextSwitchTo(oldcxt);
+		pfree(formed);
+	}
+	batch->items[batch->nitems] = itup;
 	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
 	cost = GetMemoryChunkSpace(batch->items[batch->nitems]) +
 		EI_BATCH_APPLY_BYTES;
@@ -579,6 +661,7 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PARALLEL_ABORT:
 			ei_batches = NULL;
+			ei_batch_last = NULL;
 			ei_batch_cxt = NULL;
 			ei_batch_bytes = 0;
 			break;
