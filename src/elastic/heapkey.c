@@ -199,8 +199,10 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
  * makes the entry unreadable too, but its key is still read: a read of the
  * same TID without want_tuple then reads nothing (see
  * EIHeapKeyReaderLastKey), and one with it returns EI_HEAPKEY_UNREADABLE
- * again without reading.  The caller must hold a lock on the leaf holding
- * the entry.
+ * again without reading.  With keep_tuple too, the tuple is not returned
+ * but kept for a later read of the same TID (which then copies it out
+ * without reading the heap): only the read that returns an entry copies
+ * it.  The caller must hold a lock on the leaf holding the entry.
  */
 EIHeapKeyResult
 EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
@@ -286,6 +288,8 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		ItemPointerEquals(&reader->last_tid, tid))
 	{
 		if (!reader->want_tuple)
+			return EI_HEAPKEY_FOUND;
+		if (reader->last_itup != NULL && reader->keep_tuple)
 			return EI_HEAPKEY_FOUND;
 		if (reader->last_itup != NULL)
 		{
@@ -423,7 +427,18 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 							RelationGetRelationName(index)),
 					 errhint("The key's collation may have changed.  REINDEX the index.")));
 		}
-		if (result == EI_HEAPKEY_FOUND && reader->want_tuple)
+		if (result == EI_HEAPKEY_FOUND && reader->want_tuple &&
+			reader->keep_tuple && !unlocked)
+		{
+			/* formed where it is kept, for the read that returns it */
+			MemoryContext oldcxt = MemoryContextSwitchTo(reader->cxt);
+
+			reader->last_itup = index_form_tuple(RelationGetDescr(index),
+												 values, isnull);
+			reader->last_itup->t_tid = *tid;
+			MemoryContextSwitchTo(oldcxt);
+		}
+		else if (result == EI_HEAPKEY_FOUND && reader->want_tuple)
 		{
 			reader->itup = index_form_tuple(RelationGetDescr(index), values,
 											isnull);
@@ -461,13 +476,6 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		reader->last_valid = true;
 		reader->last_tid = *tid;
 		reader->last_unformed = (result != EI_HEAPKEY_FOUND);
-		if (reader->itup != NULL)
-		{
-			reader->last_itup = MemoryContextAlloc(reader->cxt,
-												   IndexTupleSize(reader->itup));
-			memcpy(reader->last_itup, reader->itup,
-				   IndexTupleSize(reader->itup));
-		}
 	}
 
 	/* a key too wide to read under the lock may have been read without it */
