@@ -15,7 +15,11 @@
 # query runs --repeat times per index, interleaved (btree, elastic_btree,
 # btree, ...), after a warm-up run of each; the fastest counts.  Ratio =
 # btree seconds / elastic_btree seconds (1 is btree's speed, below 1 is
-# slower).  Every plan is checked to be the nested loop and scan wanted.
+# slower).  Every plan is checked to be the nested loop and scan wanted,
+# btree's index-only scans to make no heap fetches, and every run's result
+# (the sum or count the query returns) to be the same for both indexes.
+# Reported too: the keys elastic_btree read from the heap per lookup
+# (heap_key_reads of elastic_index_stat_activity, over one more run).
 #
 # Then sizes (issue 20): per data set below, --rows rows in random order
 # go into a table with btree (built by CREATE INDEX after the load, and
@@ -101,13 +105,27 @@ CREATE TABLE probe_absent AS
 	FROM generate_series(1, $lookups);
 VACUUM (FREEZE, ANALYZE) t_bt, t_ei, probe_hit, probe_absent;
 
--- the seconds one run of query q takes
-CREATE FUNCTION cl_time(q text) RETURNS float8 LANGUAGE plpgsql AS \$fn\$
+-- the seconds one run of query q takes, and its result: "seconds,result"
+CREATE FUNCTION cl_time(q text) RETURNS text LANGUAGE plpgsql AS \$fn\$
 DECLARE
 	t0			timestamptz := clock_timestamp();
+	r			text;
 BEGIN
+	EXECUTE q INTO r;
+	RETURN extract(epoch FROM clock_timestamp() - t0) || ',' || coalesce(r, 'null');
+END
+\$fn\$;
+
+-- the keys index idx read from the heap during one run of query q
+CREATE FUNCTION cl_heap_reads(q text, idx text) RETURNS int8 LANGUAGE plpgsql AS \$fn\$
+DECLARE
+	before		int8;
+	after		int8;
+BEGIN
+	SELECT heap_key_reads INTO before FROM elastic_index_stat_activity WHERE indexrelname = idx;
 	EXECUTE q;
-	RETURN extract(epoch FROM clock_timestamp() - t0);
+	SELECT heap_key_reads INTO after FROM elastic_index_stat_activity WHERE indexrelname = idx;
+	RETURN after - before;
 END
 \$fn\$;
 SQL
@@ -146,28 +164,54 @@ check_plan() {
 		echo "$plan" >&2
 		exit 1
 	fi
+	# btree's index-only scans read no heap page (all visible)
+	if [ "$1" = index_only ] && [ "$3" = t_bt ]; then
+		plan=$(psql_b -c "$settings" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $(query "$1" "$2" "$3")")
+		if ! grep -q "Heap Fetches: 0" <<<"$plan"; then
+			echo "run.sh: btree's index-only scan fetches heap pages:" >&2
+			echo "$plan" >&2
+			exit 1
+		fi
+	fi
 }
 
-echo "scan,probes,index,best_s,runs" >"$results"
+# Run query $1 once, timed, check its result against the one seen before
+# for the same probes ($2, empty at first) and print "seconds,result".
+timed_run() {
+	local run
+	run=$(psql_b -c "$settings" -c "SELECT cl_time(\$q\$$1\$q\$)")
+	if [ -n "$2" ] && [ "${run#*,}" != "$2" ]; then
+		echo "run.sh: $1 returned ${run#*,}, not $2 as before" >&2
+		exit 1
+	fi
+	echo "$run"
+}
+
+echo "scan,probes,index,best_s,runs,heap_reads_per_lookup" >"$results"
 for scan in index index_only; do
 	for probes in hit absent; do
 		for t in t_bt t_ei; do
 			check_plan "$scan" "probe_$probes" "$t"
 		done
 		declare -A best=()
-		# warm-up, then --repeat interleaved rounds
+		# warm-up (whose result the others must return), then --repeat
+		# interleaved rounds
+		expect=""
 		for t in t_bt t_ei; do
-			psql_b -c "$settings" -c "SELECT cl_time(\$q\$$(query "$scan" "probe_$probes" "$t")\$q\$)" >/dev/null
+			run=$(timed_run "$(query "$scan" "probe_$probes" "$t")" "$expect")
+			expect=${run#*,}
 		done
 		for ((r = 1; r <= repeat; r++)); do
 			for t in t_bt t_ei; do
-				s=$(psql_b -c "$settings" -c "SELECT cl_time(\$q\$$(query "$scan" "probe_$probes" "$t")\$q\$)")
-				best[$t]=$(fastest "${best[$t]-}" "$s")
+				run=$(timed_run "$(query "$scan" "probe_$probes" "$t")" "$expect")
+				best[$t]=$(fastest "${best[$t]-}" "${run%%,*}")
 			done
 		done
-		echo "$scan,$probes,btree,${best[t_bt]},$repeat" >>"$results"
-		echo "$scan,$probes,elastic_btree_compact,${best[t_ei]},$repeat" >>"$results"
-		step "$scan $probes: btree $(printf '%.3f' "${best[t_bt]}") s, compact $(printf '%.3f' "${best[t_ei]}") s, ratio $(awk -v a="${best[t_bt]}" -v b="${best[t_ei]}" 'BEGIN { printf "%.2f", a / b }')"
+		reads=$(psql_b -c "$settings" -c "SELECT cl_heap_reads(\$q\$$(query "$scan" "probe_$probes" t_ei)\$q\$, 't_ei_k')")
+		per_lookup=$(awk -v r="$reads" -v n="$lookups" 'BEGIN { printf "%.3f", r / n }')
+		echo "$scan,$probes,btree,${best[t_bt]},$repeat," >>"$results"
+		echo "$scan,$probes,elastic_btree_compact,${best[t_ei]},$repeat,$per_lookup" >>"$results"
+		step "$scan $probes: btree $(printf '%.3f' "${best[t_bt]}") s, compact $(printf '%.3f' "${best[t_ei]}") s, ratio $(awk -v a="${best[t_bt]}" -v b="${best[t_ei]}" 'BEGIN { printf "%.2f", a / b }'), result $expect, heap reads per lookup $per_lookup"
 		unset best
 	done
 done
@@ -234,6 +278,7 @@ NR == 1 { next }
 	key = $1 "," $2
 	if (!(key in seen)) { seen[key] = 1; order[++n] = key }
 	s[key, $3] = $4
+	if ($3 == "elastic_btree_compact") reads[key] = $6
 }
 END {
 	print "# Point lookups on compact leaves against btree"
@@ -244,13 +289,13 @@ END {
 	printf "- %d int8 rows (keys 2, 4, ..., in key order in the heap) in two tables: btree (%d bytes) and elastic_btree made compact whole by elastic_btree_shrink (%d bytes).\n", rows, btb, eib
 	printf "- %d lookups in random order by a nested loop (hash and merge joins, bitmap scans, memoize off); hit = even keys, absent = odd keys. Fastest of %d interleaved runs per index after a warm-up run.\n", lookups, repeat
 	print ""
-	print "| scan | keys | btree s | compact s | ratio btree / compact |"
-	print "|---|---|---:|---:|---:|"
+	print "| scan | keys | btree s | compact s | ratio btree / compact | compact heap reads per lookup |"
+	print "|---|---|---:|---:|---:|---:|"
 	for (i = 1; i <= n; i++) {
 		key = order[i]
 		split(key, k, ",")
-		printf "| %s | %s | %.3f | %.3f | %.2f |\n", k[1], k[2], s[key, "btree"],
-			s[key, "elastic_btree_compact"], s[key, "btree"] / s[key, "elastic_btree_compact"]
+		printf "| %s | %s | %.3f | %.3f | %.2f | %s |\n", k[1], k[2], s[key, "btree"],
+			s[key, "elastic_btree_compact"], s[key, "btree"] / s[key, "elastic_btree_compact"], reads[key]
 	}
 	print ""
 	print "A ratio of 1 is btree speed; below 1 compact leaves are slower. Raw numbers are in the csv."

@@ -671,12 +671,14 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 
 	/*
 	 * A search needs the key.  An index-only scan's reader also forms the
-	 * entry's tuple, which the reader keeps for the scan's read of the same
-	 * entry (usually the one a point lookup's search ends at); if that fails
-	 * (an INCLUDE column toasted out of line), the key columns are read
-	 * alone, so that such a column does not make the entry unreadable here.
-	 * When the entry's key was read last and alone (its tuple could not be
-	 * formed), the tuple is not tried again: the key is at hand.
+	 * entry's tuple, which the reader keeps (keep_tuple, without a copy for
+	 * the search) for the scan's read of the same entry (usually the one a point lookup's search ends at); if that fails
+	 * (an INCLUDE column toasted out of line), the key is still at hand
+	 * (EIHeapKeyRead read it, and a read of the key alone then reads
+	 * nothing), so that such a column does not make the entry unreadable
+	 * here.  Only a key column toasted out of line does.  When the entry's
+	 * key was read last without its tuple, the tuple is not tried again:
+	 * the key is at hand.
 	 */
 	EICompactGetTidCached(state->page, state->grp, pos, &tid);
 	*result = EI_HEAPKEY_UNREADABLE;
@@ -684,7 +686,9 @@ ei_compact_read_key(EICompactSearchState *state, int pos,
 		!(EIHeapKeyReaderLastKey(reader, &tid) != NULL &&
 		  reader->last_itup == NULL))
 	{
+		reader->keep_tuple = true;
 		*result = EIHeapKeyRead(reader, &tid);
+		reader->keep_tuple = false;
 		if (reader->itup != NULL)
 			pfree(reader->itup);
 		reader->itup = NULL;

@@ -117,6 +117,7 @@ static void
 ei_heapkey_forget_last(EIHeapKeyReader *reader)
 {
 	reader->last_valid = false;
+	reader->last_unformed = false;
 	if (reader->last_itup != NULL)
 	{
 		pfree(reader->last_itup);
@@ -195,8 +196,13 @@ EIHeapKeyReaderEnd(EIHeapKeyReader *reader)
  * want_tuple, reader->itup is then also the entry as an index tuple, with
  * its INCLUDE columns read from the same heap tuple (which share the HOT
  * chain's values as the key columns do); one of those toasted out of line
- * makes the entry unreadable too.  The caller must hold a lock on the leaf
- * holding the entry.
+ * makes the entry unreadable too, but its key is still read: a read of the
+ * same TID without want_tuple then reads nothing (see
+ * EIHeapKeyReaderLastKey), and one with it returns EI_HEAPKEY_UNREADABLE
+ * again without reading.  With keep_tuple too, the tuple is not returned
+ * but kept for a later read of the same TID (which then copies it out
+ * without reading the heap): only the read that returns an entry copies
+ * it.  The caller must hold a lock on the leaf holding the entry.
  */
 EIHeapKeyResult
 EIHeapKeyRead(EIHeapKeyReader *reader, ItemPointer tid)
@@ -262,8 +268,11 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	Datum		values[INDEX_MAX_KEYS];
 	bool		isnull[INDEX_MAX_KEYS];
 	EIHeapKeyResult result = EI_HEAPKEY_FOUND;
+	bool		key_read;		/* the key columns are normalized */
+	int			nread;			/* columns read from the heap tuple */
 	HeapTuple	copy = NULL;
 	int			natts;
+	int			nkeyatts = reader->norm->nkeyatts;
 
 	/* the tuple of an earlier read is its caller's (or already freed) */
 	reader->itup = NULL;
@@ -280,6 +289,8 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	{
 		if (!reader->want_tuple)
 			return EI_HEAPKEY_FOUND;
+		if (reader->last_itup != NULL && reader->keep_tuple)
+			return EI_HEAPKEY_FOUND;
 		if (reader->last_itup != NULL)
 		{
 			reader->itup = palloc(IndexTupleSize(reader->last_itup));
@@ -287,6 +298,9 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 				   IndexTupleSize(reader->last_itup));
 			return EI_HEAPKEY_FOUND;
 		}
+		/* an INCLUDE column was found toasted out of line: still so */
+		if (reader->last_unformed)
+			return EI_HEAPKEY_UNREADABLE;
 	}
 	ei_heapkey_forget_last(reader);
 
@@ -375,7 +389,8 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 
 	/* the key columns, and for a tuple the INCLUDE columns after them */
 	natts = reader->want_tuple ? IndexRelationGetNumberOfAttributes(index) :
-		reader->norm->nkeyatts;
+		nkeyatts;
+	nread = natts;
 	for (int i = 0; i < natts; i++)
 	{
 		AttrNumber	attnum = index->rd_index->indkey.values[i];
@@ -387,13 +402,19 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
 		{
 			result = EI_HEAPKEY_UNREADABLE;
+			nread = i;
 			break;
 		}
 	}
 
-	/* normalizing and forming a tuple copy what they need out of the page */
+	/*
+	 * Normalizing and forming a tuple copy what they need out of the page.
+	 * An INCLUDE column toasted out of line (the key columns, before it,
+	 * are all read) leaves the key readable.
+	 */
 	resetStringInfo(&reader->key);
-	if (result == EI_HEAPKEY_FOUND)
+	key_read = nread >= nkeyatts;
+	if (key_read)
 	{
 		if (!EINormalizeKey(reader->norm, values, isnull, tid, &reader->key))
 		{
@@ -406,7 +427,18 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 							RelationGetRelationName(index)),
 					 errhint("The key's collation may have changed.  REINDEX the index.")));
 		}
-		if (reader->want_tuple)
+		if (result == EI_HEAPKEY_FOUND && reader->want_tuple &&
+			reader->keep_tuple && !unlocked)
+		{
+			/* formed where it is kept, for the read that returns it */
+			MemoryContext oldcxt = MemoryContextSwitchTo(reader->cxt);
+
+			reader->last_itup = index_form_tuple(RelationGetDescr(index),
+												 values, isnull);
+			reader->last_itup->t_tid = *tid;
+			MemoryContextSwitchTo(oldcxt);
+		}
+		else if (result == EI_HEAPKEY_FOUND && reader->want_tuple)
 		{
 			reader->itup = index_form_tuple(RelationGetDescr(index), values,
 											isnull);
@@ -439,17 +471,11 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 	if (copy != NULL)
 		heap_freetuple(copy);
 
-	if (result == EI_HEAPKEY_FOUND && !unlocked)
+	if (key_read && !unlocked)
 	{
 		reader->last_valid = true;
 		reader->last_tid = *tid;
-		if (reader->itup != NULL)
-		{
-			reader->last_itup = MemoryContextAlloc(reader->cxt,
-												   IndexTupleSize(reader->itup));
-			memcpy(reader->last_itup, reader->itup,
-				   IndexTupleSize(reader->itup));
-		}
+		reader->last_unformed = (result != EI_HEAPKEY_FOUND);
 	}
 
 	/* a key too wide to read under the lock may have been read without it */
@@ -465,6 +491,8 @@ ei_heapkey_read(EIHeapKeyReader *reader, ItemPointer tid, bool unlocked)
 		/* a key remembered without its tuple does not serve a tuple read */
 		if (c != NULL && (c->itup != NULL || !reader->want_tuple))
 		{
+			reader->last_unformed = false;
+			resetStringInfo(&reader->key);
 			appendBinaryStringInfo(&reader->key, c->key, c->keylen);
 			if (c->itup != NULL && reader->want_tuple)
 			{

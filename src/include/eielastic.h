@@ -202,7 +202,15 @@ typedef struct EIHeapKeyReader
 	bool		last_valid;		/* key holds the key of last_tid */
 	ItemPointerData last_tid;
 	IndexTuple	last_itup;		/* and this its entry, if read with
-								 * want_tuple (the reader's), or NULL */
+								 * want_tuple and keep_tuple (the
+								 * reader's), or NULL */
+	bool		keep_tuple;		/* a locked read with want_tuple keeps the
+								 * entry as last_itup for a later read
+								 * instead of returning it in itup (a
+								 * compact search's, for its scan) */
+	bool		last_unformed;	/* last_tid's entry cannot be formed under
+								 * the lock: an INCLUDE column is toasted
+								 * out of line (its key columns are not) */
 	MemoryContext cxt;			/* where remembered keys live */
 	struct EIHeapKeyCached *cached; /* keys read with the leaf unlocked */
 	int			ncached;
