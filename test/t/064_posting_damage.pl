@@ -3,7 +3,8 @@
 # index built with deduplicate_items = on is a list; its TID count is set
 # past the tuple's end, its TIDs are put out of order, and its TID array's
 # offset is moved into the tuple header.  A scan, a bitmap scan, the
-# verifier and VACUUM must each end in ERRCODE_INDEX_CORRUPTED (XX002)
+# verifier, elastic_btree_compact_preview (which expands the lists, with and
+# without verify) and VACUUM must each end in ERRCODE_INDEX_CORRUPTED (XX002)
 # naming the index, and the server must stay up with no crash or failed
 # assertion in its log.
 
@@ -64,6 +65,14 @@ my @statements = (
 		'SET enable_seqscan = off; SET enable_indexscan = off; SELECT count(*) FROM t WHERE k < 3'
 	],
 	[ 'verifier', "SELECT elastic_index_check('t_k')" ],
+	[
+		'compact preview',
+		"SELECT entries FROM elastic_btree_compact_preview('t_k')"
+	],
+	[
+		'compact preview with verify',
+		"SELECT entries FROM elastic_btree_compact_preview('t_k', true)"
+	],
 	[ 'VACUUM', 'DELETE FROM t WHERE k = 0; VACUUM t' ],
 );
 
