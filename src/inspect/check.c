@@ -1171,10 +1171,10 @@ ei_check_meta(EICheckState *state)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "metapage magic is 0x%08X, expected 0x%08X",
 				   meta->magic, EI_MAGIC);
-	if (meta->version != EI_VERSION)
+	if (!EI_VERSION_KNOWN(meta->version))
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-				   "metapage version is %u, expected %u",
-				   meta->version, EI_VERSION);
+				   "metapage version is %u, expected %u or %u",
+				   meta->version, EI_VERSION, EI_VERSION_POSTING);
 
 	amname = EIGetPolicyChecked(state->rel)->name;
 	expected_kind = EIRelAmKind(state->rel);
