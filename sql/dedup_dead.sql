@@ -39,3 +39,5 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT count(*), sum(k) FROM dd WHERE k IN (1, 3, 5);
 DROP SCHEMA ei_dedup_dead CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
