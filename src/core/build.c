@@ -1237,6 +1237,9 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		EIInitMetaPage(BufferGetPage(metabuf), am_kind, top->blkno,
 					   top->level, lstate.fillfactor);
+		/* an index that may hold posting lists says so (EI_VERSION_POSTING) */
+		if (lstate.dedup)
+			EIPageGetMeta(BufferGetPage(metabuf))->version = EI_VERSION_POSTING;
 		MarkBufferDirty(metabuf);
 		UnlockReleaseBuffer(metabuf);
 	}

@@ -165,6 +165,9 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->deduplicate = EIGetDeduplicate(rel);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
+	/* the dedup pass may write a list: the metapage says so first */
+	if (istate->deduplicate)
+		EIMetaSetPosting(rel);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "access/xloginsert.h"
 #include "eistats.h"
 #include "eitree.h"
+#include "eitree_xlog.h"
 #include "miscadmin.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
@@ -840,11 +841,12 @@ ei_check_meta_header(Relation rel, Buffer buf)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an elastic_index tree",
 						RelationGetRelationName(rel))));
-	if (meta->version != EI_VERSION)
+	if (!EI_VERSION_KNOWN(meta->version))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has format version %u, expected %u",
-						RelationGetRelationName(rel), meta->version, EI_VERSION),
+				 errmsg("index \"%s\" has format version %u, expected %u or %u",
+						RelationGetRelationName(rel), meta->version, EI_VERSION,
+						EI_VERSION_POSTING),
 				 errhint("REINDEX the index to rebuild it in the current format.")));
 }
 
@@ -882,6 +884,47 @@ EIGetMetaBuf(Relation rel, int access)
 
 	ei_check_meta_header(rel, buf);
 	return buf;
+}
+
+/*
+ * Mark the index as one that may hold posting lists (format version
+ * EI_VERSION_POSTING, WAL-logged as a META record) unless it is already;
+ * called before any buffer lock by an insert that may write a list, so
+ * that a library knowing only version 2 refuses the index before it could
+ * misread one.
+ */
+void
+EIMetaSetPosting(Relation rel)
+{
+	Buffer		metabuf;
+	EIMetaPage	meta;
+
+	if (EIGetMetaCached(rel, false)->version == EI_VERSION_POSTING)
+		return;
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	EICheckMetaPage(rel, metabuf);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	if (meta->version != EI_VERSION_POSTING)
+	{
+		START_CRIT_SECTION();
+
+		meta->version = EI_VERSION_POSTING;
+		MarkBufferDirty(metabuf);
+		if (RelationNeedsWAL(rel))
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
+			PageSetLSN(BufferGetPage(metabuf), recptr);
+		}
+
+		END_CRIT_SECTION();
+	}
+	EISetMetaCached(rel, meta);
+	EIRelBuf(rel, metabuf);
 }
 
 /*

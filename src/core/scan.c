@@ -1978,8 +1978,9 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 		Size		itupsz = IndexTupleSize(itup);
 
 		/*
-		 * Only a policy's leaf, whose entries are not bounded by a page's
-		 * tuple space, can need more: grow both workspaces (the mark's if
+		 * A policy's leaf, whose entries are not bounded by a page's tuple
+		 * space, and a leaf with posting lists (a key copy per TID,
+		 * ei_save_entry) can need more: grow both workspaces (the mark's if
 		 * there is one), whose items are offsets.  No pointer into them is
 		 * held while a page is read.
 		 */

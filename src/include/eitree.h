@@ -51,9 +51,15 @@
  * On-disk format version.  2: the summary of an osm_tree insert buffer page
  * has nsorted (its sorted section), so its Bloom filter starts two bytes
  * later than in version 1, whose buffer pages a version 2 build would
- * misread.
+ * misread.  3 (EI_VERSION_POSTING): the index may hold posting lists (built
+ * with deduplicate_items on, or inserted into with it on: EIMetaSetPosting,
+ * before any list is written); a library that knows only version 2, which
+ * would read a list as one entry with a bogus heap TID, refuses it.  An
+ * index without lists stays at version 2, readable by both.
  */
 #define EI_VERSION			2
+#define EI_VERSION_POSTING	3
+#define EI_VERSION_KNOWN(v)	((v) == EI_VERSION || (v) == EI_VERSION_POSTING)
 #define EI_METAPAGE			0		/* block number of the metapage */
 #define EI_META_POLICY_WORDS 6		/* uint32 words of a policy's metapage
 								 * fields */
@@ -746,6 +752,7 @@ extern void EICheckPage(Relation rel, Buffer buf);
 extern void EICheckPageItems(Relation rel, Buffer buf);
 extern void EICheckMetaPage(Relation rel, Buffer buf);
 extern Buffer EIGetMetaBuf(Relation rel, int access);
+extern void EIMetaSetPosting(Relation rel);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);

@@ -489,9 +489,19 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 			continue;
 		}
 
-		/* a posting list was checked whole as the page was read */
+		/*
+		 * A posting list was checked whole as the page was read; the
+		 * metapage must say that the index may hold lists (on a standby,
+		 * replay may have raised the version since the metapage was read).
+		 */
 		if (isleaf && EITupleIsPosting(itup))
+		{
+			if (state->meta.version != EI_VERSION_POSTING && !state->standby)
+				ei_corrupt(state, blkno, off,
+						   "posting list in an index of format version %u (lists need %u)",
+						   state->meta.version, EI_VERSION_POSTING);
 			continue;
+		}
 		if (isleaf)
 		{
 			ItemPointer htid = &itup->t_tid;
@@ -1171,10 +1181,10 @@ ei_check_meta(EICheckState *state)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "metapage magic is 0x%08X, expected 0x%08X",
 				   meta->magic, EI_MAGIC);
-	if (meta->version != EI_VERSION)
+	if (!EI_VERSION_KNOWN(meta->version))
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-				   "metapage version is %u, expected %u",
-				   meta->version, EI_VERSION);
+				   "metapage version is %u, expected %u or %u",
+				   meta->version, EI_VERSION, EI_VERSION_POSTING);
 
 	amname = EIGetPolicyChecked(state->rel)->name;
 	expected_kind = EIRelAmKind(state->rel);

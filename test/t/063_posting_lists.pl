@@ -5,9 +5,9 @@
 # split (DELETE records), VACUUM rewriting lists and removing whole ones
 # (VACUUM records with updated lists), posting splits of inserts whose
 # TIDs fall inside lists (with and without a page split), and dedup passes
-# of an index built empty (full-page images), and must find every page
-# equal
-# to the primary's image; its queries must give the primary's results.
+# of an index built empty (full-page images), the metapage's format
+# version 3 of an index given the option after its build (a META record),
+# and must find every page equal to the primary's image; its queries must give the primary's results.
 # Then the primary crashes and replays the same WAL from its last
 # checkpoint, and the verifier and the queries must still agree.
 
@@ -123,7 +123,36 @@ cmp_ok($primary->safe_psql('postgres', "SELECT pg_relation_size('g_k')"), '<',
 	$primary->safe_psql('postgres', "SELECT pg_relation_size('g_k_plain') / 2"),
 	'the dedup pass kept the index built empty small');
 
+# The metapage says which indexes may hold lists (format version 3, so
+# that a library knowing only version 2 refuses them): built with the
+# option; built without it and then given it, from its first insert on (a
+# META record the standby replays); an index without it stays at 2.
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE v (k int4);
+INSERT INTO v SELECT i % 10 FROM generate_series(1, 3000) AS i;
+CREATE INDEX v_k ON v USING elastic_btree (k);
+});
+my $formats = q{SELECT (SELECT format_version FROM elastic_index_stats('p_k')),
+	(SELECT format_version FROM elastic_index_stats('g_k')),
+	(SELECT format_version FROM elastic_index_stats('g_k_plain')),
+	(SELECT format_version FROM elastic_index_stats('v_k'))};
+is($primary->safe_psql('postgres', $formats),
+	'3|3|2|2', 'format version 3 for the indexes built with lists');
+$primary->safe_psql(
+	'postgres', q{
+ALTER INDEX v_k SET (deduplicate_items = on);
+INSERT INTO v SELECT i % 10 FROM generate_series(1, 3000) AS i;
+});
+is($primary->safe_psql('postgres', $formats),
+	'3|3|2|3', 'format version 3 once an insert may write a list');
+cmp_ok($primary->safe_psql('postgres', "SELECT leaf_pages FROM elastic_index_stats('v_k')"),
+	'<', 10, 'the dedup pass made lists in the index given the option');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('v_k', true)");
+
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+is($standby->safe_psql('postgres', $formats),
+	'3|3|2|3', 'the standby has the same format versions');
 my $want = answers($primary);
 is(answers($standby), $want, 'the standby answers as the primary');
 $standby->safe_psql('postgres', "SELECT elastic_index_check('p_k')");
