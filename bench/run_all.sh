@@ -32,6 +32,10 @@
 #   bench/memory_budget/run.sh   point lookups with the server in a memory
 #                                cgroup at three budgets: btree built and
 #                                grown, elastic_btree compact (needs root)
+#   bench/dedup/run.sh           posting lists: index sizes built and grown
+#                                on repeating and unique keys, unique-key
+#                                inserts and lookups: btree, elastic_btree
+#                                with and without deduplicate_items
 #
 # Not run here: bench/citus_copy/run.sh (COPY through a Citus coordinator
 # into a distributed table, btree against osm_tree) needs Citus, which it
@@ -48,8 +52,8 @@
 #
 # When gnuplot is installed every runner draws PNG plots from its CSV next
 # to its report and links them from it: core, sliding_window, near_sorted,
-# osm_tuning, concurrent_copy, insert_latency, bounded_memory and
-# memory_budget with their
+# osm_tuning, concurrent_copy, insert_latency, bounded_memory,
+# memory_budget and dedup with their
 # bench/<runner>/plot.sh DIR, elastic and ycsb in
 # their run.sh.  --plot-only runs no benchmark: it redraws, with those
 # plot.sh scripts, the plots of the CSVs already in --out (default
@@ -61,7 +65,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
-runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget"
+runners="core sliding_window near_sorted single_row osm_tuning buffer_lookups elastic compact_lookups ycsb serializable search_array parallel_build concurrent_copy insert_latency bounded_memory memory_budget dedup"
 size=default
 out=""
 plot_only=0
@@ -120,6 +124,7 @@ runner_args() {
 		insert_latency) echo "--small" ;;
 		bounded_memory) echo "--small" ;;
 		memory_budget) echo "--small" ;;
+		dedup) echo "--small" ;;
 		esac
 		;;
 	esac
@@ -144,6 +149,7 @@ report_of() {
 	insert_latency) echo insert-latency ;;
 	bounded_memory) echo bounded-memory ;;
 	memory_budget) echo memory-budget ;;
+	dedup) echo dedup ;;
 	esac
 }
 

@@ -62,6 +62,49 @@ SELECT entries, dead_entries > 0 AS some_dead,
 -- the index is unchanged and still right
 SELECT elastic_index_check('cp_dead_kd', true);
 
+-- posting lists (deduplicate_items = on): every heap TID of a list is an
+-- entry of the compact form, counted, checked against the heap, dropped
+-- when dead and searched for one by one, as for the same data without
+-- lists; a standard leaf with lists holds more entries
+CREATE TABLE cp_dup (k int4, t text COLLATE "C", pad text)
+	WITH (autovacuum_enabled = off);
+INSERT INTO cp_dup
+	SELECT g % 10, 'key ' || g % 7, repeat('x', 100) FROM generate_series(1, 20000) AS g;
+CREATE INDEX cp_dup_k_lists ON cp_dup USING elastic_btree (k)
+	WITH (deduplicate_items = on);
+CREATE INDEX cp_dup_k_plain ON cp_dup USING elastic_btree (k);
+CREATE INDEX cp_dup_tk_lists ON cp_dup USING elastic_btree (t DESC, k)
+	WITH (deduplicate_items = on);
+CREATE INDEX cp_dup_tk_plain ON cp_dup USING elastic_btree (t DESC, k);
+DELETE FROM cp_dup WHERE (k + length(t)) % 3 = 0;
+SELECT count(*) FROM cp_dup;		-- prunes the heap pages
+SELECT l.entries, l.entries = p.entries AS same_entries,
+	   l.leaf_pages * 2 < p.leaf_pages AS lists_fewer_leaves,
+	   l.standard_capacity > 2.5 * p.standard_capacity AS lists_hold_more,
+	   l.key_bytes = p.key_bytes AS same_key_bytes,
+	   abs(l.compact_capacity - p.compact_capacity) < 0.2 * p.compact_capacity
+		   AS near_compact_capacity,
+	   l.compact_leaf_pages <= p.compact_leaf_pages + 1 AS near_compact_leaves,
+	   l.verified_entries IS NULL AND p.verified_entries IS NULL AS not_verified
+	FROM elastic_btree_compact_preview('cp_dup_k_lists') AS l,
+		 elastic_btree_compact_preview('cp_dup_k_plain') AS p;
+SELECT l.entries, l.dead_entries > 5000 AS some_dead,
+	   l.verified_entries + l.dead_entries = l.entries AS all_accounted,
+	   (l.entries, l.dead_entries, l.verified_entries, l.heap_key_reads) =
+	   (p.entries, p.dead_entries, p.verified_entries, p.heap_key_reads) AS same_as_plain
+	FROM elastic_btree_compact_preview('cp_dup_k_lists', true) AS l,
+		 elastic_btree_compact_preview('cp_dup_k_plain', true) AS p;
+SELECT l.entries, l.dead_entries > 5000 AS some_dead,
+	   l.verified_entries + l.dead_entries = l.entries AS all_accounted, l.key_bytes,
+	   (l.entries, l.dead_entries, l.verified_entries, l.heap_key_reads) =
+	   (p.entries, p.dead_entries, p.verified_entries, p.heap_key_reads) AS same_as_plain,
+	   l.leaf_pages * 2 < p.leaf_pages AS lists_fewer_leaves
+	FROM elastic_btree_compact_preview('cp_dup_tk_lists', true) AS l,
+		 elastic_btree_compact_preview('cp_dup_tk_plain', true) AS p;
+-- the indexes are unchanged and still right
+SELECT elastic_index_check('cp_dup_k_lists', true),
+	   elastic_index_check('cp_dup_tk_lists', true);
+
 -- indexes that cannot have compact leaves, or not yet
 CREATE TABLE cp_other (t text, n numeric);
 CREATE INDEX cp_other_t ON cp_other USING elastic_btree (t COLLATE "C");
@@ -70,6 +113,6 @@ SELECT * FROM elastic_btree_compact_preview('cp_other_t');
 SELECT * FROM elastic_btree_compact_preview('cp_other_n');
 SELECT * FROM elastic_btree_compact_preview('cp_other');
 
-DROP TABLE cp_int8, cp_uuid, cp_hot, cp_dead, cp_other;
+DROP TABLE cp_int8, cp_uuid, cp_hot, cp_dead, cp_dup, cp_other;
 -- the next file creates the extension afresh
 DROP EXTENSION elastic_index CASCADE;

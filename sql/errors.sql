@@ -32,7 +32,7 @@ CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (fillfactor = 'high');
 \echo :LAST_ERROR_SQLSTATE
 CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (foo = 1);
 \echo :LAST_ERROR_SQLSTATE
-CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (deduplicate_items = on);
+CREATE INDEX e1_id ON e1 USING elastic_btree (id) WITH (deduplicate_items = maybe);
 \echo :LAST_ERROR_SQLSTATE
 -- the limits themselves are accepted
 CREATE INDEX e1_id10 ON e1 USING elastic_btree (id) WITH (fillfactor = 10);

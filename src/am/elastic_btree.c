@@ -27,6 +27,7 @@ static const EITreePolicy elastic_btree_policy = {
 	.aminsert = eiinsert,
 	.fillfactor = EIElasticGetFillFactor,
 	.split_factor = NULL,
+	.deduplicate = EIElasticGetDeduplicate,
 	.build_begin = EIElasticBuildBegin,
 	.insert_prepare = EIElasticInsertPrepare,
 	.leaf_full = EIElasticLeafFull,

@@ -204,6 +204,16 @@ typedef struct EILoadState
 	Relation	index;
 	int			fillfactor;		/* leaf fill factor, in percent */
 	EILoadLevel *leaf;			/* level 0; higher levels hang off it */
+
+	/*
+	 * Posting lists (src/README.md, "Posting lists"): with dedup, a run of
+	 * entries with equal keys is held back as base (its first entry) and
+	 * the TIDs so far, and goes to the leaf level as one list.
+	 */
+	bool		dedup;
+	IndexTuple	base;			/* the run's first entry, or NULL */
+	int			ntids;
+	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
 } EILoadState;
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
@@ -238,6 +248,8 @@ static IndexTuple ei_load_copy_sorted(EIBuildState *bstate,
 static Buffer ei_load_extend(Relation index);
 static EILoadLevel *ei_load_new_level(EILoadState *lstate, uint32 level);
 static void ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup);
+static void ei_load_entry(EILoadState *lstate, IndexTuple itup);
+static void ei_load_flush_run(EILoadState *lstate);
 static void ei_load_place(EILoadState *lstate, EILoadLevel *lvl,
 						  IndexTuple itup, IndexTuple next);
 static void ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl,
@@ -1159,6 +1171,9 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 
 	lstate.index = index;
 	lstate.fillfactor = EIGetFillFactor(index);
+	lstate.dedup = EIGetDeduplicate(index);
+	lstate.base = NULL;
+	lstate.ntids = 0;
 
 	/* block 0 is the metapage; it is written once the root is known */
 	metabuf = ei_load_extend(index);
@@ -1201,7 +1216,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 				itup->t_tid = *((ItemPointer) DatumGetPointer(slot->tts_values[natts]));
 			}
 		}
-		ei_load_add(&lstate, lstate.leaf, itup);
+		ei_load_entry(&lstate, itup);
 
 		if (++done % 1024 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
@@ -1210,6 +1225,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	if (slot != NULL)
 		ExecDropSingleTupleTableSlot(slot);
 
+	ei_load_flush_run(&lstate);
 	ei_load_finish(&lstate);
 
 	/* now that the root is known, write the metapage */
@@ -1221,6 +1237,9 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		EIInitMetaPage(BufferGetPage(metabuf), am_kind, top->blkno,
 					   top->level, lstate.fillfactor);
+		/* an index that may hold posting lists says so (EI_VERSION_POSTING) */
+		if (lstate.dedup)
+			EIPageGetMeta(BufferGetPage(metabuf))->version = EI_VERSION_POSTING;
 		MarkBufferDirty(metabuf);
 		UnlockReleaseBuffer(metabuf);
 	}
@@ -1329,6 +1348,66 @@ ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
 		ei_load_place(lstate, lvl, prev, itup);
 		pfree(prev);
 	}
+}
+
+/*
+ * Pass the next sorted entry to the leaf level: as it is, or with dedup
+ * into the run of equal keys it continues (as nbtree's _bt_sort_dedup).
+ * Keys are equal when their bytes are: the build forms every entry the
+ * same way, and equal image (EIAllEqualImage) makes equal keys' images
+ * equal.  A run ends at a different key or when one more TID would take
+ * its list past EI_BUILD_MAX_POSTING_SIZE.  Takes ownership of itup.
+ */
+static void
+ei_load_entry(EILoadState *lstate, IndexTuple itup)
+{
+	IndexTuple	base = lstate->base;
+
+	if (!lstate->dedup)
+	{
+		ei_load_add(lstate, lstate->leaf, itup);
+		return;
+	}
+	if (base != NULL &&
+		IndexTupleSize(base) == IndexTupleSize(itup) &&
+		base->t_info == itup->t_info &&
+		MAXALIGN(IndexTupleSize(base) +
+				 sizeof(ItemPointerData) * (lstate->ntids + 1)) <= EI_BUILD_MAX_POSTING_SIZE &&
+		memcmp((char *) base + sizeof(IndexTupleData),
+			   (char *) itup + sizeof(IndexTupleData),
+			   IndexTupleSize(itup) - sizeof(IndexTupleData)) == 0)
+	{
+		lstate->tids[lstate->ntids++] = itup->t_tid;
+		pfree(itup);
+		return;
+	}
+	ei_load_flush_run(lstate);
+	lstate->base = itup;
+	lstate->tids[0] = itup->t_tid;
+	lstate->ntids = 1;
+}
+
+/*
+ * Pass the held-back run of equal keys, if any, to the leaf level: its one
+ * entry, or a posting list of its TIDs.
+ */
+static void
+ei_load_flush_run(EILoadState *lstate)
+{
+	IndexTuple	base = lstate->base;
+
+	if (base == NULL)
+		return;
+	if (lstate->ntids == 1)
+		ei_load_add(lstate, lstate->leaf, base);
+	else
+	{
+		ei_load_add(lstate, lstate->leaf,
+					EIFormPosting(base, lstate->tids, lstate->ntids));
+		pfree(base);
+	}
+	lstate->base = NULL;
+	lstate->ntids = 0;
 }
 
 /*
@@ -1444,7 +1523,7 @@ static Size
 ei_load_hikey_size(IndexTuple itup, bool isleaf)
 {
 	if (isleaf)
-		return MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData));
+		return MAXALIGN(EIPostingKeySize(itup) + sizeof(ItemPointerData));
 	return MAXALIGN(IndexTupleSize(itup));
 }
 

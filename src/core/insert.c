@@ -39,7 +39,7 @@ static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
 							 Buffer sbuf, Buffer cbuf, Page leftpage,
 							 Page rightpage, OffsetNumber firstright,
 							 OffsetNumber newitemoff, IndexTuple newitem,
-							 IndexTuple lefthikey);
+							 IndexTuple lefthikey, bool left_image);
 static void ei_finish_split(Relation rel, Buffer buf, Buffer rbuf,
 							EIStack stack, bool isroot);
 static int	ei_run_split_point(Relation rel, Page page, IndexTuple newitem,
@@ -111,6 +111,9 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack,
 static Buffer ei_append_page(Relation rel, Buffer buf, IndexTuple *items,
 							 int nitems, int *nappended);
 static int	ei_offset_cmp(const void *a, const void *b);
+static IndexTuple ei_posting_split_prepare(EIInsertState istate,
+											 OffsetNumber *offnum);
+static void ei_dedup_pass(Relation rel, Buffer buf);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
@@ -134,6 +137,11 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->itemsz = MAXALIGN(IndexTupleSize(itup));
 	istate->buf = InvalidBuffer;
 	istate->policy_memo = -1;
+	istate->postingoff = 0;
+	istate->posting_listoff = InvalidOffsetNumber;
+	istate->nposting = NULL;
+	istate->origitup = NULL;
+	istate->deduplicate = false;
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -153,8 +161,13 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	 */
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel, heapRel);
+	/* catalog lookups too: before any lock */
+	istate->deduplicate = EIGetDeduplicate(rel);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
+	/* the dedup pass may write a list: the metapage says so first */
+	if (istate->deduplicate)
+		EIMetaSetPosting(rel);
 }
 
 /*
@@ -232,6 +245,9 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 					ei_forget_pole(rel);
 				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
+					istate->deduplicate && !from_batch)
+					ei_dedup_pass(rel, istate->buf);
+				if (PageGetFreeSpace(page) < istate->itemsz &&
 					policy->leaf_full != NULL)
 				{
 					bool		changed;
@@ -260,9 +276,19 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
+			IndexTuple	newitem;
+
 			offnum = EIBinSearch(rel, istate->key, page);
+			newitem = ei_posting_split_prepare(istate, &offnum);
 			ei_insert_on_page(rel, istate->buf, InvalidBuffer, istate->stack,
-							  istate->itup, offnum, istate);
+							  newitem, offnum, istate);
+			if (newitem != istate->itup)
+			{
+				pfree(newitem);
+				pfree(istate->nposting);
+				istate->nposting = NULL;
+				istate->postingoff = 0;
+			}
 			break;
 		}
 
@@ -299,6 +325,215 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 	if (istate->leaf_changed && policy->insert_done != NULL)
 		policy->insert_done(istate);
+}
+
+/*
+ * Prepare a posting split if the entry's heap TID falls inside the range of
+ * the posting list before *offnum (where EIBinSearch with nextkey put it,
+ * the list comparing equal): as nbtree's _bt_swap_posting, the list takes
+ * the TID and gives up its last one, which the returned copy of the entry
+ * carries to *offnum.  Returns istate->itup itself otherwise.  A TID the
+ * list holds already is damage (each heap TID is in the index once).
+ *
+ * A list marked LP_DEAD (every TID of it dead, ei_kill_items) must not
+ * take a live TID: scans would skip the new row, and the next
+ * ei_delete_dead_items would remove the list with it as known deletable.
+ * As nbtree (_bt_binsrch_posting refuses a dead list, and
+ * _bt_findinsertloc deletes dead items and searches again), the leaf's
+ * dead items go first, and *offnum is searched again; a list still there
+ * (nothing could be deleted: no table at hand, or a stale garbage flag)
+ * loses its LP_DEAD mark when the split writes it (ei_insert_on_page and
+ * its redo, ei_split's copy of the page), as the mark only ever says its
+ * TIDs may be dead.
+ */
+static IndexTuple
+ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
+{
+	Relation	rel = istate->rel;
+	Page		page = BufferGetPage(istate->buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber listoff;
+	ItemId		listid;
+	IndexTuple	list;
+	IndexTuple	newitem;
+	const char *what;
+	int			postingoff;
+	ItemPointerData oldmax;
+
+	if (*offnum <= EI_FIRST_DATA(opaque))
+		return istate->itup;
+	listoff = OffsetNumberPrev(*offnum);
+	list = EIReadTupleChecked(rel, page, listoff);
+	if (!EITupleIsPosting(list) ||
+		EICompare(rel, istate->key, page, listoff) != 0)
+		return istate->itup;
+
+	listid = PageGetItemId(page, listoff);
+	if (ItemIdIsDead(listid))
+	{
+		if (ei_delete_dead_items(rel, istate->heapRel, istate->buf))
+		{
+			*offnum = EIBinSearch(rel, istate->key, page);
+			if (*offnum <= EI_FIRST_DATA(opaque))
+				return istate->itup;
+			listoff = OffsetNumberPrev(*offnum);
+			list = EIReadTupleChecked(rel, page, listoff);
+			if (!EITupleIsPosting(list) ||
+				EICompare(rel, istate->key, page, listoff) != 0)
+				return istate->itup;
+			listid = PageGetItemId(page, listoff);
+		}
+		/*
+		 * A dead list still there (nothing deleted) loses its mark in the
+		 * split's critical section, and in redo: ei_insert_on_page, and
+		 * ei_split's copy of the page.
+		 */
+	}
+
+	if ((what = EIPostingProblem(list)) != NULL)
+		EIItemCorrupted(rel, page, listoff, what);
+	postingoff = EIPostingFind(list, &istate->itup->t_tid);
+	if (postingoff <= 0 || postingoff >= EIPostingCount(list))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" holds heap TID (%u,%u) already, in the posting list at offset %u of block %u",
+						RelationGetRelationName(rel),
+						ItemPointerGetBlockNumber(&istate->itup->t_tid),
+						ItemPointerGetOffsetNumber(&istate->itup->t_tid),
+						listoff, BufferGetBlockNumber(istate->buf)),
+				 errhint("Please REINDEX it.")));
+
+	istate->nposting = EIPostingSwap(list, &istate->itup->t_tid, postingoff,
+									 &oldmax);
+	istate->postingoff = (uint16) postingoff;
+	istate->posting_listoff = listoff;
+	istate->origitup = istate->itup;
+	newitem = CopyIndexTuple(istate->itup);
+	newitem->t_tid = oldmax;
+	return newitem;
+}
+
+/*
+ * Are two leaf entries' keys the same bytes (their attributes and null
+ * bitmap, not their TIDs), so that one posting list may hold both?  With
+ * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
+ * bytes stay apart, which is merely less compact.
+ */
+static bool
+ei_same_key(IndexTuple a, IndexTuple b)
+{
+	Size		asz = EIPostingKeySize(a);
+
+	return asz == EIPostingKeySize(b) &&
+		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
+		memcmp((char *) a + sizeof(IndexTupleData),
+			   (char *) b + sizeof(IndexTupleData),
+			   asz - sizeof(IndexTupleData)) == 0;
+}
+
+/*
+ * The dedup pass (src/README.md, "Posting lists"; nbtree's
+ * _bt_dedup_pass): merge the runs of equal keys of the full write-locked
+ * standard leaf buf into posting lists of at most EI_MAX_POSTING_SIZE, so
+ * that an insert may fit without a split.  Items marked LP_DEAD are left
+ * as they are.  The new page is built in private memory, then copied over
+ * the leaf in a critical section and WAL-logged as a full image
+ * (log_newpage_buffer).  Does nothing when no run has two entries.
+ */
+static void
+ei_dedup_pass(Relation rel, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber minoff = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	Page		newpage;
+	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+	IndexTuple	base = NULL;
+	int			ntids = 0;
+	int			nmerged = 0;
+
+	if (!EI_IS_LEAF(opaque) || (opaque->ei_flags & EI_POLICY_LEAF) ||
+		maxoff <= minoff)
+		return;
+
+	/* its items are read whole and copied: check them first */
+	EICheckPageItems(rel, buf);
+
+	newpage = PageGetTempPageCopySpecial(page);
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
+
+		if (PageAddItem(newpage, (Item) hikey, IndexTupleSize(hikey),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "dedup pass: failed to add high key of block %u of index \"%s\"",
+				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+	}
+
+	for (OffsetNumber off = minoff; off <= maxoff + 1; off++)
+	{
+		IndexTuple	itup = off <= maxoff ? EIReadTuple(page, off) : NULL;
+		bool		dead = itup != NULL && ItemIdIsDead(PageGetItemId(page, off));
+		int			n = itup != NULL ? EILeafNTIDs(itup) : 0;
+
+		/* the item continues the run if its key is equal and it fits */
+		if (base != NULL && itup != NULL && !dead && ei_same_key(base, itup) &&
+			MAXALIGN(EIPostingKeySize(base) +
+					 sizeof(ItemPointerData) * (ntids + n)) <= EI_MAX_POSTING_SIZE)
+		{
+			for (int t = 0; t < n; t++)
+				tids[ntids++] = EITupleIsPosting(itup) ?
+					*EIPostingTID(itup, t) : itup->t_tid;
+			nmerged++;
+			continue;
+		}
+
+		/* the run ends: add it as one entry */
+		if (base != NULL)
+		{
+			IndexTuple	entry = EIFormPosting(base, tids, ntids);
+
+			if (PageAddItem(newpage, (Item) entry, IndexTupleSize(entry),
+							InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			pfree(entry);
+			base = NULL;
+			ntids = 0;
+		}
+		if (itup == NULL)
+			break;
+		if (dead)
+		{
+			OffsetNumber newoff;
+
+			newoff = PageAddItem(newpage, (Item) itup, IndexTupleSize(itup),
+								 InvalidOffsetNumber, false, false);
+			if (newoff == InvalidOffsetNumber)
+				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
+					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
+			ItemIdMarkDead(PageGetItemId(newpage, newoff));
+			continue;
+		}
+		base = itup;
+		for (int t = 0; t < n; t++)
+			tids[ntids++] = EITupleIsPosting(itup) ?
+				*EIPostingTID(itup, t) : itup->t_tid;
+	}
+
+	if (nmerged == 0)
+	{
+		pfree(newpage);
+		return;
+	}
+
+	START_CRIT_SECTION();
+	PageRestoreTempPage(newpage, page);
+	MarkBufferDirty(buf);
+	if (RelationNeedsWAL(rel))
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
 }
 
 /*
@@ -505,6 +740,17 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			}
 			else
 				present = ei_leaf_holds(rel, key, page, &off);
+
+			/*
+			 * A heap TID inside a posting list's range takes a posting
+			 * split, which only the ordinary path makes (osm_tree's indexes,
+			 * the only ones batched, hold no lists; this keeps a damaged or
+			 * future one from getting an entry out of TID order).
+			 */
+			if (!present && off > EI_FIRST_DATA(opaque) &&
+				EITupleIsPosting(EIReadTuple(page, OffsetNumberPrev(off))) &&
+				EICompare(rel, key, page, OffsetNumberPrev(off)) == 0)
+				break;
 		}
 		if (present)
 		{
@@ -739,7 +985,7 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 
 	ei_split_install(rel, buf, rbuf, InvalidBuffer, InvalidBuffer,
 					 leftpage, rightpage, OffsetNumberNext(maxoff),
-					 InvalidOffsetNumber, NULL, lefthikey);
+					 InvalidOffsetNumber, NULL, lefthikey, false);
 	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
 
 	pfree(leftpage);
@@ -761,10 +1007,22 @@ static bool
 ei_leaf_holds(Relation rel, EIScanInsert key, Page page, OffsetNumber *offp)
 {
 	OffsetNumber off = EIBinSearch(rel, key, page);
+	IndexTuple	prev;
 
 	*offp = off;
-	return off > EI_FIRST_DATA(EIPageGetOpaque(page)) &&
-		EICompare(rel, key, page, OffsetNumberPrev(off)) == 0;
+	if (off <= EI_FIRST_DATA(EIPageGetOpaque(page)) ||
+		EICompare(rel, key, page, OffsetNumberPrev(off)) != 0)
+		return false;
+
+	/*
+	 * A posting list compares equal to every TID in its range: it holds
+	 * the entry only if one of its TIDs is the entry's (else the entry
+	 * takes a posting split).  Its bounds were checked by EICompare.
+	 */
+	prev = EIReadTuple(page, OffsetNumberPrev(off));
+	if (EITupleIsPosting(prev))
+		return key->scantid != NULL && EIPostingFind(prev, key->scantid) == -1;
+	return true;
 }
 
 /*
@@ -973,7 +1231,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	maxoff = PageGetMaxOffsetNumber(page);
 
 	/* the heap blocks holding entries already known to be dead */
-	deadblocks = palloc(sizeof(BlockNumber) * MaxIndexTuplesPerPage);
+	deadblocks = palloc(sizeof(BlockNumber) * EI_MAX_ITEMS_PER_PAGE);
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
 	{
 		ItemId		iid = PageGetItemId(page, off);
@@ -981,12 +1239,18 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 		if (!ItemIdIsDead(iid))
 			continue;
-		hblk = ItemPointerGetBlockNumber(&EIReadTuple(page, off)->t_tid);
-		for (i = 0; i < ndeadblocks; i++)
-			if (deadblocks[i] == hblk)
-				break;
-		if (i == ndeadblocks)
-			deadblocks[ndeadblocks++] = hblk;
+		/* a dead posting list: every one of its TIDs (ei_kill_items) */
+		for (int t = 0; t < EILeafNTIDs(EIReadTuple(page, off)); t++)
+		{
+			hblk = ItemPointerGetBlockNumber(EITupleIsPosting(EIReadTuple(page, off)) ?
+											 EIPostingTID(EIReadTuple(page, off), t) :
+											 &EIReadTuple(page, off)->t_tid);
+			for (i = 0; i < ndeadblocks; i++)
+				if (deadblocks[i] == hblk)
+					break;
+			if (i == ndeadblocks && ndeadblocks < EI_MAX_ITEMS_PER_PAGE)
+				deadblocks[ndeadblocks++] = hblk;
+		}
 	}
 	if (ndeadblocks == 0)
 	{
@@ -1002,17 +1266,36 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	delstate.bottomup = false;
 	delstate.bottomupfreespace = 0;
 	delstate.ndeltids = 0;
-	delstate.deltids = palloc(sizeof(TM_IndexDelete) * MaxIndexTuplesPerPage);
-	delstate.status = palloc(sizeof(TM_IndexStatus) * MaxIndexTuplesPerPage);
+	delstate.deltids = palloc(sizeof(TM_IndexDelete) * EI_MAX_ITEMS_PER_PAGE);
+	delstate.status = palloc(sizeof(TM_IndexStatus) * EI_MAX_ITEMS_PER_PAGE);
 
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
 	{
 		ItemId		iid = PageGetItemId(page, off);
 		IndexTuple	itup = EIReadTuple(page, off);
-		BlockNumber hblk = ItemPointerGetBlockNumber(&itup->t_tid);
+		BlockNumber hblk;
 		bool		dead = ItemIdIsDead(iid);
 		int			n = delstate.ndeltids;
 
+		/* a live list is not checked; a dead one gives all its TIDs */
+		if (EITupleIsPosting(itup))
+		{
+			if (!dead)
+				continue;
+			for (int t = 0; t < EIPostingCount(itup); t++)
+			{
+				n = delstate.ndeltids;
+				delstate.deltids[n].tid = *EIPostingTID(itup, t);
+				delstate.deltids[n].id = n;
+				delstate.status[n].idxoffnum = off;
+				delstate.status[n].knowndeletable = true;
+				delstate.status[n].promising = false;
+				delstate.status[n].freespace = 0;
+				delstate.ndeltids++;
+			}
+			continue;
+		}
+		hblk = ItemPointerGetBlockNumber(&itup->t_tid);
 		if (!dead)
 		{
 			for (i = 0; i < ndeadblocks; i++)
@@ -1032,7 +1315,7 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 	latestRemovedXid = table_index_delete_tuples(heapRel, &delstate);
 
-	deletable = palloc(sizeof(OffsetNumber) * MaxIndexTuplesPerPage);
+	deletable = palloc(sizeof(OffsetNumber) * EI_MAX_ITEMS_PER_PAGE);
 	for (i = 0; i < delstate.ndeltids; i++)
 	{
 		TM_IndexStatus *status = &delstate.status[delstate.deltids[i].id];
@@ -1043,7 +1326,14 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 
 	if (ndeletable > 0)
 	{
+		int			nuniq = 0;
+
+		/* a dead posting list's offset came once per TID */
 		qsort(deletable, ndeletable, sizeof(OffsetNumber), ei_offset_cmp);
+		for (i = 0; i < ndeletable; i++)
+			if (nuniq == 0 || deletable[nuniq - 1] != deletable[i])
+				deletable[nuniq++] = deletable[i];
+		ndeletable = nuniq;
 		isCatalogRel = RelationIsAccessibleInLogicalDecoding(heapRel);
 
 		START_CRIT_SECTION();
@@ -1095,6 +1385,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 	EIPageOpaque opaque = EIPageGetOpaque(page);
 	Size		itemsz = MAXALIGN(IndexTupleSize(itup));
 	bool		isleaf = EI_IS_LEAF(opaque);
+	bool		posting = (istate != NULL && istate->postingoff > 0);
 
 	if (PageGetFreeSpace(page) < itemsz)
 	{
@@ -1108,6 +1399,20 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 
 	START_CRIT_SECTION();
 
+	/*
+	 * A posting split: the list takes the new TID (same size), and is not
+	 * dead (ei_posting_split_prepare; redo does the same, as a page image
+	 * taken while the list was marked may reach a standby)
+	 */
+	if (posting)
+	{
+		ItemId		listid = PageGetItemId(page, istate->posting_listoff);
+
+		memcpy(EIReadTuple(page, istate->posting_listoff), istate->nposting,
+			   IndexTupleSize(istate->nposting));
+		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+						ItemIdGetLength(listid));
+	}
 	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
 		InvalidOffsetNumber)
 		elog(PANIC, "failed to add item to block %u of index \"%s\"",
@@ -1126,10 +1431,14 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 		XLogRecPtr	recptr;
 
 		xlrec.offnum = newitemoff;
+		xlrec.postingoff = posting ? istate->postingoff : 0;
 		XLogBeginInsert();
-		XLogRegisterData((char *) &xlrec, SizeOfEIInsert);
+		XLogRegisterData((char *) &xlrec,
+						 posting ? SizeOfEIInsertPost : SizeOfEIInsert);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) itup, itemsz);
+		/* a posting split logs the entry as it came; redo swaps again */
+		XLogRegisterBufData(0, (char *) (posting ? istate->origitup : itup),
+							itemsz);
 		if (BufferIsValid(cbuf))
 			XLogRegisterBuffer(1, cbuf, REGBUF_STANDARD);
 		recptr = XLogInsert(EI_RMGR_ID,
@@ -1282,7 +1591,7 @@ static void
 ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
 				 Buffer cbuf, Page leftpage, Page rightpage,
 				 OffsetNumber firstright, OffsetNumber newitemoff,
-				 IndexTuple newitem, IndexTuple lefthikey)
+				 IndexTuple newitem, IndexTuple lefthikey, bool left_image)
 {
 	Page		origpage = BufferGetPage(buf);
 	BlockNumber rightblk = BufferGetBlockNumber(rbuf);
@@ -1325,7 +1634,8 @@ ei_split_install(Relation rel, Buffer buf, Buffer rbuf, Buffer sbuf,
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEISplit);
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD |
+						   (left_image ? REGBUF_FORCE_IMAGE : 0));
 		if (newitemonleft)
 			XLogRegisterBufData(0, (char *) newitem,
 								MAXALIGN(IndexTupleSize(newitem)));
@@ -1394,6 +1704,23 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	 */
 	EICheckPageItems(rel, buf);
 
+	/*
+	 * A posting split: split the page as it is with the list rewritten (a
+	 * private copy; same size), and log the left half as a full image,
+	 * which redo restores instead of rebuilding it.
+	 */
+	if (istate != NULL && istate->postingoff > 0)
+	{
+		ItemId		listid;
+
+		origpage = PageGetTempPageCopy(BufferGetPage(buf));
+		listid = PageGetItemId(origpage, istate->posting_listoff);
+		memcpy(EIReadTuple(origpage, istate->posting_listoff),
+			   istate->nposting, IndexTupleSize(istate->nposting));
+		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+						ItemIdGetLength(listid));
+	}
+
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,
 								   &newitemonleft, &separator);
 
@@ -1447,8 +1774,10 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 
 	ei_split_install(rel, buf, rbuf, sbuf, cbuf, leftpage, rightpage,
 					 firstright, newitemoff, newitemonleft ? newitem : NULL,
-					 lefthikey);
+					 lefthikey, origpage != BufferGetPage(buf));
 	EIStatsCount(rel, isleaf ? EI_STAT_LEAF_SPLITS : EI_STAT_INNER_SPLITS, 1);
+	if (origpage != BufferGetPage(buf))
+		pfree(origpage);
 
 	if (BufferIsValid(sbuf))
 		EIRelBuf(rel, sbuf);
@@ -1501,14 +1830,14 @@ ei_follows_own_row(Page page, OffsetNumber first, OffsetNumber newitemoff,
 
 	if (newitemoff <= first)
 		return false;
-	prevblk = ItemPointerGetBlockNumber(&EIReadTuple(page, newitemoff - 1)->t_tid);
+	prevblk = ItemPointerGetBlockNumber(EILeafMaxTID(EIReadTuple(page, newitemoff - 1)));
 	if ((prevblk > newblk ? prevblk - newblk : newblk - prevblk) > EI_RUN_NEAR_BLOCKS)
 		return false;
 
 	for (OffsetNumber off = newitemoff - 1;
 		 off >= first && off + EI_RUN_LOOKBACK >= newitemoff; off--)
 	{
-		if (ei_heap_tids_adjacent(&EIReadTuple(page, off)->t_tid,
+		if (ei_heap_tids_adjacent(EILeafMaxTID(EIReadTuple(page, off)),
 								  &newitem->t_tid))
 			return true;
 	}
@@ -2050,6 +2379,24 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	if (decided)
 	{
 		/* the batch's walk chose the split point */
+	}
+	else if (isleaf && istate != NULL && istate->deduplicate &&
+			 newitemoff > first && (newitemoff - first) * 2 >= nitems &&
+			 feasible[newitemoff - first] &&
+			 ei_same_key(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
+			 (newitemoff > maxoff ||
+			  !ei_same_key(EIReadTuple(page, newitemoff), newitem)))
+	{
+		/*
+		 * Posting lists: the new item ends a run of equal keys that fills at
+		 * least half the leaf.  New rows' TIDs go on growing the run's end
+		 * (they ascend), so the run's part on the left would get no more:
+		 * keep it whole on the left and start the right page with the new
+		 * item (nbtree's single-value strategy does the same for a leaf of
+		 * one key).
+		 */
+		best = newitemoff - first;
+		decided = true;
 	}
 	else if (headmoves && feasible[newitemoff - first])
 	{

@@ -17,6 +17,7 @@
 #include "access/xloginsert.h"
 #include "eistats.h"
 #include "eitree.h"
+#include "eitree_xlog.h"
 #include "miscadmin.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
@@ -136,8 +137,8 @@ EICheckPage(Relation rel, Buffer buf)
  * removes some of them: no more line pointers than a page holds, each
  * holding an index tuple of its own length inside the page's tuple space,
  * together no more bytes than that space, every attribute inside its
- * tuple (EICheckTupleAttrs), and a leaf's entries with a valid heap TID.
- * A leaf in a policy's format is left to the policy.  Damage is an
+ * tuple (EICheckTupleAttrs), and a leaf's entries with a valid heap TID
+ * (a posting list: well formed, EIPostingProblem).  A leaf in a policy's format is left to the policy.  Damage is an
  * ERRCODE_INDEX_CORRUPTED error naming the
  * index, block and offset, not the PANIC PageIndexMultiDelete would raise
  * inside the critical section.  It reads the whole page, so it runs before
@@ -185,7 +186,11 @@ EICheckPageItems(Relation rel, Buffer buf)
 			what = "a line pointer outside the page's tuple space";
 		else if (IndexTupleSize((IndexTuple) PageGetItem(page, itemid)) != itemlen)
 			what = "an item whose size does not match its line pointer";
-		else if (leaf && off >= firstdata)
+		else if (EITupleIsPosting((IndexTuple) PageGetItem(page, itemid)) &&
+				 !(leaf && off >= firstdata))
+			what = "a pivot marked as a posting list";
+		else if (leaf && off >= firstdata &&
+				 !EITupleIsPosting((IndexTuple) PageGetItem(page, itemid)))
 		{
 			ItemPointer tid = &((IndexTuple) PageGetItem(page, itemid))->t_tid;
 
@@ -373,6 +378,16 @@ EIItemAttrsProblem(Relation rel, IndexTuple itup, bool pivot)
 	Size		end = IndexTupleSize(itup);
 	int			natts = RelationGetDescr(rel)->natts;
 
+	if (EITupleIsPosting(itup))
+	{
+		const char *what;
+
+		if (pivot)
+			return "a pivot marked as a posting list";
+		if ((what = EIPostingProblem(itup)) != NULL)
+			return what;
+		end = EIPostingOffset(itup);
+	}
 	if (pivot)
 	{
 		if (EIPivotIsMinusInf(itup))
@@ -826,11 +841,12 @@ ei_check_meta_header(Relation rel, Buffer buf)
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("index \"%s\" is not an elastic_index tree",
 						RelationGetRelationName(rel))));
-	if (meta->version != EI_VERSION)
+	if (!EI_VERSION_KNOWN(meta->version))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" has format version %u, expected %u",
-						RelationGetRelationName(rel), meta->version, EI_VERSION),
+				 errmsg("index \"%s\" has format version %u, expected %u or %u",
+						RelationGetRelationName(rel), meta->version, EI_VERSION,
+						EI_VERSION_POSTING),
 				 errhint("REINDEX the index to rebuild it in the current format.")));
 }
 
@@ -868,6 +884,47 @@ EIGetMetaBuf(Relation rel, int access)
 
 	ei_check_meta_header(rel, buf);
 	return buf;
+}
+
+/*
+ * Mark the index as one that may hold posting lists (format version
+ * EI_VERSION_POSTING, WAL-logged as a META record) unless it is already;
+ * called before any buffer lock by an insert that may write a list, so
+ * that a library knowing only version 2 refuses the index before it could
+ * misread one.
+ */
+void
+EIMetaSetPosting(Relation rel)
+{
+	Buffer		metabuf;
+	EIMetaPage	meta;
+
+	if (EIGetMetaCached(rel, false)->version == EI_VERSION_POSTING)
+		return;
+	metabuf = EIGetBuf(rel, EI_METAPAGE, EI_WRITE);
+	EICheckMetaPage(rel, metabuf);
+	meta = EIPageGetMeta(BufferGetPage(metabuf));
+	if (meta->version != EI_VERSION_POSTING)
+	{
+		START_CRIT_SECTION();
+
+		meta->version = EI_VERSION_POSTING;
+		MarkBufferDirty(metabuf);
+		if (RelationNeedsWAL(rel))
+		{
+			XLogRecPtr	recptr;
+
+			XLogBeginInsert();
+			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
+			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
+			PageSetLSN(BufferGetPage(metabuf), recptr);
+		}
+
+		END_CRIT_SECTION();
+	}
+	EISetMetaCached(rel, meta);
+	EIRelBuf(rel, metabuf);
 }
 
 /*
@@ -994,21 +1051,180 @@ EIFormPivot(Relation rel, IndexTuple itup)
 	IndexTuple	pivot;
 	ItemPointerData heaptid;
 
-	heaptid = itup->t_tid;
+	heaptid = *EILeafMinTID(itup);
 	if (nkeyatts < IndexRelationGetNumberOfAttributes(rel))
 		keys = index_truncate_tuple(RelationGetDescr(rel), itup, nkeyatts);
-	oldsz = IndexTupleSize(keys);
+	/* a posting list's key without its TIDs (lists have no INCLUDE columns) */
+	oldsz = EIPostingKeySize(keys);
 	newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
 	pivot = (IndexTuple) palloc0(newsz);
 	memcpy(pivot, keys, oldsz);
 	if (keys != itup)
 		pfree(keys);
-	pivot->t_info &= ~INDEX_SIZE_MASK;
+	pivot->t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
 	pivot->t_info |= newsz;
 	ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
 	ItemPointerSetBlockNumber(&pivot->t_tid, InvalidBlockNumber);
 	ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
 	return pivot;
+}
+
+/*
+ * The bytes of a leaf entry before its TIDs: a posting list's offset, a
+ * plain entry's whole size (MAXALIGNed, as index_form_tuple makes it).
+ */
+Size
+EIPostingKeySize(IndexTuple itup)
+{
+	return EITupleIsPosting(itup) ? EIPostingOffset(itup) : IndexTupleSize(itup);
+}
+
+/*
+ * Form a leaf entry with the key of base (a plain entry or a list) and the
+ * ntids strictly ascending heap TIDs: a plain entry when ntids is 1, else
+ * a posting list; palloc'd.  The caller keeps it within
+ * EI_MAX_POSTING_SIZE.
+ */
+IndexTuple
+EIFormPosting(IndexTuple base, ItemPointer tids, int ntids)
+{
+	Size		keysize = EIPostingKeySize(base);
+	Size		newsize;
+	IndexTuple	itup;
+
+	Assert(ntids >= 1);
+	Assert(keysize == MAXALIGN(keysize));
+	if (ntids == 1)
+		newsize = keysize;
+	else
+		newsize = MAXALIGN(keysize + sizeof(ItemPointerData) * ntids);
+	Assert(newsize <= INDEX_SIZE_MASK);
+
+	itup = (IndexTuple) palloc0(newsize);
+	memcpy(itup, base, keysize);
+	itup->t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
+	itup->t_info |= newsize;
+	if (ntids == 1)
+		itup->t_tid = tids[0];
+	else
+	{
+		itup->t_info |= EI_POSTING_BIT;
+		ItemPointerSetBlockNumber(&itup->t_tid, (BlockNumber) keysize);
+		ItemPointerSetOffsetNumber(&itup->t_tid, (OffsetNumber) ntids);
+		memcpy((char *) itup + keysize, tids, sizeof(ItemPointerData) * ntids);
+	}
+	return itup;
+}
+
+/*
+ * What is wrong with a posting list as read from a page (NULL: nothing),
+ * given that the tuple is of its line pointer's length: its array must
+ * start inside the tuple past the header, 2-byte aligned, hold at least 2
+ * valid, strictly ascending TIDs and end the tuple (MAXALIGNed), which is
+ * at most EI_MAX_POSTING_SIZE.  Pure: the caller reports it.
+ */
+const char *
+EIPostingProblem(IndexTuple itup)
+{
+	Size		size = IndexTupleSize(itup);
+	Size		offset = EIPostingOffset(itup);
+	int			n = EIPostingCount(itup);
+
+	Assert(EITupleIsPosting(itup));
+	if (size > EI_MAX_POSTING_SIZE)
+		return "a posting list larger than a list may be";
+	if (offset < IndexInfoFindDataOffset(itup->t_info) || offset >= size ||
+		offset % sizeof(uint16) != 0)
+		return "a posting list whose TIDs start outside it";
+	if (n < 2)
+		return "a posting list with fewer than 2 TIDs";
+	if (offset + sizeof(ItemPointerData) * n > size ||
+		MAXALIGN(offset + sizeof(ItemPointerData) * n) != size)
+		return "a posting list whose TIDs do not end it";
+	for (int i = 0; i < n; i++)
+	{
+		ItemPointer tid = EIPostingTID(itup, i);
+
+		if (!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(tid)) ||
+			!OffsetNumberIsValid(ItemPointerGetOffsetNumberNoCheck(tid)))
+			return "a posting list with an invalid heap TID";
+		if (i > 0 && ItemPointerCompare(EIPostingTID(itup, i - 1), tid) >= 0)
+			return "a posting list whose TIDs are not strictly ascending";
+	}
+	return NULL;
+}
+
+/*
+ * Form the entry a posting list becomes when it loses the TIDs at the
+ * nremoved positions (ascending, fewer than its count): a shorter list, or
+ * a plain entry when one TID is left; palloc'd.  VACUUM and its redo.
+ */
+IndexTuple
+EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed, int nremoved)
+{
+	int			n = EIPostingCount(itup);
+	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+	int			nkept = 0;
+	int			r = 0;
+
+	Assert(nremoved > 0 && nremoved < n);
+	for (int i = 0; i < n; i++)
+	{
+		if (r < nremoved && removed[r] == i)
+		{
+			r++;
+			continue;
+		}
+		tids[nkept++] = *EIPostingTID(itup, i);
+	}
+	Assert(r == nremoved);
+	return EIFormPosting(itup, tids, nkept);
+}
+
+/*
+ * Where a heap TID goes in a posting list: the position of its first TID
+ * above tid, or -1 if the list holds tid already.  Binary search.
+ */
+int
+EIPostingFind(IndexTuple itup, ItemPointer tid)
+{
+	int			low = 0;
+	int			high = EIPostingCount(itup);
+
+	while (high > low)
+	{
+		int			mid = low + (high - low) / 2;
+		int32		cmp = ItemPointerCompare(tid, EIPostingTID(itup, mid));
+
+		if (cmp == 0)
+			return -1;
+		if (cmp > 0)
+			low = mid + 1;
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
+ * The posting split's list (as nbtree's _bt_swap_posting): a copy of itup
+ * with newtid at postingoff (strictly inside: 1 to count - 1) and without
+ * its last TID, which is returned in *oldmax; palloc'd, of the same size.
+ */
+IndexTuple
+EIPostingSwap(IndexTuple itup, ItemPointer newtid, int postingoff,
+			  ItemPointer oldmax)
+{
+	int			n = EIPostingCount(itup);
+	IndexTuple	nposting = CopyIndexTuple(itup);
+	ItemPointer tids = EIPostingTID(nposting, 0);
+
+	Assert(postingoff >= 1 && postingoff < n);
+	*oldmax = *EIPostingMaxTID(itup);
+	memmove(tids + postingoff + 1, tids + postingoff,
+			sizeof(ItemPointerData) * (n - 1 - postingoff));
+	tids[postingoff] = *newtid;
+	return nposting;
 }
 
 /*
@@ -1032,7 +1248,7 @@ ItemPointer
 EITupleGetHeapTID(IndexTuple itup, bool isleaf)
 {
 	if (isleaf)
-		return &itup->t_tid;
+		return EILeafMinTID(itup);
 	if (EIPivotFlags(itup) & EI_PIVOT_HAS_TID)
 		return EIPivotGetHeapTID(itup);
 	return NULL;

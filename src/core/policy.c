@@ -24,6 +24,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -151,6 +152,70 @@ EIGetSplitFactor(Relation rel)
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 
 	return policy->split_factor ? policy->split_factor(rel) : 0.5;
+}
+
+/*
+ * May the index's leaves hold posting lists?  The policy's choice (its
+ * deduplicate_items reloption), and only when every key column's operator
+ * class says equal values have equal images and there are no INCLUDE
+ * columns (EIAllEqualImage).  The catalogs are looked up once per relcache
+ * entry (EIRelCache.equalimage; an index's operator classes and
+ * collations never change, and a rebuilt entry asks again), so every
+ * insert may ask; the first call must come before any buffer lock.
+ */
+bool
+EIGetDeduplicate(Relation rel)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+	EIRelCache *cache;
+
+	if (policy->deduplicate == NULL || !policy->deduplicate(rel))
+		return false;
+	cache = EIGetRelCache(rel);
+	if (cache->equalimage == EI_EQUALIMAGE_UNKNOWN)
+		cache->equalimage = EIAllEqualImage(rel) ? EI_EQUALIMAGE_YES :
+			EI_EQUALIMAGE_NO;
+	return cache->equalimage == EI_EQUALIMAGE_YES;
+}
+
+/*
+ * Do equal keys of the index always have equal images, so that one posting
+ * list may keep one key for several rows?  As nbtree's _bt_allequalimage:
+ * every key column's operator class has an equalimage function (support
+ * function 4) that returns true for the column's collation, and the index
+ * has no INCLUDE columns.
+ */
+bool
+EIAllEqualImage(Relation rel)
+{
+	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
+
+	if (nkeyatts != IndexRelationGetNumberOfAttributes(rel))
+		return false;
+	for (int i = 0; i < nkeyatts; i++)
+	{
+		if (!EIColumnEqualImage(rel->rd_opfamily[i], rel->rd_opcintype[i],
+								rel->rd_indcollation[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Does the operator class (family and input type) say that equal values
+ * of the type have equal images under the collation?  Its equalimage
+ * function (support function 4) decides; without one, no.
+ */
+bool
+EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation)
+{
+	Oid			proc;
+
+	proc = get_opfamily_proc(opfamily, opcintype, opcintype,
+							 EI_EQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, collation,
+										  ObjectIdGetDatum(opcintype)));
 }
 
 /*

@@ -1978,8 +1978,9 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 		Size		itupsz = IndexTupleSize(itup);
 
 		/*
-		 * Only a policy's leaf, whose entries are not bounded by a page's
-		 * tuple space, can need more: grow both workspaces (the mark's if
+		 * A policy's leaf, whose entries are not bounded by a page's tuple
+		 * space, and a leaf with posting lists (a key copy per TID,
+		 * ei_save_entry) can need more: grow both workspaces (the mark's if
 		 * there is one), whose items are offsets.  No pointer into them is
 		 * held while a page is read.
 		 */
@@ -1998,6 +1999,58 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
 		ei_copy_tuple(so->currTuples + so->currPos.nextTupleOffset, itup, itupsz);
 		so->currPos.nextTupleOffset += MAXALIGN(itupsz);
 	}
+}
+
+/*
+ * Save a matching leaf entry of a standard leaf in currPos: a plain one as
+ * one item at itemIndex (forward) or itemIndex - 1 (backward), a posting
+ * list as one item per TID, ascending in the array either way, each with
+ * a plain copy of the key and its TID for index-only scans and merges.
+ * Returns the next itemIndex.  A damaged list is refused before its TIDs
+ * are read.
+ */
+static int
+ei_save_entry(IndexScanDesc scan, int itemIndex, Page page,
+			  OffsetNumber offnum, IndexTuple itup, bool forward)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	union
+	{
+		IndexTupleData itup;
+		char		data[EI_MAX_POSTING_SIZE];
+	}			base;
+	int			ntids;
+	Size		keysize;
+	const char *what;
+
+	if (!EITupleIsPosting(itup))
+	{
+		if (forward)
+			EIScanSaveItem(so, itemIndex++, offnum, itup);
+		else
+			EIScanSaveItem(so, --itemIndex, offnum, itup);
+		return itemIndex;
+	}
+
+	if ((what = EIPostingProblem(itup)) != NULL)
+		EIItemCorrupted(scan->indexRelation, page, offnum, what);
+	ntids = EIPostingCount(itup);
+	keysize = EIPostingOffset(itup);
+	memcpy(base.data, itup, keysize);
+	base.itup.t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
+	base.itup.t_info |= MAXALIGN(keysize);
+
+	for (int i = 0; i < ntids; i++)
+	{
+		int			t = forward ? i : ntids - 1 - i;
+
+		base.itup.t_tid = *EIPostingTID(itup, t);
+		if (forward)
+			EIScanSaveItem(so, itemIndex++, offnum, &base.itup);
+		else
+			EIScanSaveItem(so, --itemIndex, offnum, &base.itup);
+	}
+	return itemIndex;
 }
 
 /*
@@ -2150,7 +2203,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			if (ei_check_keys(scan, itup, dir, &continuescan, true))
-				EIScanSaveItem(so, itemIndex++, offnum, itup);
+				itemIndex = ei_save_entry(scan, itemIndex, page, offnum, itup,
+										  true);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, maxoff,
 												&continuescan);
@@ -2200,7 +2254,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			passes = ei_check_keys(scan, itup, dir, &continuescan, true);
 			if (passes && alive)
-				EIScanSaveItem(so, --itemIndex, offnum, itup);
+				itemIndex = ei_save_entry(scan, itemIndex, page, offnum, itup,
+										  false);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, minoff,
 												&continuescan);
@@ -2800,8 +2855,8 @@ static void
 ei_remember_killed(EIScanOpaque so)
 {
 	if (so->killedItems == NULL)
-		so->killedItems = (int *) palloc(MaxIndexTuplesPerPage * sizeof(int));
-	if (so->numKilled < MaxIndexTuplesPerPage)
+		so->killedItems = (int *) palloc(EI_MAX_ITEMS_PER_PAGE * sizeof(int));
+	if (so->numKilled < EI_MAX_ITEMS_PER_PAGE)
 		so->killedItems[so->numKilled++] = so->currPos.itemIndex;
 }
 
@@ -3272,6 +3327,18 @@ ei_buffer_copy_state(EIScanMerge *dst, EIScanMerge *src)
  */
 
 /*
+ * qsort comparator for ints.
+ */
+static int
+ei_int_cmp(const void *a, const void *b)
+{
+	int			x = *(const int *) a;
+	int			y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
  * Mark the items the executor found dead to everyone LP_DEAD on the
  * current page, which the scan still pins.
  *
@@ -3315,6 +3382,17 @@ ei_kill_items(IndexScanDesc scan)
 	exact = RelationNeedsWAL(rel) &&
 		BufferGetLSNAtomic(buf) == so->currPos.lsn;
 
+	/* in item order, each once: a posting list's TIDs are then adjacent */
+	qsort(so->killedItems, numKilled, sizeof(int), ei_int_cmp);
+	{
+		int			nuniq = 0;
+
+		for (i = 0; i < numKilled; i++)
+			if (nuniq == 0 || so->killedItems[nuniq - 1] != so->killedItems[i])
+				so->killedItems[nuniq++] = so->killedItems[i];
+		numKilled = nuniq;
+	}
+
 	for (i = 0; i < numKilled; i++)
 	{
 		int			itemIndex = so->killedItems[i];
@@ -3336,6 +3414,45 @@ ei_kill_items(IndexScanDesc scan)
 				IndexTuple	itup = EIReadTupleChecked(scan->indexRelation,
 													  page, off);
 
+				/*
+				 * A posting list is marked only when every one of its TIDs
+				 * was killed: the killed items from this one on must be its
+				 * TIDs, in order (items of one list are adjacent, and the
+				 * killed ones are sorted).
+				 */
+				if (EITupleIsPosting(itup))
+				{
+					int			n = EIPostingCount(itup);
+					int			t;
+
+					if (!EIPostingBoundsOK(itup) ||
+						ItemPointerCompare(&item->heapTid, EIPostingTID(itup, 0)) < 0 ||
+						ItemPointerCompare(&item->heapTid, EIPostingMaxTID(itup)) > 0)
+					{
+						if (exact)
+							break;
+						continue;
+					}
+					for (t = 0; t < n && i + t < numKilled; t++)
+					{
+						int			k = so->killedItems[i + t];
+
+						if (k < so->currPos.firstItem || k > so->currPos.lastItem ||
+							!ItemPointerEquals(&so->currPos.items[k].heapTid,
+											   EIPostingTID(itup, t)))
+							break;
+					}
+					if (t == n)
+					{
+						if (!ItemIdIsDead(iid))
+						{
+							ItemIdMarkDead(iid);
+							killed = true;
+						}
+						i += n - 1;
+					}
+					break;
+				}
 				if (ItemPointerEquals(&itup->t_tid, &item->heapTid))
 				{
 					if (!ItemIdIsDead(iid))

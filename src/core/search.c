@@ -195,6 +195,22 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 							 !(offnum == EI_HIKEY && !EI_RIGHTMOST(opaque)));
 	if (htid == NULL)
 		return 1;
+	if (EITupleIsPosting(itup))
+	{
+		int32		result;
+
+		/* a list equals every TID from its first to its last */
+		if (unlikely(!EI_IS_LEAF(opaque) || offnum < EI_FIRST_DATA(opaque) ||
+					 !EIPostingBoundsOK(itup)))
+			EIItemCorrupted(rel, page, offnum, "a damaged posting list");
+		result = ItemPointerCompare(key->scantid, htid);
+		if (result <= 0)
+			return result;
+		htid = EIPostingMaxTID(itup);
+		if (ItemPointerCompare(key->scantid, htid) > 0)
+			return 1;
+		return 0;
+	}
 	if (unlikely(!ItemPointerIsValid(htid)))
 		EIItemCorrupted(rel, page, offnum, "an item with an invalid heap TID");
 	return ItemPointerCompare(key->scantid, htid);

@@ -45,8 +45,17 @@
 static void ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state);
-static void ei_vacuum_delete(Relation rel, Buffer buf,
-							 OffsetNumber *deletable, int ndeletable);
+/* a posting list VACUUM shrinks: the positions of the TIDs it loses */
+typedef struct EIVacuumPosting
+{
+	OffsetNumber offnum;
+	uint16		nremoved;
+	uint16	   *removed;
+} EIVacuumPosting;
+
+static void ei_vacuum_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
+							 int ndeletable, EIVacuumPosting *updates,
+							 int nupdates);
 static BlockNumber ei_vacuum_free_tail(IndexVacuumInfo *info,
 									   BlockNumber first, BlockNumber nblocks,
 									   XLogRecPtr fence,
@@ -178,6 +187,10 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		EIPageOpaque opaque;
 		OffsetNumber deletable[MaxIndexTuplesPerPage];
 		int			ndeletable = 0;
+		EIVacuumPosting updates[MaxIndexTuplesPerPage];
+		int			nupdates = 0;
+		uint16		removed[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+		int64		ntidsremoved = 0;
 		OffsetNumber offnum;
 		OffsetNumber maxoff;
 
@@ -233,17 +246,51 @@ ei_vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			{
 				IndexTuple	itup = EIReadTuple(page, offnum);
 
-				if (callback != NULL && callback(&itup->t_tid, callback_state))
+				if (EITupleIsPosting(itup))
+				{
+					/* each TID of a list is asked for; the list shrinks */
+					int			n = EIPostingCount(itup);
+					int			nremoved = 0;
+
+					for (int t = 0; callback != NULL && t < n; t++)
+						if (callback(EIPostingTID(itup, t), callback_state))
+							removed[nremoved++] = (uint16) t;
+					if (nremoved == n)
+						deletable[ndeletable++] = offnum;
+					else if (nremoved > 0)
+					{
+						updates[nupdates].offnum = offnum;
+						updates[nupdates].nremoved = nremoved;
+						updates[nupdates].removed = palloc(sizeof(uint16) * nremoved);
+						memcpy(updates[nupdates].removed, removed,
+							   sizeof(uint16) * nremoved);
+						nupdates++;
+					}
+					stats->num_index_tuples += n - nremoved;
+					stats->tuples_removed += nremoved;
+					ntidsremoved += nremoved;
+				}
+				else if (callback != NULL && callback(&itup->t_tid, callback_state))
 					deletable[ndeletable++] = offnum;
 				else
 					stats->num_index_tuples += 1;
 			}
 
-			if (ndeletable > 0)
+			if (ndeletable > 0 || nupdates > 0)
 			{
-				ei_vacuum_delete(rel, buf, deletable, ndeletable);
-				stats->tuples_removed += ndeletable;
-				EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM, ndeletable);
+				int			nplain = ndeletable;
+
+				/* (a whole list's TIDs were counted above) */
+				for (int d = 0; d < ndeletable; d++)
+					if (EITupleIsPosting(EIReadTuple(page, deletable[d])))
+						nplain--;
+				ei_vacuum_delete(rel, buf, deletable, ndeletable,
+								 updates, nupdates);
+				stats->tuples_removed += nplain;
+				EIStatsCount(rel, EI_STAT_DEAD_REMOVED_BY_VACUUM,
+							 nplain + ntidsremoved);
+				for (int u = 0; u < nupdates; u++)
+					pfree(updates[u].removed);
 			}
 
 			/* an emptied leaf (not the rightmost) is deleted */
@@ -466,17 +513,55 @@ ei_vacuum_free_tail(IndexVacuumInfo *info, BlockNumber first,
 }
 
 /*
- * Remove items from a cleanup-locked leaf and WAL-log the removal.
+ * Rewrite the posting lists that lose some TIDs, then remove the items of a
+ * cleanup-locked leaf, and WAL-log both in one VACUUM record.
  */
 static void
 ei_vacuum_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
-				 int ndeletable)
+				 int ndeletable, EIVacuumPosting *updates, int nupdates)
 {
 	Page		page = BufferGetPage(buf);
+	IndexTuple *newtups = NULL;
+	char	   *xldata;
+	Size		xllen = ndeletable * sizeof(OffsetNumber);
+
+	/*
+	 * The rewritten lists and the record's block data (the offsets, then
+	 * each list's update and positions), made before the critical section.
+	 */
+	for (int u = 0; u < nupdates; u++)
+		xllen += SizeOfEIVacuumUpdate + updates[u].nremoved * sizeof(uint16);
+	xldata = palloc(Max(xllen, 1));
+	memcpy(xldata, deletable, ndeletable * sizeof(OffsetNumber));
+	xllen = ndeletable * sizeof(OffsetNumber);
+	if (nupdates > 0)
+		newtups = palloc(sizeof(IndexTuple) * nupdates);
+	for (int u = 0; u < nupdates; u++)
+	{
+		xl_ei_vacuum_update xlupdate;
+
+		newtups[u] = EIPostingRemoveTIDs(EIReadTuple(page, updates[u].offnum),
+										 updates[u].removed,
+										 updates[u].nremoved);
+		xlupdate.offnum = updates[u].offnum;
+		xlupdate.nremoved = updates[u].nremoved;
+		memcpy(xldata + xllen, &xlupdate, SizeOfEIVacuumUpdate);
+		xllen += SizeOfEIVacuumUpdate;
+		memcpy(xldata + xllen, updates[u].removed,
+			   updates[u].nremoved * sizeof(uint16));
+		xllen += updates[u].nremoved * sizeof(uint16);
+	}
 
 	START_CRIT_SECTION();
 
-	EIDeleteItems(page, deletable, ndeletable);
+	for (int u = 0; u < nupdates; u++)
+		if (!PageIndexTupleOverwrite(page, updates[u].offnum, (Item) newtups[u],
+									 IndexTupleSize(newtups[u])))
+			elog(PANIC, "failed to rewrite posting list at offset %u of block %u of index \"%s\"",
+				 updates[u].offnum, BufferGetBlockNumber(buf),
+				 RelationGetRelationName(rel));
+	if (ndeletable > 0)
+		EIDeleteItems(page, deletable, ndeletable);
 	MarkBufferDirty(buf);
 
 	if (RelationNeedsWAL(rel))
@@ -485,15 +570,22 @@ ei_vacuum_delete(Relation rel, Buffer buf, OffsetNumber *deletable,
 		XLogRecPtr	recptr;
 
 		xlrec.ndeleted = (uint16) ndeletable;
+		xlrec.nupdated = (uint16) nupdates;
 
 		XLogBeginInsert();
 		XLogRegisterData((char *) &xlrec, SizeOfEIVacuum);
 		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, (char *) deletable,
-							ndeletable * sizeof(OffsetNumber));
+		if (xllen > 0)
+			XLogRegisterBufData(0, xldata, xllen);
 		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_VACUUM);
 		PageSetLSN(page, recptr);
 	}
 
 	END_CRIT_SECTION();
+
+	for (int u = 0; u < nupdates; u++)
+		pfree(newtups[u]);
+	if (newtups != NULL)
+		pfree(newtups);
+	pfree(xldata);
 }

@@ -151,6 +151,37 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 
 		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "insert"), "insert");
 		itup = EIRedoCopyData(data, len);
+
+		/*
+		 * A posting split: the list before offnum takes the entry's TID at
+		 * postingoff and gives up its last one, which the added item gets.
+		 */
+		if (isleaf && XLogRecGetDataLen(record) >= SizeOfEIInsertPost &&
+			xlrec->postingoff > 0)
+		{
+			IndexTuple	list;
+			IndexTuple	nposting;
+			ItemPointerData oldmax;
+			ItemId		listid;
+
+			if (xlrec->offnum <= FirstOffsetNumber ||
+				xlrec->offnum - 1 > PageGetMaxOffsetNumber(page))
+				elog(PANIC, "elastic_index redo: insert: no posting list before offset %u",
+					 xlrec->offnum);
+			list = EIReadTuple(page, xlrec->offnum - 1);
+			if (!EITupleIsPosting(list) || EIPostingProblem(list) != NULL ||
+				xlrec->postingoff >= EIPostingCount(list))
+				elog(PANIC, "elastic_index redo: insert: item %u is no posting list to split at %u",
+					 xlrec->offnum - 1, xlrec->postingoff);
+			nposting = EIPostingSwap(list, &((IndexTuple) itup)->t_tid,
+									 xlrec->postingoff, &oldmax);
+			memcpy(list, nposting, IndexTupleSize(nposting));
+			/* as on the primary: a list that takes a TID is not dead */
+			listid = PageGetItemId(page, xlrec->offnum - 1);
+			ItemIdSetNormal(listid, ItemIdGetOffset(listid),
+							ItemIdGetLength(listid));
+			((IndexTuple) itup)->t_tid = oldmax;
+		}
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,
 						false, false) == InvalidOffsetNumber)
 			elog(PANIC, "elastic_index redo: failed to add item");
@@ -364,6 +395,84 @@ ei_redo_remove_items(XLogReaderState *record, uint16 ndeleted,
 }
 
 /*
+ * Replay XLOG_EI_VACUUM: rewrite the posting lists that lost TIDs, then
+ * remove the items, under a cleanup lock.  A record written before posting
+ * lists ends before nupdated.
+ */
+static void
+ei_redo_vacuum(XLogReaderState *record)
+{
+	char	   *main = EIRedoGetData(record, SizeOfEIVacuumV1, "vacuum");
+	xl_ei_vacuum xlrec;
+	Buffer		buf;
+
+	xlrec.nupdated = 0;
+	memcpy(&xlrec, main, Min(XLogRecGetDataLen(record), SizeOfEIVacuum));
+	if (xlrec.nupdated == 0)
+	{
+		ei_redo_remove_items(record, xlrec.ndeleted, true);
+		return;
+	}
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true,
+									  &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = EIRedoGetBlockData(record, 0, 0, &len, "vacuum");
+		char	   *copy = EIRedoCopyData(data, len);
+		Size		pos = xlrec.ndeleted * sizeof(OffsetNumber);
+
+		if (pos > len)
+			EIRedoCheckLength(len, pos, "vacuum");
+		for (int u = 0; u < xlrec.nupdated; u++)
+		{
+			xl_ei_vacuum_update upd;
+			uint16	   *removed;
+			IndexTuple	itup;
+			IndexTuple	newtup;
+
+			if (pos + SizeOfEIVacuumUpdate > len)
+				EIRedoCheckLength(len, pos + SizeOfEIVacuumUpdate, "vacuum");
+			memcpy(&upd, copy + pos, SizeOfEIVacuumUpdate);
+			pos += SizeOfEIVacuumUpdate;
+			if (pos + upd.nremoved * sizeof(uint16) > len)
+				EIRedoCheckLength(len, pos + upd.nremoved * sizeof(uint16), "vacuum");
+			removed = (uint16 *) (copy + pos);
+			pos += upd.nremoved * sizeof(uint16);
+
+			if (upd.offnum < FirstOffsetNumber ||
+				upd.offnum > PageGetMaxOffsetNumber(page))
+				elog(PANIC, "elastic_index redo: vacuum: offset %u past the page's %u items",
+					 upd.offnum, (unsigned) PageGetMaxOffsetNumber(page));
+			itup = EIReadTuple(page, upd.offnum);
+			if (!EITupleIsPosting(itup) || upd.nremoved == 0 ||
+				upd.nremoved >= EIPostingCount(itup))
+				elog(PANIC, "elastic_index redo: vacuum: item %u is no posting list that can lose %u TIDs",
+					 upd.offnum, upd.nremoved);
+			for (int r = 0; r < upd.nremoved; r++)
+				if (removed[r] >= EIPostingCount(itup) ||
+					(r > 0 && removed[r] <= removed[r - 1]))
+					elog(PANIC, "elastic_index redo: vacuum: bad TID position %u of item %u",
+						 removed[r], upd.offnum);
+			newtup = EIPostingRemoveTIDs(itup, removed, upd.nremoved);
+			if (!PageIndexTupleOverwrite(page, upd.offnum, (Item) newtup,
+										 IndexTupleSize(newtup)))
+				elog(PANIC, "elastic_index redo: vacuum: failed to rewrite item %u",
+					 upd.offnum);
+			pfree(newtup);
+		}
+		EIRedoCheckLength(len, pos, "vacuum");
+		if (xlrec.ndeleted > 0)
+			EIDeleteItems(page, (OffsetNumber *) copy, xlrec.ndeleted);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
  * Replay XLOG_EI_DELETE: first cancel standby queries that could still see
  * the removed tuples, then remove the items.
  */
@@ -546,10 +655,7 @@ ei_redo(XLogReaderState *record)
 			ei_redo_newroot(record);
 			break;
 		case XLOG_EI_VACUUM:
-			ei_redo_remove_items(record,
-								 ((xl_ei_vacuum *) EIRedoGetData(record, SizeOfEIVacuum,
-																 "vacuum"))->ndeleted,
-								 true);
+			ei_redo_vacuum(record);
 			break;
 		case XLOG_EI_META:
 			EIRedoMetapage(record, 0);
@@ -598,6 +704,9 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 		case XLOG_EI_INSERT_LEAF:
 		case XLOG_EI_INSERT_INNER:
 			appendStringInfo(buf, "off: %u", ((xl_ei_insert *) rec)->offnum);
+			if (XLogRecGetDataLen(record) >= SizeOfEIInsertPost)
+				appendStringInfo(buf, ", postingoff: %u",
+								 ((xl_ei_insert *) rec)->postingoff);
 			break;
 		case XLOG_EI_SPLIT:
 			{
@@ -614,7 +723,10 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			appendStringInfo(buf, "level: %u", ((xl_ei_newroot *) rec)->level);
 			break;
 		case XLOG_EI_VACUUM:
-			appendStringInfo(buf, "ndeleted: %u", ((xl_ei_vacuum *) rec)->ndeleted);
+			appendStringInfo(buf, "ndeleted: %u, nupdated: %u",
+							 ((xl_ei_vacuum *) rec)->ndeleted,
+							 XLogRecGetDataLen(record) >= SizeOfEIVacuum ?
+							 ((xl_ei_vacuum *) rec)->nupdated : 0);
 			break;
 		case XLOG_EI_META:
 			{

@@ -504,30 +504,56 @@ EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
 	EIPageOpaque opaque = EIPageGetOpaque(leaf);
 	OffsetNumber first = EI_FIRST_DATA(opaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
-	int			n = maxoff >= first ? maxoff - first + 1 : 0;
+	int			n = EICompactLeafEntries(leaf);
 	char	   *keys = palloc((Size) Max(n, 1) * norm->keylen);
 	StringInfoData key;
+	int			i = 0;
 
 	initStringInfo(&key);
-	for (int i = 0; i < n; i++)
+	for (OffsetNumber off = first; off <= maxoff; off++)
 	{
-		IndexTuple	itup = EIReadTuple(leaf, first + i);
+		IndexTuple	itup = EIReadTuple(leaf, off);
 		Datum		values[INDEX_MAX_KEYS];
 		bool		isnull[INDEX_MAX_KEYS];
 
+		/* a posting list is one entry per TID */
 		index_deform_tuple(itup, RelationGetDescr(index), values, isnull);
-		resetStringInfo(&key);
-		if (!EINormalizeKey(norm, values, isnull, &itup->t_tid, &key))
+		for (int t = 0; t < EILeafNTIDs(itup); t++)
 		{
-			pfree(keys);
-			pfree(key.data);
-			return NULL;
+			ItemPointer tid = EITupleIsPosting(itup) ?
+				EIPostingTID(itup, t) : &itup->t_tid;
+
+			resetStringInfo(&key);
+			if (!EINormalizeKey(norm, values, isnull, tid, &key))
+			{
+				pfree(keys);
+				pfree(key.data);
+				return NULL;
+			}
+			Assert(key.len == norm->keylen);
+			memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
+			i++;
 		}
-		Assert(key.len == norm->keylen);
-		memcpy(keys + (Size) i * norm->keylen, key.data, norm->keylen);
 	}
+	Assert(i == n);
 	pfree(key.data);
 	return keys;
+}
+
+/*
+ * The number of entries (heap TIDs) of a standard leaf: its items, each
+ * posting list counted as its TIDs.
+ */
+int
+EICompactLeafEntries(Page leaf)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(leaf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
+	int			n = 0;
+
+	for (OffsetNumber off = EI_FIRST_DATA(opaque); off <= maxoff; off++)
+		n += EILeafNTIDs(EIReadTuple(leaf, off));
+	return n;
 }
 
 /*
@@ -543,7 +569,8 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	EIPageOpaque dopaque;
 	OffsetNumber first = EI_FIRST_DATA(sopaque);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
-	int			n = maxoff >= first ? maxoff - first + 1 : 0;
+	int			n = EICompactLeafEntries(src);
+	int			ntids = 0;
 	EICompactBuildKeys keys;
 	PageHeader	dhdr = (PageHeader) dst;
 	Size		imageoff;
@@ -574,13 +601,22 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	/* the heap TIDs in page order (which is key order), coded */
 	tids = palloc(sizeof(TidCodeTid) * Max(n, 1));
 	code = palloc(BLCKSZ);
-	for (int i = 0; i < n; i++)
+	for (OffsetNumber off = first; off <= maxoff; off++)
 	{
-		ItemPointer tid = &EIReadTuple(src, first + i)->t_tid;
+		IndexTuple	itup = EIReadTuple(src, off);
 
-		tids[i].block = ItemPointerGetBlockNumberNoCheck(tid);
-		tids[i].offset = ItemPointerGetOffsetNumberNoCheck(tid);
+		/* a posting list is one entry per TID */
+		for (int t = 0; t < EILeafNTIDs(itup); t++)
+		{
+			ItemPointer tid = EITupleIsPosting(itup) ?
+				EIPostingTID(itup, t) : &itup->t_tid;
+
+			tids[ntids].block = ItemPointerGetBlockNumberNoCheck(tid);
+			tids[ntids].offset = ItemPointerGetOffsetNumberNoCheck(tid);
+			ntids++;
+		}
 	}
+	Assert(ntids == n);
 	codelen = tidcode_encode(tids, n, (uint8_t *) code, BLCKSZ);
 	if (ei_debug_fault == EI_FAULT_PLAIN_TIDS)
 	{

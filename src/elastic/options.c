@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * options.c
- *	  elastic_btree's reloptions: fillfactor and size_bound.
+ *	  elastic_btree's reloptions: fillfactor, size_bound and
+ *	  deduplicate_items.
  *
  *-------------------------------------------------------------------------
  */
@@ -11,7 +12,7 @@
 #include "eielastic.h"
 
 static relopt_kind ei_relopt_kind;
-static relopt_parse_elt ei_relopt_tab[2];
+static relopt_parse_elt ei_relopt_tab[3];
 
 /*
  * Reject an invalid size_bound reloption with the accepted forms.
@@ -55,6 +56,14 @@ EIElasticInitReloptions(void)
 	ei_relopt_tab[1].optname = "size_bound";
 	ei_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
 	ei_relopt_tab[1].offset = offsetof(EIElasticOptions, size_bound_offset);
+
+	/* off until inserts and VACUUM handle posting lists (src/README.md) */
+	add_bool_reloption(ei_relopt_kind, "deduplicate_items",
+					   "Merge entries with equal keys into posting lists",
+					   false, ShareUpdateExclusiveLock);
+	ei_relopt_tab[2].optname = "deduplicate_items";
+	ei_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
+	ei_relopt_tab[2].offset = offsetof(EIElasticOptions, deduplicate_items);
 }
 
 /*
@@ -90,4 +99,15 @@ EIElasticGetSizeBound(Relation rel)
 	if (opts != NULL && opts->size_bound_offset != 0)
 		return (const char *) opts + opts->size_bound_offset;
 	return NULL;
+}
+
+/*
+ * Does an elastic_btree index ask for posting lists (deduplicate_items)?
+ */
+bool
+EIElasticGetDeduplicate(Relation rel)
+{
+	EIElasticOptions *opts = (EIElasticOptions *) rel->rd_options;
+
+	return opts != NULL && opts->deduplicate_items;
 }

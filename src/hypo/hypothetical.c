@@ -24,8 +24,9 @@
  *
  * A hypothetical index has no relation, so everything the planner and
  * eicostestimate need comes from here: pages, tuples and tree height from
- * a size model of standard leaves, compact leaves and the size bound
- * (ei_hypo_estimate), the operator families, sort orders and AM properties
+ * a size model of standard leaves (with posting lists where the index
+ * deduplicates, from the key columns' n_distinct), compact leaves and the
+ * size bound (ei_hypo_estimate), the operator families, sort orders and AM properties
  * from the catalogs and the access method's handler.
  *
  *-------------------------------------------------------------------------
@@ -47,6 +48,7 @@
 #include "catalog/objectaddress.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
 #include "commands/defrem.h"
 #include "commands/explain.h"
 #include "eiam.h"
@@ -101,6 +103,12 @@ typedef struct EIHypoIndex
 	int			fillfactor;		/* leaf fill factor, percent */
 	char	   *size_bound;		/* size_bound reloption, or NULL */
 	Size		itemsz;			/* a leaf entry, MAXALIGN'd */
+	Size		keysz;			/* a plain entry's header and key columns,
+								 * unaligned: a posting list's TIDs start at
+								 * its SHORTALIGN */
+	bool		dedup;			/* deduplicate_items, every key column equal
+								 * image and no INCLUDE columns: leaves may
+								 * hold posting lists */
 	Size		pivotsz;		/* a pivot (high key, inner entry): key
 								 * columns and heap TID, MAXALIGN'd */
 	int			keylen;			/* normalized key bytes, or -1: no compact
@@ -246,6 +254,93 @@ ei_hypo_page_capacity(Size itemsz, Size hikeysz, int fillfactor)
 }
 
 /*
+ * Distinct key values of the hypothetical index's table as ANALYZE saw
+ * them: each key column's n_distinct (a negative one a fraction of the
+ * rows), their product for several columns, at most ntuples; ntuples (no
+ * two rows share a key) when a column has no statistics.
+ */
+static double
+ei_hypo_distinct_keys(EIHypoIndex *hypo, double ntuples)
+{
+	double		distinct = 1;
+
+	for (int i = 0; i < hypo->nkeycolumns; i++)
+	{
+		HeapTuple	tuple;
+		float4		stadistinct;
+
+		tuple = SearchSysCache3(STATRELATTINH,
+								ObjectIdGetDatum(hypo->relid),
+								Int16GetDatum(hypo->indexkeys[i]),
+								BoolGetDatum(false));
+		if (!HeapTupleIsValid(tuple))
+			return ntuples;
+		stadistinct = ((Form_pg_statistic) GETSTRUCT(tuple))->stadistinct;
+		ReleaseSysCache(tuple);
+		if (stadistinct == 0)
+			return ntuples;
+		distinct *= stadistinct > 0 ? stadistinct : -stadistinct * ntuples;
+	}
+	return Min(Max(distinct, 1), Max(ntuples, 1));
+}
+
+/*
+ * Leaf bytes per row (entry or TID, with line pointers) when every key has
+ * rows_per_key rows kept in posting lists of at most maxsize bytes, as the
+ * build writes them (core/build.c): full lists, then one with the rest, or
+ * a plain entry for a single row.
+ */
+static double
+ei_hypo_posting_bytes_per_row(EIHypoIndex *hypo, double rows_per_key,
+							  Size maxsize)
+{
+	Size		tidoff = SHORTALIGN(hypo->keysz);
+	double		plain = hypo->itemsz + sizeof(ItemIdData);
+	double		per_list = floor((double) (maxsize - tidoff) /
+								 sizeof(ItemPointerData));
+	double		nfull;
+	double		rest;
+	double		bytes;
+
+	if (rows_per_key < 2 || per_list < 2)
+		return plain;
+	nfull = floor(rows_per_key / per_list);
+	rest = ceil(rows_per_key - nfull * per_list);
+	bytes = nfull * (MAXALIGN(tidoff + (Size) per_list *
+							  sizeof(ItemPointerData)) + sizeof(ItemIdData));
+	if (rest >= 2)
+		bytes += MAXALIGN(tidoff + (Size) rest * sizeof(ItemPointerData)) +
+			sizeof(ItemIdData);
+	else if (rest > 0)
+		bytes += plain;
+	return bytes / (nfull * per_list + rest);
+}
+
+/*
+ * Rows a standard leaf holds: entries of itemsz bytes, or with posting
+ * lists (hypo->dedup) as many rows as their bytes per row allow, both up to
+ * the fill factor as ei_hypo_page_capacity counts.
+ */
+static double
+ei_hypo_leaf_rows(EIHypoIndex *hypo, double ntuples)
+{
+	double		plain = ei_hypo_page_capacity(hypo->itemsz, hypo->pivotsz,
+											  hypo->fillfactor);
+	double		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	double		room = usable - floor(usable * (100 - hypo->fillfactor) / 100) -
+		hypo->pivotsz - sizeof(ItemIdData);
+	double		per_row;
+
+	if (!hypo->dedup || ntuples < 2)
+		return plain;
+	per_row = ei_hypo_posting_bytes_per_row(hypo, ntuples /
+											ei_hypo_distinct_keys(hypo, ntuples),
+											EI_BUILD_MAX_POSTING_SIZE);
+	return Max(plain, floor(room / per_row));
+}
+
+/*
  * Inner pages and levels above the given number of leaves.
  */
 static void
@@ -329,8 +424,7 @@ static void
 ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 				 EIHypoEstimate *est)
 {
-	double		scap = ei_hypo_page_capacity(hypo->itemsz, hypo->pivotsz,
-											 hypo->fillfactor);
+	double		scap = ei_hypo_leaf_rows(hypo, ntuples);
 	double		icap = ei_hypo_page_capacity(hypo->pivotsz, hypo->pivotsz,
 											 EI_NONLEAF_FILLFACTOR);
 	double		ccap;
@@ -635,6 +729,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	int			keylen = KEYNORM_TID_SIZE;
 	bool		compactable = !hypo->osm;
 	bool		varwidth = false;
+	bool		allequalimage = true;
 	ListCell   *lc;
 	int			i = 0;
 
@@ -744,10 +839,16 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 		else
 			compactable = false;
 
+		/* posting lists need equal images (EIAllEqualImage) */
+		if (!EIColumnEqualImage(hypo->opfamily[i], hypo->opcintype[i],
+								hypo->collations[i]))
+			allequalimage = false;
+
 		appendStringInfo(colnames, "_%s", elem->name);
 		i++;
 	}
 	hypo->nkeycolumns = i;
+	hypo->keysz = sizeof(IndexTupleData) + datasz;
 	/* pivots hold the key columns only (EIFormPivot cuts INCLUDE columns) */
 	hypo->pivotsz = MAXALIGN(MAXALIGN(sizeof(IndexTupleData) + datasz) +
 							 sizeof(ItemPointerData));
@@ -805,6 +906,8 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	}
 	hypo->ncolumns = i;
 	hypo->itemsz = MAXALIGN(sizeof(IndexTupleData) + datasz);
+	/* the reloption is read later; this says whether it may apply */
+	hypo->dedup = allequalimage && hypo->ncolumns == hypo->nkeycolumns;
 	if (varwidth)
 		keylen = EI_NORMKEY_VARKEY_LEN;
 	hypo->keylen = (compactable && keylen <= SEQTREE_MAX_KEYLEN) ? keylen : -1;
@@ -924,6 +1027,8 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	else
 		hypo->fillfactor = opts ? ((EIElasticOptions *) opts)->fillfactor :
 			EI_DEFAULT_FILLFACTOR;
+	hypo->dedup = hypo->dedup && !hypo->osm && opts &&
+		((EIElasticOptions *) opts)->deduplicate_items;
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)

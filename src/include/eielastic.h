@@ -164,11 +164,13 @@ typedef struct EIElasticOptions
 	int32		varlena_header_;	/* varlena header (do not touch) */
 	int			fillfactor;		/* leaf page fill factor */
 	int			size_bound_offset;	/* size_bound string, or 0 */
+	bool		deduplicate_items;	/* leaves may hold posting lists */
 } EIElasticOptions;
 
 /* elastic/options.c */
 extern void EIElasticInitReloptions(void);
 extern bytea *eioptions(Datum reloptions, bool validate);
+extern bool EIElasticGetDeduplicate(Relation rel);
 extern int	EIElasticGetFillFactor(Relation rel);
 extern const char *EIElasticGetSizeBound(Relation rel);
 
@@ -269,6 +271,7 @@ extern void EICompactDelete(Page page, int pos);
 extern int	EICompactCapacity(int keylen, Size hikeysz, double tidbytes);
 extern double EICompactTidBytes(ItemPointer tids, int n);
 extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
+extern int	EICompactLeafEntries(Page leaf);
 extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 							  Page dst);
 extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,

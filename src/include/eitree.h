@@ -51,9 +51,15 @@
  * On-disk format version.  2: the summary of an osm_tree insert buffer page
  * has nsorted (its sorted section), so its Bloom filter starts two bytes
  * later than in version 1, whose buffer pages a version 2 build would
- * misread.
+ * misread.  3 (EI_VERSION_POSTING): the index may hold posting lists (built
+ * with deduplicate_items on, or inserted into with it on: EIMetaSetPosting,
+ * before any list is written); a library that knows only version 2, which
+ * would read a list as one entry with a bogus heap TID, refuses it.  An
+ * index without lists stays at version 2, readable by both.
  */
 #define EI_VERSION			2
+#define EI_VERSION_POSTING	3
+#define EI_VERSION_KNOWN(v)	((v) == EI_VERSION || (v) == EI_VERSION_POSTING)
 #define EI_METAPAGE			0		/* block number of the metapage */
 #define EI_META_POLICY_WORDS 6		/* uint32 words of a policy's metapage
 								 * fields */
@@ -155,7 +161,8 @@ typedef EIPageOpaqueData *EIPageOpaque;
  * Index tuples
  *
  * Leaf tuples are plain IndexTuples: t_tid is the heap TID, which is also
- * the last key attribute (so every entry is unique).
+ * the last key attribute (so every entry is unique); or posting lists (see
+ * below), which hold the key once and several heap TIDs.
  *
  * Pivot tuples (high keys and inner-page downlinks) carry every key
  * attribute followed by the heap TID tiebreaker, stored in the last
@@ -187,6 +194,58 @@ typedef EIPageOpaqueData *EIPageOpaque;
 				   MAXALIGN(sizeof(EIPageOpaqueData))) / 3)
 #define EI_MAX_ITEM_SIZE \
 	(EI_MAX_PIVOT_SIZE - MAXALIGN(sizeof(ItemPointerData)))
+
+/* ----------------------------------------------------------------
+ * Posting lists (src/README.md, "Posting lists")
+ *
+ * A leaf data item with EI_POSTING_BIT in t_info holds the key once and
+ * a strictly ascending array of heap TIDs.  Its t_tid is reused: the block
+ * part is the byte offset of the array from the tuple's start, the offset
+ * part the number of TIDs (at least 2).  Only leaf data items can be
+ * posting tuples; pivots never set the flag.  EIPostingProblem says
+ * whether a tuple read from a page is a well-formed list; check it before
+ * trusting the accessors on a page that may be damaged.
+ * ----------------------------------------------------------------
+ */
+#define EI_MAX_POSTING_SIZE		MAXALIGN_DOWN(EI_MAX_ITEM_SIZE / 2)
+
+/*
+ * Largest posting list the build writes: a tenth of a page, as nbtree's
+ * _bt_sort_dedup, so that a leaf filled to its fill factor wastes little
+ * room at its end on a list that no longer fits (core/build.c; the size
+ * model of hypothetical indexes counts with it too).
+ */
+#define EI_BUILD_MAX_POSTING_SIZE \
+	(MAXALIGN_DOWN(BLCKSZ * 10 / 100) - sizeof(ItemIdData))
+#define EI_POSTING_BIT			INDEX_AM_RESERVED_BIT	/* nbtree's
+														 * INDEX_ALT_TID_MASK */
+
+#define EITupleIsPosting(itup) (((itup)->t_info & EI_POSTING_BIT) != 0)
+#define EIPostingCount(itup) \
+	((int) ItemPointerGetOffsetNumberNoCheck(&(itup)->t_tid))
+#define EIPostingOffset(itup) \
+	((Size) ItemPointerGetBlockNumberNoCheck(&(itup)->t_tid))
+#define EIPostingTID(itup, n) \
+	((ItemPointer) ((char *) (itup) + EIPostingOffset(itup)) + (n))
+#define EIPostingMaxTID(itup)	EIPostingTID((itup), EIPostingCount(itup) - 1)
+/* the TID an entry sorts by: a list's first, a plain entry's own */
+#define EILeafMinTID(itup) \
+	(EITupleIsPosting(itup) ? EIPostingTID((itup), 0) : &(itup)->t_tid)
+#define EILeafMaxTID(itup) \
+	(EITupleIsPosting(itup) ? EIPostingMaxTID(itup) : &(itup)->t_tid)
+/*
+ * Do a posting list's count and offset keep its TIDs inside the tuple?  The
+ * cheap part of EIPostingProblem, for readers that touch only some TIDs.
+ */
+#define EIPostingBoundsOK(itup) \
+	(EIPostingCount(itup) >= 2 && \
+	 EIPostingOffset(itup) >= sizeof(IndexTupleData) && \
+	 EIPostingOffset(itup) % sizeof(uint16) == 0 && \
+	 EIPostingOffset(itup) + sizeof(ItemPointerData) * EIPostingCount(itup) <= \
+	 IndexTupleSize(itup))
+/* the number of heap TIDs an entry holds */
+#define EILeafNTIDs(itup) \
+	(EITupleIsPosting(itup) ? EIPostingCount(itup) : 1)
 
 /* ----------------------------------------------------------------
  * Metapage
@@ -255,7 +314,13 @@ typedef struct EIRelCache
 								 * index and has not used yet: blocks */
 	BlockNumber spare_end;		/* spare_next up to spare_end (EINewBuf) */
 	uint32		spare_run;		/* spares its last busy extension added */
+	uint8		equalimage;		/* EIAllEqualImage's answer, asked once:
+								 * EI_EQUALIMAGE_UNKNOWN, _NO or _YES */
 } EIRelCache;
+
+#define EI_EQUALIMAGE_UNKNOWN	0	/* what the zeroed cache starts with */
+#define EI_EQUALIMAGE_NO		1
+#define EI_EQUALIMAGE_YES		2
 
 #define EIPageGetMeta(page) ((EIMetaPage) PageGetContents(page))
 
@@ -457,6 +522,21 @@ typedef struct EIInsertStateData
 	bool		leaf_changed;
 	/* the entry is the transaction's own: check serializable conflicts */
 	bool		own_entry;
+
+	/*
+	 * A posting split (src/README.md, "Posting lists"): the entry's heap TID
+	 * falls inside the list at posting_listoff, which becomes nposting (the
+	 * TID in at position postingoff, its last TID out); the item inserted
+	 * after it is the entry with that last TID.  origitup is the entry as
+	 * it came, which the WAL record carries.  postingoff 0: none.
+	 */
+	uint16		postingoff;
+	OffsetNumber posting_listoff;
+	IndexTuple	nposting;
+	IndexTuple	origitup;
+
+	/* a full leaf gets a dedup pass before it splits (EIGetDeduplicate) */
+	bool		deduplicate;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;
@@ -578,6 +658,9 @@ typedef struct EITreePolicy
 	 * leaf's left half keeps in a dense sorted run's split [0.5] */
 	int			(*fillfactor) (Relation rel);
 	double		(*split_factor) (Relation rel);
+	/* may its leaves hold posting lists (src/README.md, "Posting
+	 * lists")?  Read at build time, before any lock [false] */
+	bool		(*deduplicate) (Relation rel);
 
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
@@ -642,6 +725,9 @@ extern uint32 EIRelAmKind(Relation rel);
 extern bool EIRelServedBy(Relation rel, uint32 am_kind);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
+extern bool EIGetDeduplicate(Relation rel);
+extern bool EIAllEqualImage(Relation rel);
+extern bool EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
 
 /* a caller's identity, saved while a SQL function works as a table's owner */
@@ -666,6 +752,7 @@ extern void EICheckPage(Relation rel, Buffer buf);
 extern void EICheckPageItems(Relation rel, Buffer buf);
 extern void EICheckMetaPage(Relation rel, Buffer buf);
 extern Buffer EIGetMetaBuf(Relation rel, int access);
+extern void EIMetaSetPosting(Relation rel);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);
@@ -677,6 +764,14 @@ extern Buffer EIGetRoot(Relation rel, int access, bool create);
 extern int	EIGetRootHeight(Relation rel);
 extern IndexTuple EIFormPivot(Relation rel, IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
+extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
+extern Size EIPostingKeySize(IndexTuple itup);
+extern IndexTuple EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed,
+									  int nremoved);
+extern int	EIPostingFind(IndexTuple itup, ItemPointer tid);
+extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
+								int postingoff, ItemPointer oldmax);
+extern const char *EIPostingProblem(IndexTuple itup);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);

@@ -63,9 +63,14 @@
 typedef struct xl_ei_insert
 {
 	OffsetNumber offnum;
+	uint16		postingoff;		/* a posting split's position in the list
+								 * before offnum; only in records of one
+								 * (SizeOfEIInsertPost), whose tuple is the
+								 * entry as it came: redo swaps the TIDs */
 } xl_ei_insert;
 
 #define SizeOfEIInsert	(offsetof(xl_ei_insert, offnum) + sizeof(OffsetNumber))
+#define SizeOfEIInsertPost	(offsetof(xl_ei_insert, postingoff) + sizeof(uint16))
 
 /*
  * XLOG_EI_INSERT_MULTI: sorted entries applied to one leaf (core/insert.c,
@@ -136,15 +141,30 @@ typedef EIMetaPageData xl_ei_metadata;
  * XLOG_EI_VACUUM
  *
  * Block 0: the leaf page; its data is an array of ndeleted OffsetNumbers, in
- * ascending order.  Redo takes a cleanup lock, as VACUUM did, so that no
- * standby scan paused on the page loses entries it has yet to return.
+ * ascending order, then nupdated posting lists that lose some of their
+ * TIDs, each an xl_ei_vacuum_update followed by the nremoved positions
+ * (uint16, ascending) of the TIDs it loses.  Redo rewrites the lists
+ * first, then removes the items, as VACUUM did.  It takes a cleanup lock,
+ * as VACUUM did, so that no standby scan paused on the page loses entries
+ * it has yet to return.  Records of versions before posting lists end
+ * before nupdated (SizeOfEIVacuumV1), read as 0.
  */
 typedef struct xl_ei_vacuum
 {
 	uint16		ndeleted;
+	uint16		nupdated;
 } xl_ei_vacuum;
 
-#define SizeOfEIVacuum	(offsetof(xl_ei_vacuum, ndeleted) + sizeof(uint16))
+#define SizeOfEIVacuumV1	(offsetof(xl_ei_vacuum, ndeleted) + sizeof(uint16))
+#define SizeOfEIVacuum	(offsetof(xl_ei_vacuum, nupdated) + sizeof(uint16))
+
+typedef struct xl_ei_vacuum_update
+{
+	OffsetNumber offnum;		/* the posting list */
+	uint16		nremoved;		/* positions that follow */
+} xl_ei_vacuum_update;
+
+#define SizeOfEIVacuumUpdate	(offsetof(xl_ei_vacuum_update, nremoved) + sizeof(uint16))
 
 /*
  * XLOG_EI_DELETE

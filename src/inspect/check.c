@@ -187,7 +187,7 @@ ei_item(Page page, OffsetNumber offnum)
  */
 static int32
 ei_compare_items(EICheckState *state, Page srcpage, OffsetNumber srcoff,
-				 Page dstpage, OffsetNumber dstoff)
+				 Page dstpage, OffsetNumber dstoff, bool src_max)
 {
 	MemoryContext oldcxt;
 	EIScanInsert key;
@@ -196,6 +196,11 @@ ei_compare_items(EICheckState *state, Page srcpage, OffsetNumber srcoff,
 	oldcxt = MemoryContextSwitchTo(state->keycxt);
 	key = EIMakeScanKey(state->rel, ei_item(srcpage, srcoff),
 						!EIItemIsPivot(srcpage, srcoff));
+
+	/* a posting list below dst: all of it, so its last TID */
+	if (src_max && !EIItemIsPivot(srcpage, srcoff) &&
+		EITupleIsPosting(ei_item(srcpage, srcoff)))
+		key->scantid_data = *EIPostingMaxTID(ei_item(srcpage, srcoff));
 
 	if (EI_IS_LEAF(EIPageGetOpaque(dstpage)) &&
 		EIItemIsPivot(dstpage, dstoff))
@@ -484,6 +489,19 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 			continue;
 		}
 
+		/*
+		 * A posting list was checked whole as the page was read; the
+		 * metapage must say that the index may hold lists (on a standby,
+		 * replay may have raised the version since the metapage was read).
+		 */
+		if (isleaf && EITupleIsPosting(itup))
+		{
+			if (state->meta.version != EI_VERSION_POSTING && !state->standby)
+				ei_corrupt(state, blkno, off,
+						   "posting list in an index of format version %u (lists need %u)",
+						   state->meta.version, EI_VERSION_POSTING);
+			continue;
+		}
 		if (isleaf)
 		{
 			ItemPointer htid = &itup->t_tid;
@@ -548,14 +566,14 @@ ei_check_page_order(EICheckState *state, BlockNumber blkno, Page page)
 	{
 		CHECK_FOR_INTERRUPTS();
 
-		if (ei_compare_items(state, page, off, page, OffsetNumberNext(off)) >= 0)
+		if (ei_compare_items(state, page, off, page, OffsetNumberNext(off), true) >= 0)
 			ei_corrupt(state, blkno, off,
 					   "item is not less than the item at offset %u",
 					   OffsetNumberNext(off));
 	}
 
 	if (!EI_RIGHTMOST(opaque) &&
-		ei_compare_items(state, page, maxoff, page, EI_HIKEY) >= 0)
+		ei_compare_items(state, page, maxoff, page, EI_HIKEY, true) >= 0)
 		ei_corrupt(state, blkno, maxoff,
 				   "last item is not less than the page's high key");
 }
@@ -571,13 +589,13 @@ ei_check_sibling_keys(EICheckState *state, BlockNumber leftblk, Page leftpage,
 	OffsetNumber first = ei_first_keyed_item(page);
 
 	if (OffsetNumberIsValid(first) &&
-		ei_compare_items(state, page, first, leftpage, EI_HIKEY) < 0)
+		ei_compare_items(state, page, first, leftpage, EI_HIKEY, false) < 0)
 		ei_corrupt(state, blkno, first,
 				   "first item is less than the high key of left sibling %u",
 				   leftblk);
 
 	if (!EI_RIGHTMOST(EIPageGetOpaque(page)) &&
-		ei_compare_items(state, page, EI_HIKEY, leftpage, EI_HIKEY) <= 0)
+		ei_compare_items(state, page, EI_HIKEY, leftpage, EI_HIKEY, false) <= 0)
 		ei_corrupt(state, blkno, EI_HIKEY,
 				   "high key is not greater than the high key of left sibling %u",
 				   leftblk);
@@ -713,7 +731,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 		/* lower bound: the pivot; minus infinity bounds nothing here */
 		first = ei_first_keyed_item(child);
 		if (!EIPivotIsMinusInf(itup) && OffsetNumberIsValid(first) &&
-			ei_compare_items(state, child, first, page, off) < 0)
+			ei_compare_items(state, child, first, page, off, false) < 0)
 			ei_corrupt(state, childblk, first,
 					   "first item is less than its downlink's pivot at block %u, offset %u",
 					   blkno, off);
@@ -770,7 +788,7 @@ ei_check_downlinks(EICheckState *state, BlockNumber blkno, Page page,
 				ei_corrupt(state, curblk, InvalidOffsetNumber,
 						   "page is rightmost, but its parent block %u bounds it at offset %u",
 						   blkno, boundoff);
-			if (ei_compare_items(state, cur, EI_HIKEY, page, boundoff) != 0)
+			if (ei_compare_items(state, cur, EI_HIKEY, page, boundoff, false) != 0)
 				ei_corrupt(state, curblk, EI_HIKEY,
 						   "high key does not equal the bounding pivot at block %u, offset %u",
 						   blkno, boundoff);
@@ -813,7 +831,23 @@ ei_collect_leaf(EICheckState *state, BlockNumber blkno, Page page)
 	}
 
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
-		ei_collect_entry(state, blkno, off, ei_item(page, off), false);
+	{
+		IndexTuple	itup = ei_item(page, off);
+
+		if (!EITupleIsPosting(itup))
+		{
+			ei_collect_entry(state, blkno, off, itup, false);
+			continue;
+		}
+		/* a posting list: each TID as the plain entry it stands for */
+		for (int t = 0; t < EIPostingCount(itup); t++)
+		{
+			IndexTuple	plain = EIFormPosting(itup, EIPostingTID(itup, t), 1);
+
+			ei_collect_entry(state, blkno, off, plain, false);
+			pfree(plain);
+		}
+	}
 }
 
 /*
@@ -1147,10 +1181,10 @@ ei_check_meta(EICheckState *state)
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
 				   "metapage magic is 0x%08X, expected 0x%08X",
 				   meta->magic, EI_MAGIC);
-	if (meta->version != EI_VERSION)
+	if (!EI_VERSION_KNOWN(meta->version))
 		ei_corrupt(state, EI_METAPAGE, InvalidOffsetNumber,
-				   "metapage version is %u, expected %u",
-				   meta->version, EI_VERSION);
+				   "metapage version is %u, expected %u or %u",
+				   meta->version, EI_VERSION, EI_VERSION_POSTING);
 
 	amname = EIGetPolicyChecked(state->rel)->name;
 	expected_kind = EIRelAmKind(state->rel);

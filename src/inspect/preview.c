@@ -54,27 +54,6 @@ typedef struct EIPreviewCounts
 } EIPreviewCounts;
 
 /*
- * Average bytes a TID code takes for each heap TID of the standard leaf
- * page, in its order (EICompactTidBytes).
- */
-static double
-ei_preview_tid_bytes(Page page)
-{
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-	OffsetNumber first = EI_FIRST_DATA(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
-	int			n = maxoff >= first ? maxoff - first + 1 : 0;
-	ItemPointerData *tids = palloc(sizeof(ItemPointerData) * Max(n, 1));
-	double		bytes;
-
-	for (int i = 0; i < n; i++)
-		tids[i] = EIReadTuple(page, first + i)->t_tid;
-	bytes = EICompactTidBytes(tids, n);
-	pfree(tids);
-	return bytes;
-}
-
-/*
  * Entries a standard leaf holds when full, for tuples of itemsz bytes and
  * a high key of hikeysz bytes (0 on the rightmost leaf).
  */
@@ -90,18 +69,84 @@ ei_preview_standard_capacity(Size itemsz, Size hikeysz)
 }
 
 /*
+ * The entries of the standard leaf page in page order, one per heap TID (a
+ * posting list gives one per TID, as compact conversion expands it): each
+ * entry's heap TID and the offset of the item holding it; palloc'd, *n set.
+ * The page's items were checked (EICheckPageItems).
+ */
+static void
+ei_preview_leaf_entries(Page page, ItemPointerData **tids,
+						OffsetNumber **offsets, int *n)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	int			nentries = EICompactLeafEntries(page);
+	int			i = 0;
+
+	*tids = palloc(sizeof(ItemPointerData) * Max(nentries, 1));
+	*offsets = palloc(sizeof(OffsetNumber) * Max(nentries, 1));
+	for (OffsetNumber off = EI_FIRST_DATA(opaque); off <= maxoff; off++)
+	{
+		IndexTuple	itup = EIReadTuple(page, off);
+
+		for (int t = 0; t < EILeafNTIDs(itup); t++)
+		{
+			(*tids)[i] = EITupleIsPosting(itup) ?
+				*EIPostingTID(itup, t) : itup->t_tid;
+			(*offsets)[i] = off;
+			i++;
+		}
+	}
+	Assert(i == nentries);
+	*n = nentries;
+}
+
+/*
+ * Entries (heap TIDs) a standard leaf like this one holds when full, for a
+ * high key of hikeysz bytes (0 on the rightmost leaf): without posting
+ * lists, by the size of its first item; with lists, by the bytes its items
+ * and line pointers take per heap TID.
+ */
+static int
+ei_preview_leaf_capacity(Page page, Size hikeysz)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber first = EI_FIRST_DATA(opaque);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	Size		space = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		bytes = 0;
+	int64		ntids = 0;
+	bool		lists = false;
+
+	if (hikeysz > 0)
+		space -= sizeof(ItemIdData) + MAXALIGN(hikeysz);
+	for (OffsetNumber off = first; off <= maxoff; off++)
+	{
+		IndexTuple	itup = EIReadTuple(page, off);
+
+		lists |= EITupleIsPosting(itup);
+		bytes += MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+		ntids += EILeafNTIDs(itup);
+	}
+	if (!lists)
+		return ei_preview_standard_capacity(IndexTupleSize(EIReadTuple(page, first)),
+											hikeysz);
+	return (int) ((double) space * ntids / bytes);
+}
+
+/*
  * Check one leaf's compact copy against the heap: keys, dead entries and a
- * search for every entry.  The leaf is share-locked by the caller.
+ * search for every entry.  The entries are the leaf's heap TIDs tids[0..n)
+ * and the offsets of their items (ei_preview_leaf_entries), which are the
+ * positions of the compact copy.  The leaf is share-locked by the caller.
  */
 static void
 ei_preview_verify(Relation index, EINormKeyInfo *norm,
 				  EIHeapKeyReader *reader, Buffer buf, Page leaf, Page compact,
-				  BlockNumber blkno, EIPreviewCounts *counts)
+				  BlockNumber blkno, ItemPointerData *tids,
+				  OffsetNumber *offsets, int n, EIPreviewCounts *counts)
 {
-	EIPageOpaque opaque = EIPageGetOpaque(leaf);
-	OffsetNumber first = EI_FIRST_DATA(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
-	int			n = maxoff >= first ? maxoff - first + 1 : 0;
 	char	   *keys = EICompactLeafKeys(index, norm, leaf);
 	bool	   *dead = palloc0(sizeof(bool) * Max(n, 1));
 	int			pos;
@@ -114,13 +159,12 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 	EIHeapKeyReaderForget(reader);
 	for (int i = 0; i < n; i++)
 	{
-		IndexTuple	itup = EIReadTuple(leaf, first + i);
-		EIHeapKeyResult result = EIHeapKeyRead(reader, &itup->t_tid);
+		EIHeapKeyResult result = EIHeapKeyRead(reader, &tids[i]);
 
 		if (result == EI_HEAPKEY_UNREADABLE)
 		{
-			EIHeapKeyFetchUnlocked(reader, buf, EI_READ, &itup->t_tid);
-			result = EIHeapKeyRead(reader, &itup->t_tid);
+			EIHeapKeyFetchUnlocked(reader, buf, EI_READ, &tids[i]);
+			result = EIHeapKeyRead(reader, &tids[i]);
 		}
 		switch (result)
 		{
@@ -132,9 +176,9 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 							(errcode(ERRCODE_INDEX_CORRUPTED),
 							 errmsg("index \"%s\" block %u offset %u: the key differs from heap tuple (%u,%u)",
 									RelationGetRelationName(index), blkno,
-									first + i,
-									ItemPointerGetBlockNumber(&itup->t_tid),
-									ItemPointerGetOffsetNumber(&itup->t_tid))));
+									offsets[i],
+									ItemPointerGetBlockNumber(&tids[i]),
+									ItemPointerGetOffsetNumber(&tids[i]))));
 				break;
 			case EI_HEAPKEY_DEAD:
 				dead[i] = true;
@@ -204,7 +248,7 @@ ei_preview_verify(Relation index, EINormKeyInfo *norm,
 			ereport(ERROR,
 					(errcode(ERRCODE_INDEX_CORRUPTED),
 					 errmsg("index \"%s\" block %u offset %u: the compact form finds the entry at position %d%s, not %d",
-							RelationGetRelationName(index), blkno, first + i,
+							RelationGetRelationName(index), blkno, offsets[i],
 							loc.pos, loc.exact ? "" : " (inexact)", pos)));
 		if (bad < 0)
 			counts->verified_entries++;
@@ -326,28 +370,47 @@ elastic_btree_compact_preview(PG_FUNCTION_ARGS)
 		if (!(opaque->ei_flags & (EI_DELETED | EI_HALF_DEAD | EI_COMPACT)) &&
 			maxoff >= first)
 		{
-			Size		hikeysz = EI_RIGHTMOST(opaque) ? 0 :
-			IndexTupleSize(EIReadTuple(page, EI_HIKEY));
-			Size		itemsz = IndexTupleSize(EIReadTuple(page, first));
+			Size		hikeysz;
+			ItemPointerData *tids;
+			OffsetNumber *offsets;
+			int			n;
+
+			/*
+			 * Its tuples are read whole and its posting lists expanded: check
+			 * every item first, as compact conversion does, so that damage
+			 * is an error naming the block, not a read past a tuple.
+			 */
+			EICheckPageItems(index, buf);
+			hikeysz = EI_RIGHTMOST(opaque) ? 0 :
+				IndexTupleSize(EIReadTuple(page, EI_HIKEY));
+			ei_preview_leaf_entries(page, &tids, &offsets, &n);
 
 			counts.leaf_pages++;
-			counts.entries += maxoff - first + 1;
+			counts.entries += n;
 			counts.standard_capacity_sum +=
-				ei_preview_standard_capacity(itemsz, hikeysz);
+				ei_preview_leaf_capacity(page, hikeysz);
 			counts.compact_capacity_sum +=
 				EICompactCapacity(norm->keylen, hikeysz,
-								  ei_preview_tid_bytes(page));
+								  EICompactTidBytes(tids, n));
 
-			/* a leaf holding a key too long for compact leaves stays */
+			/*
+			 * A leaf holding a key too long for compact leaves stays, and so
+			 * does one whose posting lists hold more entries than a compact
+			 * leaf takes (EICompactConvert leaves both).
+			 */
 			memcpy(copy, page, BLCKSZ);
 			if (EICompactFromLeaf(index, norm, copy, compact))
 			{
 				if (verify)
 					ei_preview_verify(index, norm, reader, buf, copy, compact,
-									  BufferGetBlockNumber(buf), &counts);
+									  BufferGetBlockNumber(buf), tids,
+									  offsets, n, &counts);
 			}
-			else if (!norm->padded)
+			else if (!norm->padded &&
+					 n == maxoff - first + 1)
 				elog(ERROR, "a standard leaf did not fit into a compact leaf");
+			pfree(tids);
+			pfree(offsets);
 		}
 
 		EIRelBuf(index, buf);

@@ -259,11 +259,18 @@ ei_stats_count_page(Page page, EIStatsCounts *counts)
 		{
 			ItemId		itemid = PageGetItemId(page, off);
 
+			int			ntids = 1;
+
 			if (!ItemIdHasStorage(itemid))
 				continue;
-			counts->entries++;
+			/* a posting list counts its TIDs (an item inside the page) */
+			if (ItemIdGetLength(itemid) >= sizeof(IndexTupleData) &&
+				ItemIdGetOffset(itemid) + ItemIdGetLength(itemid) <= BLCKSZ &&
+				EITupleIsPosting((IndexTuple) PageGetItem(page, itemid)))
+				ntids = EIPostingCount((IndexTuple) PageGetItem(page, itemid));
+			counts->entries += ntids;
 			if (ItemIdIsDead(itemid))
-				counts->dead_entries++;
+				counts->dead_entries += ntids;
 		}
 	}
 	else
