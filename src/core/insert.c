@@ -328,6 +328,24 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 }
 
 /*
+ * The posting list right before offnum on the leaf if the key compares
+ * equal to it (its TID range covers the key's heap TID), else NULL.
+ */
+static IndexTuple
+ei_list_before(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
+{
+	IndexTuple	list;
+
+	if (offnum <= EI_FIRST_DATA(EIPageGetOpaque(page)))
+		return NULL;
+	list = EIReadTupleChecked(rel, page, OffsetNumberPrev(offnum));
+	if (!EITupleIsPosting(list) ||
+		EICompare(rel, key, page, OffsetNumberPrev(offnum)) != 0)
+		return NULL;
+	return list;
+}
+
+/*
  * Prepare a posting split if the entry's heap TID falls inside the range of
  * the posting list before *offnum (where EIBinSearch with nextkey put it,
  * the list comparing equal): as nbtree's _bt_swap_posting, the list takes
@@ -351,44 +369,31 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
 {
 	Relation	rel = istate->rel;
 	Page		page = BufferGetPage(istate->buf);
-	EIPageOpaque opaque = EIPageGetOpaque(page);
 	OffsetNumber listoff;
-	ItemId		listid;
 	IndexTuple	list;
 	IndexTuple	newitem;
 	const char *what;
 	int			postingoff;
 	ItemPointerData oldmax;
 
-	if (*offnum <= EI_FIRST_DATA(opaque))
+	list = ei_list_before(rel, istate->key, page, *offnum);
+	if (list == NULL)
 		return istate->itup;
-	listoff = OffsetNumberPrev(*offnum);
-	list = EIReadTupleChecked(rel, page, listoff);
-	if (!EITupleIsPosting(list) ||
-		EICompare(rel, istate->key, page, listoff) != 0)
-		return istate->itup;
-
-	listid = PageGetItemId(page, listoff);
-	if (ItemIdIsDead(listid))
+	if (ItemIdIsDead(PageGetItemId(page, OffsetNumberPrev(*offnum))) &&
+		ei_delete_dead_items(rel, istate->heapRel, istate->buf))
 	{
-		if (ei_delete_dead_items(rel, istate->heapRel, istate->buf))
-		{
-			*offnum = EIBinSearch(rel, istate->key, page);
-			if (*offnum <= EI_FIRST_DATA(opaque))
-				return istate->itup;
-			listoff = OffsetNumberPrev(*offnum);
-			list = EIReadTupleChecked(rel, page, listoff);
-			if (!EITupleIsPosting(list) ||
-				EICompare(rel, istate->key, page, listoff) != 0)
-				return istate->itup;
-			listid = PageGetItemId(page, listoff);
-		}
-		/*
-		 * A dead list still there (nothing deleted) loses its mark in the
-		 * split's critical section, and in redo: ei_insert_on_page, and
-		 * ei_split's copy of the page.
-		 */
+		*offnum = EIBinSearch(rel, istate->key, page);
+		list = ei_list_before(rel, istate->key, page, *offnum);
+		if (list == NULL)
+			return istate->itup;
 	}
+
+	/*
+	 * A dead list still there (nothing deleted) loses its mark in the
+	 * split's critical section, and in redo: ei_insert_on_page, and
+	 * ei_split's copy of the page.
+	 */
+	listoff = OffsetNumberPrev(*offnum);
 
 	if ((what = EIPostingProblem(list)) != NULL)
 		EIItemCorrupted(rel, page, listoff, what);

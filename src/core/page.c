@@ -910,21 +910,32 @@ EIMetaSetPosting(Relation rel)
 
 		meta->version = EI_VERSION_POSTING;
 		MarkBufferDirty(metabuf);
-		if (RelationNeedsWAL(rel))
-		{
-			XLogRecPtr	recptr;
-
-			XLogBeginInsert();
-			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
-			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
-			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
-			PageSetLSN(BufferGetPage(metabuf), recptr);
-		}
+		EILogMetaPage(rel, metabuf);
 
 		END_CRIT_SECTION();
 	}
 	EISetMetaCached(rel, meta);
 	EIRelBuf(rel, metabuf);
+}
+
+/*
+ * WAL-log the whole metapage as XLOG_EI_META, which redo writes back whole,
+ * if the index is WAL-logged; the caller changed the page and marked it
+ * dirty in the critical section it calls this from.
+ */
+void
+EILogMetaPage(Relation rel, Buffer metabuf)
+{
+	XLogRecPtr	recptr;
+
+	if (!RelationNeedsWAL(rel))
+		return;
+	XLogBeginInsert();
+	XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
+	XLogRegisterBufData(0, (char *) EIPageGetMeta(BufferGetPage(metabuf)),
+						sizeof(xl_ei_metadata));
+	recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
+	PageSetLSN(BufferGetPage(metabuf), recptr);
 }
 
 /*

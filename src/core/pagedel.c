@@ -274,15 +274,7 @@ EIAdvanceRecycleFence(Relation rel)
 
 		meta->recycle_fence = fence;
 		MarkBufferDirty(metabuf);
-		{
-			XLogRecPtr	recptr;
-
-			XLogBeginInsert();
-			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
-			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
-			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
-			PageSetLSN(BufferGetPage(metabuf), recptr);
-		}
+		EILogMetaPage(rel, metabuf);
 
 		END_CRIT_SECTION();
 

@@ -352,16 +352,7 @@ EIElasticSetState(Relation rel, uint32 state)
 
 		EIElasticMetaState(meta) = state;
 		MarkBufferDirty(metabuf);
-		if (RelationNeedsWAL(rel))
-		{
-			XLogRecPtr	recptr;
-
-			XLogBeginInsert();
-			XLogRegisterBuffer(0, metabuf, REGBUF_STANDARD | REGBUF_WILL_INIT);
-			XLogRegisterBufData(0, (char *) meta, sizeof(xl_ei_metadata));
-			recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_META);
-			PageSetLSN(BufferGetPage(metabuf), recptr);
-		}
+		EILogMetaPage(rel, metabuf);
 
 		END_CRIT_SECTION();
 	}

@@ -753,6 +753,7 @@ extern void EICheckPageItems(Relation rel, Buffer buf);
 extern void EICheckMetaPage(Relation rel, Buffer buf);
 extern Buffer EIGetMetaBuf(Relation rel, int access);
 extern void EIMetaSetPosting(Relation rel);
+extern void EILogMetaPage(Relation rel, Buffer metabuf);
 extern Buffer EIGetBuf(Relation rel, BlockNumber blkno, int access);
 extern Buffer EIRelAndGetBuf(Relation rel, Buffer obuf, BlockNumber blkno, int access);
 extern void EIRelBuf(Relation rel, Buffer buf);
