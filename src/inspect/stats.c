@@ -45,7 +45,8 @@ PG_FUNCTION_INFO_V1(elastic_index_stats);
  */
 static const EIShardAgg ei_stats_shard_rules[EI_STATS_NCOLUMNS] = {
 	{EI_SHARD_AGG_FIRST},		/* am */
-	{EI_SHARD_AGG_FIRST},		/* format_version */
+	{EI_SHARD_AGG_MAX},		/* format_version: shards raise it on
+								 * their own (posting lists) */
 	{EI_SHARD_AGG_MAX},			/* height */
 	{EI_SHARD_AGG_NULL},		/* root_block */
 	{EI_SHARD_AGG_SUM},			/* total_pages */
