@@ -137,7 +137,7 @@ WHERE resource_manager = 'elastic_index' AND record_type IN ('INSERT_LEAF', 'SPL
 ORDER BY start_lsn});
 like($desc, qr/^INSERT_LEAF: off: \d+$/m, 'pg_walinspect shows INSERT_LEAF with its offset');
 like($desc, qr/^SPLIT: level: 0, firstrightoff: \d+/m, 'pg_walinspect shows SPLIT details');
-like($desc, qr/^VACUUM: ndeleted: \d+$/m, 'pg_walinspect shows VACUUM details');
+like($desc, qr/^VACUUM: ndeleted: \d+, nupdated: \d+$/m, 'pg_walinspect shows VACUUM details');
 
 $node->stop;
 done_testing();
