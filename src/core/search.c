@@ -197,8 +197,6 @@ EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum)
 		return 1;
 	if (EITupleIsPosting(itup))
 	{
-		int32		result;
-
 		/* a list equals every TID from its first to its last */
 		if (unlikely(!EI_IS_LEAF(opaque) || offnum < EI_FIRST_DATA(opaque) ||
 					 !EIPostingBoundsOK(itup)))
