@@ -437,6 +437,21 @@ ei_same_key(IndexTuple a, IndexTuple b)
 }
 
 /*
+ * Append a leaf entry's heap TIDs (a list's, or the plain entry's one) to
+ * tids[ntids...]; return the new count.  The caller made room.
+ */
+static int
+ei_collect_tids(IndexTuple itup, ItemPointerData *tids, int ntids)
+{
+	if (!EITupleIsPosting(itup))
+		tids[ntids++] = itup->t_tid;
+	else
+		for (int t = 0; t < EIPostingCount(itup); t++)
+			tids[ntids++] = *EIPostingTID(itup, t);
+	return ntids;
+}
+
+/*
  * The dedup pass (src/README.md, "Posting lists"; nbtree's
  * _bt_dedup_pass): merge the runs of equal keys of the full write-locked
  * standard leaf buf into posting lists of at most EI_MAX_POSTING_SIZE, so
@@ -487,9 +502,7 @@ ei_dedup_pass(Relation rel, Buffer buf)
 			MAXALIGN(EIPostingKeySize(base) +
 					 sizeof(ItemPointerData) * (ntids + n)) <= EI_MAX_POSTING_SIZE)
 		{
-			for (int t = 0; t < n; t++)
-				tids[ntids++] = EITupleIsPosting(itup) ?
-					*EIPostingTID(itup, t) : itup->t_tid;
+			ntids = ei_collect_tids(itup, tids, ntids);
 			nmerged++;
 			continue;
 		}
@@ -522,9 +535,7 @@ ei_dedup_pass(Relation rel, Buffer buf)
 			continue;
 		}
 		base = itup;
-		for (int t = 0; t < n; t++)
-			tids[ntids++] = EITupleIsPosting(itup) ?
-				*EIPostingTID(itup, t) : itup->t_tid;
+		ntids = ei_collect_tids(itup, tids, ntids);
 	}
 
 	if (nmerged == 0)
@@ -752,9 +763,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			 * the only ones batched, hold no lists; this keeps a damaged or
 			 * future one from getting an entry out of TID order).
 			 */
-			if (!present && off > EI_FIRST_DATA(opaque) &&
-				EITupleIsPosting(EIReadTuple(page, OffsetNumberPrev(off))) &&
-				EICompare(rel, key, page, OffsetNumberPrev(off)) == 0)
+			if (!present && ei_list_before(rel, key, page, off) != NULL)
 				break;
 		}
 		if (present)
@@ -1240,16 +1249,17 @@ ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf)
 	for (off = EI_FIRST_DATA(opaque); off <= maxoff; off = OffsetNumberNext(off))
 	{
 		ItemId		iid = PageGetItemId(page, off);
+		IndexTuple	itup = EIReadTuple(page, off);
 		BlockNumber hblk;
 
 		if (!ItemIdIsDead(iid))
 			continue;
 		/* a dead posting list: every one of its TIDs (ei_kill_items) */
-		for (int t = 0; t < EILeafNTIDs(EIReadTuple(page, off)); t++)
+		for (int t = 0; t < EILeafNTIDs(itup); t++)
 		{
-			hblk = ItemPointerGetBlockNumber(EITupleIsPosting(EIReadTuple(page, off)) ?
-											 EIPostingTID(EIReadTuple(page, off), t) :
-											 &EIReadTuple(page, off)->t_tid);
+			hblk = ItemPointerGetBlockNumber(EITupleIsPosting(itup) ?
+											 EIPostingTID(itup, t) :
+											 &itup->t_tid);
 			for (i = 0; i < ndeadblocks; i++)
 				if (deadblocks[i] == hblk)
 					break;
@@ -1410,14 +1420,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 	 * taken while the list was marked may reach a standby)
 	 */
 	if (posting)
-	{
-		ItemId		listid = PageGetItemId(page, istate->posting_listoff);
-
-		memcpy(EIReadTuple(page, istate->posting_listoff), istate->nposting,
-			   IndexTupleSize(istate->nposting));
-		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
-						ItemIdGetLength(listid));
-	}
+		EIPostingOverwrite(page, istate->posting_listoff, istate->nposting);
 	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
 		InvalidOffsetNumber)
 		elog(PANIC, "failed to add item to block %u of index \"%s\"",
@@ -1716,14 +1719,9 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	 */
 	if (istate != NULL && istate->postingoff > 0)
 	{
-		ItemId		listid;
-
 		origpage = PageGetTempPageCopy(BufferGetPage(buf));
-		listid = PageGetItemId(origpage, istate->posting_listoff);
-		memcpy(EIReadTuple(origpage, istate->posting_listoff),
-			   istate->nposting, IndexTupleSize(istate->nposting));
-		ItemIdSetNormal(listid, ItemIdGetOffset(listid),
-						ItemIdGetLength(listid));
+		EIPostingOverwrite(origpage, istate->posting_listoff,
+						   istate->nposting);
 	}
 
 	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,

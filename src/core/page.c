@@ -1218,6 +1218,21 @@ EIPostingFind(IndexTuple itup, ItemPointer tid)
 }
 
 /*
+ * Write a posting list that took a TID (EIPostingSwap's result, the same
+ * size) over the list at offnum, and clear the item's LP_DEAD mark: a list
+ * that takes a live TID is not dead (primary and redo alike).
+ */
+void
+EIPostingOverwrite(Page page, OffsetNumber offnum, IndexTuple nposting)
+{
+	ItemId		iid = PageGetItemId(page, offnum);
+
+	Assert(ItemIdGetLength(iid) == IndexTupleSize(nposting));
+	memcpy(PageGetItem(page, iid), nposting, IndexTupleSize(nposting));
+	ItemIdSetNormal(iid, ItemIdGetOffset(iid), ItemIdGetLength(iid));
+}
+
+/*
  * The posting split's list (as nbtree's _bt_swap_posting): a copy of itup
  * with newtid at postingoff (strictly inside: 1 to count - 1) and without
  * its last TID, which is returned in *oldmax; palloc'd, of the same size.

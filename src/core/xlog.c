@@ -162,7 +162,6 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 			IndexTuple	list;
 			IndexTuple	nposting;
 			ItemPointerData oldmax;
-			ItemId		listid;
 
 			if (xlrec->offnum <= FirstOffsetNumber ||
 				xlrec->offnum - 1 > PageGetMaxOffsetNumber(page))
@@ -175,11 +174,8 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 					 xlrec->offnum - 1, xlrec->postingoff);
 			nposting = EIPostingSwap(list, &((IndexTuple) itup)->t_tid,
 									 xlrec->postingoff, &oldmax);
-			memcpy(list, nposting, IndexTupleSize(nposting));
 			/* as on the primary: a list that takes a TID is not dead */
-			listid = PageGetItemId(page, xlrec->offnum - 1);
-			ItemIdSetNormal(listid, ItemIdGetOffset(listid),
-							ItemIdGetLength(listid));
+			EIPostingOverwrite(page, xlrec->offnum - 1, nposting);
 			((IndexTuple) itup)->t_tid = oldmax;
 		}
 		if (PageAddItem(page, (Item) itup, len, xlrec->offnum,

@@ -770,6 +770,8 @@ extern Size EIPostingKeySize(IndexTuple itup);
 extern IndexTuple EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed,
 									  int nremoved);
 extern int	EIPostingFind(IndexTuple itup, ItemPointer tid);
+extern void EIPostingOverwrite(Page page, OffsetNumber offnum,
+							   IndexTuple nposting);
 extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
 								int postingoff, ItemPointer oldmax);
 extern const char *EIPostingProblem(IndexTuple itup);
