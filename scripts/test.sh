@@ -15,6 +15,7 @@
 #   PG_CONFIG=/path/to/pg_config   the server to build for and test against
 #                                  (default: Debian's PostgreSQL 15)
 #   EI_SUITES="regress isolation"  the suites to run (default: all seven)
+#   EI_TAP="063 064"               only these TAP tests (file name prefixes)
 #
 # scripts/test_matrix.sh runs this for every supported major.  After the
 # suites, every server log they left is searched for assertion failures
@@ -139,6 +140,16 @@ want regress && regress_files=("$work"/sql/*.sql)
 want isolation && spec_files=("$work"/test/specs/*.spec)
 want tap && tap_files=("$work"/test/t/*.pl)
 shopt -u nullglob
+# EI_TAP="063 064": only the TAP tests whose file names start so
+if [ -n "${EI_TAP:-}" ] && [ ${#tap_files[@]} -gt 0 ]; then
+	picked=()
+	for t in "${tap_files[@]}"; do
+		for prefix in $EI_TAP; do
+			case $(basename "$t") in "$prefix"*) picked+=("$t") ;; esac
+		done
+	done
+	tap_files=("${picked[@]}")
+fi
 
 make_args=(PG_CONFIG="$PG_CONFIG")
 
