@@ -162,7 +162,7 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel, heapRel);
 	/* catalog lookups too: before any lock */
-	istate->deduplicate = EIGetDeduplicate(rel);
+	istate->deduplicate = EIGetDeduplicate(rel, false);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
 	/* the dedup pass may write a list: the metapage says so first */
