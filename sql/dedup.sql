@@ -35,7 +35,7 @@ VACUUM ANALYZE dd_seq, dd_bt;
 ANALYZE dd_ei;
 SELECT ei_check_all('dd');
 
--- the option is stored and shown; off by default
+-- the option is stored and shown (unset: the setting decides)
 SELECT c.relname, c.reloptions FROM pg_class c
 WHERE c.relname IN ('dd_ei_k', 'dd_ei_n') ORDER BY 1;
 CREATE INDEX dd_plain_k ON dd_seq USING elastic_btree (k) WITH (deduplicate_items = off);
@@ -218,6 +218,8 @@ CREATE INDEX dd_guc_on ON dd_guc USING elastic_btree (k) WITH (deduplicate_items
 RESET elastic_btree.deduplicate_items;
 CREATE INDEX dd_guc_false ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = FALSE);
 CREATE INDEX dd_guc_1 ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = 1);
+-- a prefix, as a bool reloption stored it
+CREATE INDEX dd_guc_t ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = t);
 CREATE VIEW dd_guc_state AS
 SELECT c.relname, c.reloptions, s.format_version,
 	   s.leaf_pages < (SELECT count(*) FROM dd_guc) / 700 AS lists

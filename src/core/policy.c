@@ -170,16 +170,19 @@ EIGetDeduplicate(Relation rel, bool building)
 {
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 	EIDedupChoice choice;
-	EIRelCache *cache;
 
 	choice = policy->deduplicate ? policy->deduplicate(rel) : EI_DEDUP_OFF;
 	if (choice == EI_DEDUP_OFF)
 		return false;
-	cache = EIGetRelCache(rel);
-	if (cache->equalimage == EI_EQUALIMAGE_UNKNOWN)
-		cache->equalimage = EIAllEqualImage(rel) ? EI_EQUALIMAGE_YES :
+	if (EIGetRelCache(rel)->equalimage == EI_EQUALIMAGE_UNKNOWN)
+	{
+		/* its catalog lookups may free rd_amcache: ask for the cache after */
+		bool		equalimage = EIAllEqualImage(rel);
+
+		EIGetRelCache(rel)->equalimage = equalimage ? EI_EQUALIMAGE_YES :
 			EI_EQUALIMAGE_NO;
-	if (cache->equalimage != EI_EQUALIMAGE_YES)
+	}
+	if (EIGetRelCache(rel)->equalimage != EI_EQUALIMAGE_YES)
 		return false;
 	/* after the catalog lookups, which may reset rd_amcache */
 	if (choice == EI_DEDUP_IF_BUILT && !building)
@@ -188,19 +191,33 @@ EIGetDeduplicate(Relation rel, bool building)
 }
 
 /*
- * The spellings a boolean reloption accepts (parse_bool's), for a boolean
- * reloption that a setting stands in for while it is unset: a bool
- * reloption cannot tell "unset" from its default, so such an option is an
- * enum of these values with EI_RELOPT_UNSET as its default, as core's
- * vacuum_index_cleanup is (EI_OPTIONAL_BOOL_DETAIL lists them).
+ * The spellings a boolean reloption accepts (parse_bool's, prefixes
+ * included, matched without regard to case), for a boolean reloption that a
+ * setting stands in for while it is unset: a bool reloption cannot tell
+ * "unset" from its default, so such an option is an enum of these values
+ * with EI_RELOPT_UNSET, none of them, as its default, as core's view option
+ * check_option has "not set" (EI_OPTIONAL_BOOL_DETAIL names the main ones).
+ * The prefixes keep what a bool reloption stored (say "t") readable and
+ * restorable by pg_dump.
  */
 relopt_enum_elt_def EIOptionalBoolValues[] = {
 	{"on", 1},
 	{"off", 0},
+	{"of", 0},
 	{"true", 1},
+	{"tru", 1},
+	{"tr", 1},
+	{"t", 1},
 	{"false", 0},
+	{"fals", 0},
+	{"fal", 0},
+	{"fa", 0},
+	{"f", 0},
 	{"yes", 1},
+	{"ye", 1},
+	{"y", 1},
 	{"no", 0},
+	{"n", 0},
 	{"1", 1},
 	{"0", 0},
 	{NULL, 0}

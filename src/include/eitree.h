@@ -88,12 +88,18 @@
 #define EI_INRANGE_PROC		3	/* unused: BTINRANGE_PROC's number */
 #define EI_EQUALIMAGE_PROC	4	/* optional: equalimage, BTEQUALIMAGE_PROC */
 
-/* an optional boolean reloption that was not set (EIAddOptionalBoolReloption) */
+#define EI_OPTIONS_PROC		5	/* unused: BTOPTIONS_PROC's number */
+#define EI_SKIPSUPPORT_PROC	6	/* unused: BTSKIPSUPPORT_PROC's number */
+
+/*
+ * A boolean reloption that a setting stands in for while it is unset is an
+ * enum of boolean's spellings (EIOptionalBoolValues) whose default,
+ * EI_RELOPT_UNSET, is none of them; EI_OPTIONAL_BOOL_DETAIL is its error
+ * detail.
+ */
 #define EI_RELOPT_UNSET		(-1)
 #define EI_OPTIONAL_BOOL_DETAIL \
 	gettext_noop("Valid values are \"on\", \"off\", \"true\", \"false\", \"yes\", \"no\", \"1\" and \"0\".")
-#define EI_OPTIONS_PROC		5	/* unused: BTOPTIONS_PROC's number */
-#define EI_SKIPSUPPORT_PROC	6	/* unused: BTSKIPSUPPORT_PROC's number */
 #define EI_NORMALIZE_PROC	7	/* optional: bytea normalize(value), the
 								 * value's binary-comparable encoding */
 #define EI_NPROCS			7

@@ -165,11 +165,33 @@ $primary->safe_psql(
 	'postgres', q{
 DELETE FROM p WHERE id % 5 = 0;
 VACUUM p;
+-- unlogged indexes, which crash recovery resets to their init forks: built
+-- with lists (elastic_btree.deduplicate_items on, the default) and without
+CREATE UNLOGGED TABLE un (k int4);
+INSERT INTO un SELECT i % 10 FROM generate_series(1, 3000) AS i;
+CREATE INDEX un_default ON un USING elastic_btree (k);
+SET elastic_btree.deduplicate_items = off;
+CREATE INDEX un_off ON un USING elastic_btree (k);
 });
 $want = answers($primary);
 $primary->stop('immediate');
 $primary->start;
 is(answers($primary), $want, 'after crash recovery the primary answers as before');
+# the init fork keeps the build's format version, so inserts go on making
+# lists in the index built with them and in no other
+$primary->safe_psql('postgres',
+	'INSERT INTO un SELECT i % 10 FROM generate_series(1, 20000) AS i');
+is($primary->safe_psql('postgres', q{
+SELECT string_agg(relname || ':' || format_version, ' ' ORDER BY relname)
+FROM pg_class c, elastic_index_stats(c.oid) WHERE relname IN ('un_default', 'un_off')}),
+	'un_default:3 un_off:2',
+	'unlogged indexes reset by recovery keep their format versions');
+cmp_ok($primary->safe_psql('postgres',
+		"SELECT leaf_pages * 2 FROM elastic_index_stats('un_default')"),
+	'<', $primary->safe_psql('postgres',
+		"SELECT leaf_pages FROM elastic_index_stats('un_off')"),
+	'and inserts made lists in the one built with them');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('un_default', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_k', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_t', true)");
 pass('the verifier accepts both indexes after recovery');
