@@ -69,7 +69,7 @@ SELECT format('| %s | %s | %s | %s | %s (%s) | %s |', '$col', '$kind',
 	count(*) FILTER (WHERE description LIKE 'dedup:%'),
 	coalesce(round(avg(record_length) FILTER (WHERE description LIKE 'dedup:%')), 0),
 	count(*) FILTER (WHERE record_type = 'FPI' AND to_regclass('t_k') IS NOT NULL
-		AND block_ref LIKE '%/' || pg_relation_filenode(to_regclass('t_k')) || ' %'))
+		AND block_ref ~ ('/' || pg_relation_filenode(to_regclass('t_k')) || '[ ,]')))
 FROM pg_get_wal_records_info(:'s', :'e');
 SQL
 	done

@@ -94,9 +94,9 @@ sub dedup_records
 		'postgres', qq{
 SELECT count(*) FILTER (WHERE resource_manager = 'elastic_index'
 		AND record_type = 'INSERT_MULTI' AND description ~ '^dedup: nintervals [1-9][0-9]*\$'),
-	count(*) FILTER (WHERE record_type = 'FPI' AND (block_ref LIKE '%/' || pg_relation_filenode('d_k') || ' %'
-		OR block_ref LIKE '%/' || pg_relation_filenode('d_t') || ' %'
-		OR block_ref LIKE '%/' || pg_relation_filenode('d_b') || ' %')),
+	count(*) FILTER (WHERE record_type = 'FPI' AND block_ref ~ ('/(' ||
+		pg_relation_filenode('d_k') || '|' || pg_relation_filenode('d_t') || '|' ||
+		pg_relation_filenode('d_b') || ')[ ,]')),
 	coalesce(max(record_length - fpi_length) FILTER (WHERE description LIKE 'dedup:%'), 0),
 	coalesce(round(avg(record_length - fpi_length) FILTER (WHERE description LIKE 'dedup:%')), 0)
 FROM pg_get_wal_records_info('$from', '$to')});
