@@ -259,6 +259,17 @@ typedef EIPageOpaqueData *EIPageOpaque;
 #define EILeafNTIDs(itup) \
 	(EITupleIsPosting(itup) ? EIPostingCount(itup) : 1)
 
+/*
+ * A run of a leaf's items that the dedup pass merges into one posting list
+ * (nbtree's BTDedupInterval): nitems (at least 2) items from baseoff on.
+ * The XLOG_EI_INSERT_MULTI dedup form logs them (eitree_xlog.h).
+ */
+typedef struct EIDedupInterval
+{
+	OffsetNumber baseoff;
+	uint16		nitems;
+} EIDedupInterval;
+
 /* ----------------------------------------------------------------
  * Metapage
  * ----------------------------------------------------------------
@@ -802,6 +813,10 @@ extern void EIPostingOverwrite(Page page, OffsetNumber offnum,
 extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
 								int postingoff, ItemPointer oldmax);
 extern const char *EIPostingProblem(IndexTuple itup);
+extern bool EISameKey(IndexTuple a, IndexTuple b);
+extern int	EIDedupIntervals(Page page, EIDedupInterval *intervals);
+extern Page EIDedupBuildPage(Page page, const EIDedupInterval *intervals,
+							 int nintervals, const char **problem);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);

@@ -5,7 +5,8 @@
 # split (DELETE records), VACUUM rewriting lists and removing whole ones
 # (VACUUM records with updated lists), posting splits of inserts whose
 # TIDs fall inside lists (with and without a page split), and dedup passes
-# of an index built empty (full-page images), the metapage's format
+# of an index built empty (the dedup form of INSERT_MULTI; 065 checks it
+# with pg_walinspect), the metapage's format
 # version 3 of an index given the option after its build (a META record),
 # and must find every page equal to the primary's image; its queries must give the primary's results.
 # Then the primary crashes and replays the same WAL from its last
