@@ -1027,8 +1027,9 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	else
 		hypo->fillfactor = opts ? ((EIElasticOptions *) opts)->fillfactor :
 			EI_DEFAULT_FILLFACTOR;
-	hypo->dedup = hypo->dedup && !hypo->osm && opts &&
-		((EIElasticOptions *) opts)->deduplicate_items;
+	hypo->dedup = hypo->dedup && opts &&
+		(hypo->osm ? ((OsmOptions *) opts)->deduplicate_items :
+		 ((EIElasticOptions *) opts)->deduplicate_items);
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)

@@ -149,6 +149,7 @@ typedef struct OsmOptions
 	double		flush_fraction;
 	int			bloom_bits_per_key;
 	int			sort_threshold;
+	bool		deduplicate_items;	/* leaves may hold posting lists */
 } OsmOptions;
 
 /* osm_tree settings: ranges (defaults are in osm/options.c) */
@@ -316,6 +317,7 @@ extern void OsmInitReloptions(void);
 extern bytea *osmoptions(Datum reloptions, bool validate);
 extern int	OsmGetFillFactor(Relation rel);
 extern double OsmGetSplitFactor(Relation rel);
+extern bool OsmGetDeduplicate(Relation rel);
 extern int	OsmGetBatchSize(Relation rel);
 extern Size OsmGetBatchMemory(void);
 extern int	OsmGetBufferSize(Relation rel);

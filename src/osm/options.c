@@ -4,8 +4,10 @@
  *	  osm_tree's settings: the osm_tree.* GUCs and the reloptions that
  *	  override them per index.
  *
- * Every reloption defaults to -1, "use the osm_tree.* setting", so that
- * SET and ALTER SYSTEM reach every index that does not override them.
+ * Every reloption but deduplicate_items defaults to -1, "use the
+ * osm_tree.* setting", so that SET and ALTER SYSTEM reach every index that
+ * does not override them; deduplicate_items is off unless set, as
+ * elastic_btree's.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,7 +19,7 @@
 #include "utils/guc.h"
 
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[7];
+static relopt_parse_elt osm_relopt_tab[8];
 
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 96;
@@ -209,6 +211,14 @@ OsmInitReloptions(void)
 	osm_relopt_tab[6].optname = "sort_threshold";
 	osm_relopt_tab[6].opttype = RELOPT_TYPE_INT;
 	osm_relopt_tab[6].offset = offsetof(OsmOptions, sort_threshold);
+
+	/* as elastic_btree's (src/README.md, "Posting lists") */
+	add_bool_reloption(osm_relopt_kind, "deduplicate_items",
+					   "Merge entries with equal keys into posting lists",
+					   false, ShareUpdateExclusiveLock);
+	osm_relopt_tab[7].optname = "deduplicate_items";
+	osm_relopt_tab[7].opttype = RELOPT_TYPE_BOOL;
+	osm_relopt_tab[7].offset = offsetof(OsmOptions, deduplicate_items);
 }
 
 /*
@@ -258,6 +268,17 @@ OsmGetSplitFactor(Relation rel)
 
 	return (opts != NULL && opts->split_factor > 0) ?
 		opts->split_factor : osm_split_factor;
+}
+
+/*
+ * Does an osm_tree index ask for posting lists (deduplicate_items)?
+ */
+bool
+OsmGetDeduplicate(Relation rel)
+{
+	OsmOptions *opts = osm_options(rel);
+
+	return opts != NULL && opts->deduplicate_items;
 }
 
 /*
