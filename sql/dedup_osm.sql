@@ -178,6 +178,27 @@ SELECT count(*), sum(id) FROM do_top WHERE k BETWEEN 1 AND 10;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 
+-- Sorted batches into the middle of the tree: 10 keys, each batch's rows
+-- go to the end of every key's run.  A full leaf is deduplicated before it
+-- splits, and the split falls at the end of the key's run (or between the
+-- keys, the run on the left), not where the batch's plain entries would
+-- leave the left page at the fill factor, never deduplicated
+CREATE TABLE do_mid (g int4, k int4);
+CREATE INDEX do_mid_k ON do_mid USING osm_tree (k) WITH (deduplicate_items = on);
+CREATE INDEX do_mid_k_bt ON do_mid USING btree (k);
+INSERT INTO do_mid SELECT g, g % 10 FROM generate_series(1, 40000) g;
+INSERT INTO do_mid SELECT g, g % 10 FROM generate_series(40001, 80000) g;
+INSERT INTO do_mid SELECT g, g % 10 FROM generate_series(80001, 120000) g;
+SELECT pg_relation_size('do_mid_k') <= pg_relation_size('do_mid_k_bt') * 1.15 AS mid_near_btree,
+	   (SELECT entries FROM elastic_index_stats('do_mid_k')) AS entries;
+SELECT elastic_index_check('do_mid_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT k, count(*), sum(g) FROM do_mid GROUP BY k ORDER BY k DESC LIMIT 3;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT k, count(*), sum(g) FROM do_mid GROUP BY k ORDER BY k DESC LIMIT 3;
+
 -- ALTER INDEX ... SET turns lists on for an index built without: the
 -- first insert raises the format version, batches then write lists
 CREATE TABLE do_alter (id int4, k int8);

@@ -123,22 +123,42 @@ VACUUM ANALYZE src;
 SQL
 
 echo "section,column,kind,round,value" >"$results"
+# Grow the table grow: the rows in g order, 100k-row INSERT ... SELECTs
+grow_insert() {
+	local lo
+	for ((lo = 0; lo < rows; lo += 100000)); do
+		psql_b -c "INSERT INTO grow SELECT * FROM src WHERE g > $lo AND g <= $((lo + 100000)) ORDER BY g"
+	done
+}
+# ... or the near-sorted rows, one COPY per 100k-row file
+grow_copy() {
+	local f
+	for f in "$work"/near.[0-9]*; do
+		psql_b -c "COPY grow FROM '$f'"
+	done
+}
+# Measure the index of kind $2 on column $1 built over src and grown by
+# function $4 into an empty table; record them in sections $3built and
+# $3grown.
+measure_size() {
+	local built grown
+	psql_b -c "CREATE INDEX s_idx ON src USING $(am_of "$2") ($1) $(with_of "$2")"
+	built=$(psql_b -c "SELECT pg_relation_size('s_idx')")
+	psql_b -c "DROP INDEX s_idx"
+	psql_b -c "CREATE TABLE grow (LIKE src) WITH (autovacuum_enabled = off)" \
+		-c "CREATE INDEX g_idx ON grow USING $(am_of "$2") ($1) $(with_of "$2")"
+	"$4"
+	grown=$(psql_b -c "SELECT pg_relation_size('g_idx')")
+	psql_b -c "DROP TABLE grow"
+	echo "${3}built,$1,$2,1,$built" >>"$results"
+	echo "${3}grown,$1,$2,1,$grown" >>"$results"
+	step "$1 $2: built $built bytes, grown ($4) $grown bytes"
+}
+
 step "sizes: built and grown"
 for col in $columns; do
 	for kind in $kinds; do
-		psql_b -c "CREATE INDEX s_idx ON src USING $(am_of "$kind") ($col) $(with_of "$kind")"
-		built=$(psql_b -c "SELECT pg_relation_size('s_idx')")
-		psql_b -c "DROP INDEX s_idx"
-		psql_b -c "CREATE TABLE grow (LIKE src) WITH (autovacuum_enabled = off)" \
-			-c "CREATE INDEX g_idx ON grow USING $(am_of "$kind") ($col) $(with_of "$kind")"
-		for ((lo = 0; lo < rows; lo += 100000)); do
-			psql_b -c "INSERT INTO grow SELECT * FROM src WHERE g > $lo AND g <= $((lo + 100000)) ORDER BY g"
-		done
-		grown=$(psql_b -c "SELECT pg_relation_size('g_idx')")
-		psql_b -c "DROP TABLE grow"
-		echo "built,$col,$kind,1,$built" >>"$results"
-		echo "grown,$col,$kind,1,$grown" >>"$results"
-		step "$col $kind: built $built bytes, grown $grown bytes"
+		measure_size "$col" "$kind" "" grow_insert
 	done
 done
 
@@ -147,19 +167,7 @@ psql_b -c "COPY (SELECT * FROM src ORDER BY g + floor(random() * 1000), g) TO '$
 as_pg split -l 100000 -d -a 4 "$work/near.copy" "$work/near."
 for col in $osm_columns; do
 	for kind in $osm_kinds; do
-		psql_b -c "CREATE INDEX s_idx ON src USING $(am_of "$kind") ($col) $(with_of "$kind")"
-		built=$(psql_b -c "SELECT pg_relation_size('s_idx')")
-		psql_b -c "DROP INDEX s_idx"
-		psql_b -c "CREATE TABLE grow (LIKE src) WITH (autovacuum_enabled = off)" \
-			-c "CREATE INDEX g_idx ON grow USING $(am_of "$kind") ($col) $(with_of "$kind")"
-		for f in "$work"/near.[0-9]*; do
-			psql_b -c "COPY grow FROM '$f'"
-		done
-		grown=$(psql_b -c "SELECT pg_relation_size('g_idx')")
-		psql_b -c "DROP TABLE grow"
-		echo "osm_built,$col,$kind,1,$built" >>"$results"
-		echo "osm_grown,$col,$kind,1,$grown" >>"$results"
-		step "$col $kind: built $built bytes, grown by COPY $grown bytes"
+		measure_size "$col" "$kind" osm_ grow_copy
 	done
 done
 rm -f "$work"/near.*

@@ -2319,6 +2319,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	bool		streamleaf;		/* the new item ends the leaf's first stream */
 	bool		headmoves;		/* ... and a short head follows it */
 	bool		batchrun;		/* an entry of a dense sorted batch */
+	bool		runend;			/* it ends a run of equal keys (lists) */
+	bool		keyend;			/* ... a shorter one, in a dense batch */
 	double		bestdelta = -1;
 	int			best = -1;
 	bool		decided = false;
@@ -2400,8 +2402,32 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		ei_ends_leading_stream(rel, page, first, newitemoff, newitem);
 	headmoves = streamleaf && (maxoff - newitemoff + 1) * 8 <= nitems &&
 		ei_only_a_head_follows(rel, page, newitemoff);
+
+	/*
+	 * Posting lists: the new item ends a run of equal keys that fills at
+	 * least half the leaf (below); or, in a dense sorted batch, a shorter
+	 * run that other keys follow: the split falls between the keys, the new
+	 * item on the left, where the batch's next entries of its key go on
+	 * (until the leaf is full, deduplicated, and splits at the run's end).
+	 * Both come before a batch's split point (ei_run_split_point), which
+	 * would leave the left page at the fill factor with the batch's plain
+	 * entries, never full again and so never deduplicated (measured with
+	 * bench/dedup: osm_tree on an int4 column of 10 values grown by COPY,
+	 * 1.31x btree's size without them, 1.06x with them).
+	 */
+	runend = isleaf && istate != NULL && istate->deduplicate &&
+		newitemoff > first && (newitemoff - first) * 2 >= nitems &&
+		feasible[newitemoff - first] &&
+		ei_same_key(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
+		(newitemoff > maxoff ||
+		 !ei_same_key(EIReadTuple(page, newitemoff), newitem));
+	keyend = isleaf && istate != NULL && istate->deduplicate && !runend &&
+		istate->run_next != NULL && newitemoff > first &&
+		newitemoff <= maxoff && feasible[newitemoff - first + 1] &&
+		ei_same_key(EIReadTuple(page, newitemoff - 1), newitem) &&
+		!ei_same_key(EIReadTuple(page, newitemoff), newitem);
 	batchrun = isleaf && istate != NULL && istate->run_next != NULL &&
-		newitemoff <= maxoff;
+		newitemoff <= maxoff && !runend && !keyend;
 
 	if (batchrun)
 	{
@@ -2423,12 +2449,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	{
 		/* the batch's walk chose the split point */
 	}
-	else if (isleaf && istate != NULL && istate->deduplicate &&
-			 newitemoff > first && (newitemoff - first) * 2 >= nitems &&
-			 feasible[newitemoff - first] &&
-			 ei_same_key(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
-			 (newitemoff > maxoff ||
-			  !ei_same_key(EIReadTuple(page, newitemoff), newitem)))
+	else if (runend)
 	{
 		/*
 		 * Posting lists: the new item ends a run of equal keys that fills at
@@ -2439,6 +2460,11 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		 * one key).
 		 */
 		best = newitemoff - first;
+		decided = true;
+	}
+	else if (keyend)
+	{
+		best = newitemoff - first + 1;
 		decided = true;
 	}
 	else if (headmoves && feasible[newitemoff - first])
