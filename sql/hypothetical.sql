@@ -156,6 +156,13 @@ FROM elastic_index_hypothetical_estimate(:dup_oid) d,
 	 elastic_index_hypothetical_estimate(:include_oid) ni;
 SELECT bool_and(elastic_index_hypothetical_drop(o)) AS dup_dropped
 FROM unnest(ARRAY[:dup_oid, :nodup_oid, :dup_numeric_oid, :dup_include_oid, :include_oid]::oid[]) o;
+-- osm_tree's reloption too (its build writes the same leaves)
+SELECT indexrelid AS osm_dup_oid
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_dup USING osm_tree (k) WITH (deduplicate_items = on, fillfactor = 90)') \gset
+CREATE INDEX hy_dup_osm ON hy_dup USING osm_tree (k) WITH (deduplicate_items = on, fillfactor = 90);
+SELECT d.total_pages = pg_relation_size('hy_dup_osm') / 8192 AS osm_dup_estimate_exact
+FROM elastic_index_hypothetical_estimate(:osm_dup_oid) d;
+SELECT elastic_index_hypothetical_drop(:osm_dup_oid) AS osm_dup_dropped;
 DROP TABLE hy_dup;
 -- the list shows the same estimates
 SELECT count(*) AS listed FROM elastic_index_hypothetical_list() l,

@@ -27,6 +27,12 @@
 # repeat, 2.5x on scattered unique int8, 4x than a built btree on the
 # near-sorted ones.
 #
+# osm_tree, on the columns whose keys repeat (int8_15, int4_10, text_30):
+# btree, osm_tree with deduplicate_items on and off, built by CREATE INDEX
+# and grown by COPY of near-sorted rows (g plus a random shift of up to
+# 1000 rows, 100k-row files) into a table that has the index from the
+# start: sorted batches that append leaves at the right edge write lists.
+#
 # Then the cost of lists on unique keys: --inserts single-row INSERTs of
 # int8_unique keys from one server-side loop into a fresh table with the
 # index (elastic_btree with and without deduplicate_items, and btree),
@@ -96,13 +102,20 @@ ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'el
 columns="int8_15 int4_10 text_30 int8_unique uuid text_unique ns_int8 ns_ts"
 kinds="btree elastic_dedup elastic"
 size_kinds="$kinds compact"
+osm_columns="int8_15 int4_10 text_30"
+osm_kinds="btree osm_dedup osm"
 # CREATE INDEX ... USING <am> (<col>) <with> for kind $1
-am_of() { case $1 in btree) echo btree ;; *) echo elastic_btree ;; esac; }
+am_of() {
+	case $1 in
+	btree) echo btree ;;
+	osm*) echo osm_tree ;;
+	*) echo elastic_btree ;;
+	esac
+}
 with_of() {
 	case $1 in
-	elastic_dedup) echo "WITH (deduplicate_items = on)" ;;
-	elastic) echo "WITH (deduplicate_items = off)" ;;
-	compact) echo "WITH (deduplicate_items = off)" ;;
+	elastic_dedup | osm_dedup) echo "WITH (deduplicate_items = on)" ;;
+	elastic | osm | compact) echo "WITH (deduplicate_items = off)" ;;
 	*) echo "" ;;
 	esac
 }
@@ -123,35 +136,65 @@ VACUUM ANALYZE src;
 SQL
 
 echo "section,column,kind,round,value" >"$results"
+# Grow the table grow: the rows in g order, 100k-row INSERT ... SELECTs
+grow_insert() {
+	local lo
+	for ((lo = 0; lo < rows; lo += 100000)); do
+		psql_b -c "INSERT INTO grow SELECT * FROM src WHERE g > $lo AND g <= $((lo + 100000)) ORDER BY g"
+	done
+}
+# ... or the near-sorted rows, one COPY per 100k-row file
+grow_copy() {
+	local f
+	for f in "$work"/near.[0-9]*; do
+		psql_b -c "COPY grow FROM '$f'"
+	done
+}
+# Measure the index of kind $2 on column $1 built over src and grown by
+# function $4 into an empty table; record them in sections $3built and
+# $3grown.
+measure_size() {
+	local built="" grown
+	# compact leaves come only from growth: no built size for them
+	if [ "$2" != compact ]; then
+		psql_b -c "CREATE INDEX s_idx ON src USING $(am_of "$2") ($1) $(with_of "$2")"
+		built=$(psql_b -c "SELECT pg_relation_size('s_idx')")
+		psql_b -c "DROP INDEX s_idx"
+	fi
+	psql_b -c "CREATE TABLE grow (LIKE src) WITH (autovacuum_enabled = off)" \
+		-c "CREATE INDEX g_idx ON grow USING $(am_of "$2") ($1) $(with_of "$2")"
+	if [ "$2" = compact ]; then
+		psql_b -c "SELECT elastic_btree_shrink('g_idx')" >/dev/null
+	fi
+	"$4"
+	grown=$(psql_b -c "SELECT pg_relation_size('g_idx')")
+	if [ "$2" = compact ]; then
+		step "$1 compact: $(psql_b -c "SELECT leaf_pages || ' leaves, ' || compact_leaf_pages || ' compact' FROM elastic_index_stats('g_idx')")"
+	fi
+	psql_b -c "DROP TABLE grow"
+	if [ -n "$built" ]; then
+		echo "${3}built,$1,$2,1,$built" >>"$results"
+	fi
+	echo "${3}grown,$1,$2,1,$grown" >>"$results"
+	step "$1 $2: built ${built:--} bytes, grown ($4) $grown bytes"
+}
+
 step "sizes: built and grown"
 for col in $columns; do
 	for kind in $size_kinds; do
-		built=""
-		if [ "$kind" != compact ]; then
-			psql_b -c "CREATE INDEX s_idx ON src USING $(am_of "$kind") ($col) $(with_of "$kind")"
-			built=$(psql_b -c "SELECT pg_relation_size('s_idx')")
-			psql_b -c "DROP INDEX s_idx"
-		fi
-		psql_b -c "CREATE TABLE grow (LIKE src) WITH (autovacuum_enabled = off)" \
-			-c "CREATE INDEX g_idx ON grow USING $(am_of "$kind") ($col) $(with_of "$kind")"
-		if [ "$kind" = compact ]; then
-			psql_b -c "SELECT elastic_btree_shrink('g_idx')" >/dev/null
-		fi
-		for ((lo = 0; lo < rows; lo += 100000)); do
-			psql_b -c "INSERT INTO grow SELECT * FROM src WHERE g > $lo AND g <= $((lo + 100000)) ORDER BY g"
-		done
-		grown=$(psql_b -c "SELECT pg_relation_size('g_idx')")
-		if [ "$kind" = compact ]; then
-			step "$col compact: $(psql_b -c "SELECT leaf_pages || ' leaves, ' || compact_leaf_pages || ' compact' FROM elastic_index_stats('g_idx')")"
-		fi
-		psql_b -c "DROP TABLE grow"
-		if [ -n "$built" ]; then
-			echo "built,$col,$kind,1,$built" >>"$results"
-		fi
-		echo "grown,$col,$kind,1,$grown" >>"$results"
-		step "$col $kind: built ${built:--} bytes, grown $grown bytes"
+		measure_size "$col" "$kind" "" grow_insert
 	done
 done
+
+step "osm_tree sizes: built, and grown by COPY of near-sorted rows"
+psql_b -c "COPY (SELECT * FROM src ORDER BY g + floor(random() * 1000), g) TO '$work/near.copy'"
+as_pg split -l 100000 -d -a 4 "$work/near.copy" "$work/near."
+for col in $osm_columns; do
+	for kind in $osm_kinds; do
+		measure_size "$col" "$kind" osm_ grow_copy
+	done
+done
+rm -f "$work"/near.*
 
 step "unique keys: $inserts single-row inserts per load, $rounds rounds"
 for ((round = 1; round <= rounds; round++)); do
@@ -210,6 +253,24 @@ best() {
 		}
 		END { print v }' "$results"
 }
+# One table row per column of $5: btree's sizes in sections $1 (built) and
+# $2 (grown) in MB, then kinds $3 (lists) and $4 (without) and their ratios
+# to btree's.
+size_rows() {
+	local col bb bg db dg eb eg
+	for col in $5; do
+		bb=$(best "$1" "$col" btree min)
+		bg=$(best "$2" "$col" btree min)
+		db=$(best "$1" "$col" "$3" min)
+		dg=$(best "$2" "$col" "$3" min)
+		eb=$(best "$1" "$col" "$4" min)
+		eg=$(best "$2" "$col" "$4" min)
+		awk -v c="$col" -v bb="$bb" -v bg="$bg" -v db="$db" -v dg="$dg" -v eb="$eb" -v eg="$eg" 'BEGIN {
+			m = 1048576
+			printf "| %s | %.1f / %.1f | %.1f (%.2f) / %.1f (%.2f) | %.1f (%.2f) / %.1f (%.2f) |\n",
+				c, bb / m, bg / m, db / m, db / bb, dg / m, dg / bg, eb / m, eb / bb, eg / m, eg / bg }'
+	done
+}
 {
 	echo "# Posting lists: index sizes and unique-key costs against btree"
 	echo
@@ -221,21 +282,25 @@ best() {
 	echo
 	echo "![index size / btree's per column, built and grown](dedup.png)"
 	echo
-	echo "| column | btree MB built / grown | elastic_btree, lists: built (ratio) / grown (ratio) | without lists: built (ratio) / grown (ratio) | compact leaves, grown: MB (btree built / compact, btree grown / compact) |"
+	echo "| column | btree MB built / grown | elastic_btree, lists: built (ratio) / grown (ratio) | without lists: built (ratio) / grown (ratio) |"
+	echo "|---|---:|---:|---:|"
+	size_rows built grown elastic_dedup elastic "$columns"
+	echo
+	echo "osm_tree on the columns whose keys repeat: built by CREATE INDEX, and grown by COPY of the rows near-sorted (g plus a random shift of up to 1000 rows, 100k-row files) into a table that has the index; btree grown the same way. osm_dedup is osm_tree with \`deduplicate_items = on\`, osm without."
+	echo
+	echo "| column | btree MB built / grown (COPY) | osm_tree, lists: built (ratio) / grown (ratio) | without lists: built (ratio) / grown (ratio) |"
+	echo "|---|---:|---:|---:|"
+	size_rows osm_built osm_grown osm_dedup osm "$osm_columns"
+	echo
+	echo "elastic_btree with compact leaves (compact: made compact while empty by \`elastic_btree_shrink\`, then grown by the same inserts) against btree built and grown: how many times smaller."
+	echo
+	echo "| column | btree MB built / grown | compact MB | btree built / compact | btree grown / compact |"
 	echo "|---|---:|---:|---:|---:|"
 	for col in $columns; do
-		bb=$(best built "$col" btree min)
-		bg=$(best grown "$col" btree min)
-		db=$(best built "$col" elastic_dedup min)
-		dg=$(best grown "$col" elastic_dedup min)
-		eb=$(best built "$col" elastic min)
-		eg=$(best grown "$col" elastic min)
-		cg=$(best grown "$col" compact min)
-		awk -v c="$col" -v bb="$bb" -v bg="$bg" -v db="$db" -v dg="$dg" -v eb="$eb" -v eg="$eg" -v cg="$cg" 'BEGIN {
+		awk -v c="$col" -v bb="$(best built "$col" btree min)" -v bg="$(best grown "$col" btree min)" \
+			-v cg="$(best grown "$col" compact min)" 'BEGIN {
 			m = 1048576
-			printf "| %s | %.1f / %.1f | %.1f (%.2f) / %.1f (%.2f) | %.1f (%.2f) / %.1f (%.2f) | %.2f (%.2fx, %.2fx smaller) |\n",
-				c, bb / m, bg / m, db / m, db / bb, dg / m, dg / bg, eb / m, eb / bb, eg / m, eg / bg,
-				cg / m, bb / cg, bg / cg }'
+			printf "| %s | %.1f / %.1f | %.2f | %.2fx | %.2fx |\n", c, bb / m, bg / m, cg / m, bb / cg, bg / cg }'
 	done
 	echo
 	echo "Unique int8 keys (\`int8_unique\`): $inserts single-row INSERTs from one server-side loop into an empty indexed table (fastest of $rounds), and point lookups (pgbench, 1 client, prepared, ${duration} s, best of $rounds) on the built index; kinds interleaved."

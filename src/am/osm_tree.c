@@ -39,6 +39,7 @@ static const EITreePolicy osm_tree_policy = {
 	.aminsert = osminsert,
 	.fillfactor = OsmGetFillFactor,
 	.split_factor = OsmGetSplitFactor,
+	.deduplicate = OsmGetDeduplicate,
 	.build_begin = NULL,
 	.insert_prepare = NULL,
 	.leaf_full = NULL,

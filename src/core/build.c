@@ -211,9 +211,7 @@ typedef struct EILoadState
 	 * the TIDs so far, and goes to the leaf level as one list.
 	 */
 	bool		dedup;
-	IndexTuple	base;			/* the run's first entry, or NULL */
-	int			ntids;
-	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+	EIPostingRun run;
 } EILoadState;
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
@@ -1178,8 +1176,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	lstate.index = index;
 	lstate.fillfactor = EIGetFillFactor(index);
 	lstate.dedup = EIGetDeduplicate(index, true);
-	lstate.base = NULL;
-	lstate.ntids = 0;
+	lstate.run.base = NULL;
 
 	/* block 0 is the metapage; it is written once the root is known */
 	metabuf = ei_load_extend(index);
@@ -1358,39 +1355,24 @@ ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
 
 /*
  * Pass the next sorted entry to the leaf level: as it is, or with dedup
- * into the run of equal keys it continues (as nbtree's _bt_sort_dedup).
- * Keys are equal when their bytes are: the build forms every entry the
- * same way, and equal image (EIAllEqualImage) makes equal keys' images
- * equal.  A run ends at a different key or when one more TID would take
- * its list past EI_BUILD_MAX_POSTING_SIZE.  Takes ownership of itup.
+ * into the run of equal keys it continues (EIPostingRunAdd, as nbtree's
+ * _bt_sort_dedup).  Takes ownership of itup.
  */
 static void
 ei_load_entry(EILoadState *lstate, IndexTuple itup)
 {
-	IndexTuple	base = lstate->base;
-
 	if (!lstate->dedup)
 	{
 		ei_load_add(lstate, lstate->leaf, itup);
 		return;
 	}
-	if (base != NULL &&
-		IndexTupleSize(base) == IndexTupleSize(itup) &&
-		base->t_info == itup->t_info &&
-		MAXALIGN(IndexTupleSize(base) +
-				 sizeof(ItemPointerData) * (lstate->ntids + 1)) <= EI_BUILD_MAX_POSTING_SIZE &&
-		memcmp((char *) base + sizeof(IndexTupleData),
-			   (char *) itup + sizeof(IndexTupleData),
-			   IndexTupleSize(itup) - sizeof(IndexTupleData)) == 0)
+	if (EIPostingRunAdd(&lstate->run, itup))
 	{
-		lstate->tids[lstate->ntids++] = itup->t_tid;
 		pfree(itup);
 		return;
 	}
 	ei_load_flush_run(lstate);
-	lstate->base = itup;
-	lstate->tids[0] = itup->t_tid;
-	lstate->ntids = 1;
+	EIPostingRunStart(&lstate->run, itup);
 }
 
 /*
@@ -1400,20 +1382,14 @@ ei_load_entry(EILoadState *lstate, IndexTuple itup)
 static void
 ei_load_flush_run(EILoadState *lstate)
 {
-	IndexTuple	base = lstate->base;
+	IndexTuple	base = lstate->run.base;
+	IndexTuple	entry = EIPostingRunEnd(&lstate->run);
 
-	if (base == NULL)
+	if (entry == NULL)
 		return;
-	if (lstate->ntids == 1)
-		ei_load_add(lstate, lstate->leaf, base);
-	else
-	{
-		ei_load_add(lstate, lstate->leaf,
-					EIFormPosting(base, lstate->tids, lstate->ntids));
+	ei_load_add(lstate, lstate->leaf, entry);
+	if (entry != base)
 		pfree(base);
-	}
-	lstate->base = NULL;
-	lstate->ntids = 0;
 }
 
 /*

@@ -1128,6 +1128,62 @@ EIFormPosting(IndexTuple base, ItemPointer tids, int ntids)
 }
 
 /*
+ * Start a run of equal keys (EIPostingRun) with the plain entry itup, which
+ * the run refers to without copying it.
+ */
+void
+EIPostingRunStart(EIPostingRun *run, IndexTuple itup)
+{
+	Assert(!EITupleIsPosting(itup));
+	run->base = itup;
+	run->tids[0] = itup->t_tid;
+	run->ntids = 1;
+}
+
+/*
+ * Does the plain entry itup, the next in (keys, heap TID) order, continue
+ * the run?  If so, the run takes its heap TID.  Keys are equal when their
+ * bytes are: the callers form every entry the same way, and equal image
+ * (EIAllEqualImage) makes equal keys' images equal (a pair that differs in
+ * bytes only stays apart, which is merely less compact).  A run ends at a
+ * different key or when one more TID would take its list past
+ * EI_BUILD_MAX_POSTING_SIZE (as nbtree's _bt_sort_dedup).
+ */
+bool
+EIPostingRunAdd(EIPostingRun *run, IndexTuple itup)
+{
+	IndexTuple	base = run->base;
+
+	if (base == NULL ||
+		IndexTupleSize(base) != IndexTupleSize(itup) ||
+		base->t_info != itup->t_info ||
+		MAXALIGN(IndexTupleSize(base) +
+				 sizeof(ItemPointerData) * (run->ntids + 1)) > EI_BUILD_MAX_POSTING_SIZE ||
+		memcmp((char *) base + sizeof(IndexTupleData),
+			   (char *) itup + sizeof(IndexTupleData),
+			   IndexTupleSize(itup) - sizeof(IndexTupleData)) != 0)
+		return false;
+	Assert(ItemPointerCompare(&run->tids[run->ntids - 1], &itup->t_tid) < 0);
+	run->tids[run->ntids++] = itup->t_tid;
+	return true;
+}
+
+/*
+ * End the run: its one entry (the base itself) or a palloc'd posting list
+ * of its TIDs; NULL if no run was started.  The run is empty afterwards.
+ */
+IndexTuple
+EIPostingRunEnd(EIPostingRun *run)
+{
+	IndexTuple	base = run->base;
+
+	run->base = NULL;
+	if (base == NULL || run->ntids == 1)
+		return base;
+	return EIFormPosting(base, run->tids, run->ntids);
+}
+
+/*
  * What is wrong with a posting list as read from a page (NULL: nothing),
  * given that the tuple is of its line pointer's length: its array must
  * start inside the tuple past the header, 2-byte aligned, hold at least 2

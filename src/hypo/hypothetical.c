@@ -1027,8 +1027,9 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	else
 		hypo->fillfactor = opts ? ((EIElasticOptions *) opts)->fillfactor :
 			EI_DEFAULT_FILLFACTOR;
-	hypo->dedup = hypo->dedup && !hypo->osm &&
-		EIElasticOptionsDeduplicate((EIElasticOptions *) opts) != EI_DEDUP_OFF;
+	hypo->dedup = hypo->dedup &&
+		(hypo->osm ? OsmOptionsDeduplicate((OsmOptions *) opts) :
+		 EIElasticOptionsDeduplicate((EIElasticOptions *) opts)) != EI_DEDUP_OFF;
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)

@@ -149,6 +149,8 @@ typedef struct OsmOptions
 	double		flush_fraction;
 	int			bloom_bits_per_key;
 	int			sort_threshold;
+	int			deduplicate_items;	/* leaves may hold posting lists: 0, 1, or
+									 * EI_RELOPT_UNSET (the setting decides) */
 } OsmOptions;
 
 /* osm_tree settings: ranges (defaults are in osm/options.c) */
@@ -311,11 +313,14 @@ extern int	osm_bloom_bits_per_key;
 extern int	osm_sort_threshold;
 extern bool osm_top_inserts;
 extern bool osm_flush_worker;
+extern bool osm_deduplicate_items;
 extern void OsmInitGUCs(void);
 extern void OsmInitReloptions(void);
 extern bytea *osmoptions(Datum reloptions, bool validate);
 extern int	OsmGetFillFactor(Relation rel);
 extern double OsmGetSplitFactor(Relation rel);
+extern EIDedupChoice OsmGetDeduplicate(Relation rel);
+extern EIDedupChoice OsmOptionsDeduplicate(OsmOptions *opts);
 extern int	OsmGetBatchSize(Relation rel);
 extern Size OsmGetBatchMemory(void);
 extern int	OsmGetBufferSize(Relation rel);

@@ -229,6 +229,20 @@ typedef EIPageOpaqueData *EIPageOpaque;
  */
 #define EI_BUILD_MAX_POSTING_SIZE \
 	(MAXALIGN_DOWN(BLCKSZ * 10 / 100) - sizeof(ItemIdData))
+
+/*
+ * A run of sorted entries with equal keys on its way to becoming one
+ * posting list of at most EI_BUILD_MAX_POSTING_SIZE (EIPostingRunAdd): the
+ * build's leaves (core/build.c) and the leaves a sorted batch appends at
+ * the right edge (ei_append_page) group their entries with it.
+ */
+typedef struct EIPostingRun
+{
+	IndexTuple	base;			/* the run's first entry, or NULL */
+	int			ntids;
+	ItemPointerData tids[EI_BUILD_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+} EIPostingRun;
+
 #define EI_POSTING_BIT			INDEX_AM_RESERVED_BIT	/* nbtree's
 														 * INDEX_ALT_TID_MASK */
 
@@ -805,6 +819,9 @@ extern IndexTuple EIFormPivot(Relation rel, IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
 extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
 extern Size EIPostingKeySize(IndexTuple itup);
+extern void EIPostingRunStart(EIPostingRun *run, IndexTuple itup);
+extern bool EIPostingRunAdd(EIPostingRun *run, IndexTuple itup);
+extern IndexTuple EIPostingRunEnd(EIPostingRun *run);
 extern IndexTuple EIPostingRemoveTIDs(IndexTuple itup, const uint16 *removed,
 									  int nremoved);
 extern int	EIPostingFind(IndexTuple itup, ItemPointer tid);

@@ -527,6 +527,9 @@ osm_check_buffer_page(Relation rel, Buffer buf, bool entries)
 		if (!ItemPointerIsValid(&itup->t_tid) ||
 			!BlockNumberIsValid(ItemPointerGetBlockNumberNoCheck(&itup->t_tid)))
 			EIItemCorrupted(rel, page, off, "an entry with an invalid heap TID");
+		if (EITupleIsPosting(itup))
+			EIItemCorrupted(rel, page, off,
+							"a posting list (the insert buffer keeps plain entries)");
 		EICheckTupleAttrs(rel, page, off, itup, false);
 	}
 }

@@ -4,8 +4,11 @@
  *	  osm_tree's settings: the osm_tree.* GUCs and the reloptions that
  *	  override them per index.
  *
- * Every reloption defaults to -1, "use the osm_tree.* setting", so that
- * SET and ALTER SYSTEM reach every index that does not override them.
+ * Every reloption defaults to "unset" (-1, EI_RELOPT_UNSET for
+ * deduplicate_items), "use the osm_tree.* setting", so that SET and ALTER
+ * SYSTEM reach every index that does not override them; deduplicate_items
+ * follows elastic_btree's rule (EIDedupChoice: unset, the setting gives
+ * lists to builds, and inserts merge keys only in an index built with them).
  *
  *-------------------------------------------------------------------------
  */
@@ -17,7 +20,7 @@
 #include "utils/guc.h"
 
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[7];
+static relopt_parse_elt osm_relopt_tab[8];
 
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 96;
@@ -49,6 +52,9 @@ bool		osm_top_inserts = true;
 
 /* osm_tree.flush_worker: flush in a background worker, not in inserts */
 bool		osm_flush_worker = true;
+
+/* osm_tree.deduplicate_items: posting lists where the reloption is unset */
+bool		osm_deduplicate_items = true;
 
 /*
  * Refuse an osm_tree.batch_memory below OSM_MIN_BATCH_MEMORY other than -1.
@@ -150,6 +156,14 @@ OsmInitGUCs(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("osm_tree.deduplicate_items",
+							 "Whether osm_tree indexes merge entries with equal keys into posting lists.",
+							 "The index reloption deduplicate_items overrides it.",
+							 &osm_deduplicate_items,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("osm_tree");
 }
 
@@ -209,6 +223,15 @@ OsmInitReloptions(void)
 	osm_relopt_tab[6].optname = "sort_threshold";
 	osm_relopt_tab[6].opttype = RELOPT_TYPE_INT;
 	osm_relopt_tab[6].offset = offsetof(OsmOptions, sort_threshold);
+
+	/* as elastic_btree's (src/README.md, "Posting lists") */
+	add_enum_reloption(osm_relopt_kind, "deduplicate_items",
+					   "Merge entries with equal keys into posting lists (osm_tree.deduplicate_items if unset)",
+					   EIOptionalBoolValues, EI_RELOPT_UNSET,
+					   EI_OPTIONAL_BOOL_DETAIL, ShareUpdateExclusiveLock);
+	osm_relopt_tab[7].optname = "deduplicate_items";
+	osm_relopt_tab[7].opttype = RELOPT_TYPE_ENUM;
+	osm_relopt_tab[7].offset = offsetof(OsmOptions, deduplicate_items);
 }
 
 /*
@@ -258,6 +281,30 @@ OsmGetSplitFactor(Relation rel)
 
 	return (opts != NULL && opts->split_factor > 0) ?
 		opts->split_factor : osm_split_factor;
+}
+
+/*
+ * What these reloptions (NULL: none set) say of posting lists: the
+ * deduplicate_items reloption once set, else osm_tree.deduplicate_items
+ * (EI_DEDUP_IF_BUILT, as elastic_btree's EIElasticOptionsDeduplicate).
+ */
+EIDedupChoice
+OsmOptionsDeduplicate(OsmOptions *opts)
+{
+	int			value = opts != NULL ? opts->deduplicate_items : EI_RELOPT_UNSET;
+
+	if (value != EI_RELOPT_UNSET)
+		return value ? EI_DEDUP_ON : EI_DEDUP_OFF;
+	return osm_deduplicate_items ? EI_DEDUP_IF_BUILT : EI_DEDUP_OFF;
+}
+
+/*
+ * What an osm_tree index's deduplicate_items says of posting lists.
+ */
+EIDedupChoice
+OsmGetDeduplicate(Relation rel)
+{
+	return OsmOptionsDeduplicate(osm_options(rel));
 }
 
 /*

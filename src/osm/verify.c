@@ -136,6 +136,10 @@ OsmVerifyBuffer(EIVerifyContext *cxt)
 			IndexTuple	itup = EIReadTuple(page, off);
 			EISortEntry ent;
 
+			/* the insert buffer keeps plain entries, lists or not */
+			if (EITupleIsPosting(itup))
+				EIVerifyCorrupt(cxt, blkno, off,
+								"insert buffer holds a posting list (it keeps plain entries)");
 			EIEntrySortSet(&esort, &ent, itup);
 			if (off > OSM_BUFFER_FIRST && off < OSM_BUFFER_FIRST + summary->nsorted)
 			{

@@ -1,5 +1,5 @@
 # Posting lists (src/README.md, "Posting lists") through WAL: a standby
-# with wal_consistency_checking = 'elastic_index' replays an index built
+# with wal_consistency_checking = all replays an index built
 # with deduplicate_items = on, plain inserts beside its lists, scans that
 # mark lists dead, the opportunistic deletion of dead lists before a
 # split (DELETE records), VACUUM rewriting lists and removing whole ones
@@ -7,10 +7,17 @@
 # TIDs fall inside lists (with and without a page split), and dedup passes
 # of an index built empty (the dedup form of INSERT_MULTI; 065 checks it
 # with pg_walinspect), the metapage's format
-# version 3 of an index given the option after its build (a META record),
-# and must find every page equal to the primary's image; its queries must give the primary's results.
-# Then the primary crashes and replays the same WAL from its last
-# checkpoint, and the verifier and the queries must still agree.
+# version 3 of an index given the option after its build (a META record);
+# and the same for osm_tree ("osm_tree" there): a build with lists,
+# sorted batches that append leaves at the right edge with lists (SPLIT
+# records carrying the new leaf whole), batches and insert buffer flushes
+# into leaves that hold lists (posting splits through the ordinary path),
+# dedup passes of direct inserts' full rightmost leaf, VACUUM, and an index
+# given the option after its build.  The standby must find every page
+# equal to the primary's image; its queries must give the primary's
+# results.  Then the primary crashes and replays the same WAL from its
+# last checkpoint (osm_tree's appends with lists among it), and the
+# verifier and the queries must still agree.
 
 use strict;
 use warnings;
@@ -24,8 +31,9 @@ $primary->init(allows_streaming => 1);
 $primary->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'elastic_index'
-wal_consistency_checking = 'elastic_index'
+wal_consistency_checking = 'all'
 autovacuum = off
+osm_tree.flush_worker = off
 # every record carries a page image: keep the WAL until the standby has it
 wal_keep_size = '1GB'
 max_wal_size = '2GB'
@@ -45,7 +53,15 @@ my @queries = (
 	'SELECT count(*), sum(k) FROM p WHERE k < 50',
 	'SELECT string_agg(id::text, \',\' ORDER BY k DESC, id) FROM p WHERE k IN (3, 33, 77)',
 	'SELECT count(*), sum(id) FROM g WHERE k BETWEEN 5 AND 20',
+	'SELECT count(*), sum(id) FROM o WHERE k BETWEEN 100 AND 2500',
+	'SELECT count(*), sum(id) FROM o WHERE t >= \'k-000200\' AND t < \'k-001500\'',
+	'SELECT string_agg(id::text, \',\' ORDER BY k DESC, id) FROM o WHERE k IN (3, 1033, 2777, 3001)',
+	'SELECT count(*), sum(id) FROM o WHERE s = 3',
+	'SELECT count(*), sum(id) FROM d WHERE k BETWEEN 2 AND 9',
 );
+
+# every osm_tree index of the test, for the verifier
+my @osm_indexes = qw(o_k o_t o_s o_k_plain d_k);
 
 # Run every query with the index, then by sequential scan, on one node.
 sub answers
@@ -151,12 +167,75 @@ cmp_ok($primary->safe_psql('postgres', "SELECT leaf_pages FROM elastic_index_sta
 	'<', 10, 'the dedup pass made lists in the index given the option');
 $primary->safe_psql('postgres', "SELECT elastic_index_check('v_k', true)");
 
+# osm_tree: a build with lists, sorted batches appending leaves with lists
+# at the right edge, the insert buffer's flush into leaves with lists,
+# direct inserts whose full rightmost leaf gets a dedup pass
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE o (id int4, k int8, s int4, t text COLLATE "C");
+INSERT INTO o SELECT g, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(1, 20000) AS g;
+CREATE INDEX o_k ON o USING osm_tree (k) WITH (deduplicate_items = on);
+CREATE INDEX o_t ON o USING osm_tree (t) WITH (deduplicate_items = on);
+CREATE INDEX o_s ON o USING osm_tree (s) WITH (deduplicate_items = on);
+CREATE INDEX o_k_plain ON o USING osm_tree (k);
+INSERT INTO o SELECT g, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(20001, 50000) AS g;
+SET osm_tree.top_inserts = off;
+INSERT INTO o SELECT g + 100000, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(1, 30000, 211) AS g;
+SELECT osm_tree_flush('o_k'), osm_tree_flush('o_t'), osm_tree_flush('o_s');
+RESET osm_tree.top_inserts;
+CREATE TABLE d (id int4, k int8);
+CREATE INDEX d_k ON d USING osm_tree (k) WITH (deduplicate_items = on);
+SET osm_tree.batch_size = 1;
+DO $$
+BEGIN
+	FOR i IN 1 .. 4000 LOOP
+		INSERT INTO d VALUES (i, i / 400);
+	END LOOP;
+END
+$$;
+});
+cmp_ok($primary->safe_psql('postgres', "SELECT pg_relation_size('o_k')"), '<',
+	$primary->safe_psql('postgres', "SELECT pg_relation_size('o_k_plain') / 2"),
+	'osm_tree: the batches appended lists');
+cmp_ok($primary->safe_psql('postgres', "SELECT leaf_pages FROM elastic_index_stats('d_k')"),
+	'<', 8, 'osm_tree: the dedup pass made lists of direct inserts');
+# VACUUM rewrites lists; new rows take the freed space, so their TIDs fall
+# inside the lists' ranges (posting splits, from a batch); then an index
+# given the option after its build (format 3 from its first insert)
+$primary->safe_psql(
+	'postgres', q{
+DELETE FROM o WHERE id % 3 = 0 OR k = 777;
+VACUUM o;
+INSERT INTO o SELECT g + 200000, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(1, 50000, 3) AS g;
+ALTER INDEX o_k_plain SET (deduplicate_items = on);
+INSERT INTO o SELECT g, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(50001, 60000) AS g;
+});
+is($primary->safe_psql('postgres',
+		"SELECT entries FROM elastic_index_stats('o_k')"),
+	$primary->safe_psql('postgres', 'SELECT count(*) FROM o'),
+	'osm_tree: every row has one TID in the index');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('$_', true)")
+  for @osm_indexes;
+my $osm_formats = q{SELECT (SELECT format_version FROM elastic_index_stats('o_k')),
+	(SELECT format_version FROM elastic_index_stats('d_k')),
+	(SELECT format_version FROM elastic_index_stats('o_k_plain'))};
+is($primary->safe_psql('postgres', $osm_formats),
+	'3|3|3', 'osm_tree: format version 3 for every index with lists');
+
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 is($standby->safe_psql('postgres', $formats),
 	'3|3|2|3', 'the standby has the same format versions');
+is($standby->safe_psql('postgres', $osm_formats),
+	'3|3|3', 'the standby has the same format versions of osm_tree indexes');
 my $want = answers($primary);
 is(answers($standby), $want, 'the standby answers as the primary');
-$standby->safe_psql('postgres', "SELECT elastic_index_check('p_k')");
+$standby->safe_psql('postgres', "SELECT elastic_index_check('$_')")
+  for 'p_k', @osm_indexes;
 my $log = slurp_file($standby->logfile);
 unlike($log, qr/inconsistent page found/, 'no inconsistent page on the standby');
 
@@ -166,6 +245,10 @@ $primary->safe_psql(
 	'postgres', q{
 DELETE FROM p WHERE id % 5 = 0;
 VACUUM p;
+INSERT INTO o SELECT g, g / 20, g % 10, 'k-' || lpad((g / 30)::text, 6, '0')
+FROM generate_series(60001, 80000) AS g;
+DELETE FROM o WHERE id % 5 = 0;
+VACUUM o;
 -- unlogged indexes, which crash recovery resets to their init forks: built
 -- with lists (elastic_btree.deduplicate_items on, the default) and without
 CREATE UNLOGGED TABLE un (k int4);
@@ -195,7 +278,9 @@ cmp_ok($primary->safe_psql('postgres',
 $primary->safe_psql('postgres', "SELECT elastic_index_check('un_default', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_k', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_t', true)");
-pass('the verifier accepts both indexes after recovery');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('$_', true)")
+  for @osm_indexes;
+pass('the verifier accepts every index after recovery');
 
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 is(answers($standby), $want, 'the standby follows the recovered primary');
