@@ -39,8 +39,8 @@ SELECT ei_check_all('do');
 
 -- the option is stored and shown; off by default; the metapage says
 -- whether lists may exist (format version 3) once the index is built
-CREATE INDEX do_plain_k ON do_seq USING osm_tree (k);
-CREATE INDEX do_plain_n ON do_seq USING osm_tree (n);
+CREATE INDEX do_plain_k ON do_seq USING osm_tree (k) WITH (deduplicate_items = off);
+CREATE INDEX do_plain_n ON do_seq USING osm_tree (n) WITH (deduplicate_items = off);
 SELECT c.relname, c.reloptions FROM pg_class c
 WHERE c.relname IN ('do_ei_k', 'do_plain_k') ORDER BY 1;
 SELECT i AS index, (SELECT format_version FROM elastic_index_stats(i)) AS format_version
@@ -158,7 +158,7 @@ SELECT ei_diff('do', 'SELECT count(*) FROM %I WHERE c = 1', false, '{indexonly,b
 -- a full rightmost leaf gets the dedup pass before it splits
 CREATE TABLE do_top (id int4, k int8);
 CREATE INDEX do_top_k ON do_top USING osm_tree (k) WITH (deduplicate_items = on);
-CREATE INDEX do_top_k_plain ON do_top USING osm_tree (k);
+CREATE INDEX do_top_k_plain ON do_top USING osm_tree (k) WITH (deduplicate_items = off);
 SET osm_tree.batch_size = 1;
 DO $$
 BEGIN
@@ -203,8 +203,8 @@ SELECT k, count(*), sum(g) FROM do_mid GROUP BY k ORDER BY k DESC LIMIT 3;
 -- first insert raises the format version, batches then write lists
 CREATE TABLE do_alter (id int4, k int8);
 INSERT INTO do_alter SELECT g, g / 50 FROM generate_series(1, 5000) g;
-CREATE INDEX do_alter_k ON do_alter USING osm_tree (k);
-CREATE INDEX do_alter_k_plain ON do_alter USING osm_tree (k);
+CREATE INDEX do_alter_k ON do_alter USING osm_tree (k) WITH (deduplicate_items = off);
+CREATE INDEX do_alter_k_plain ON do_alter USING osm_tree (k) WITH (deduplicate_items = off);
 SELECT format_version FROM elastic_index_stats('do_alter_k');
 ALTER INDEX do_alter_k SET (deduplicate_items = on);
 SELECT format_version FROM elastic_index_stats('do_alter_k');
