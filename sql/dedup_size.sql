@@ -79,3 +79,12 @@ SET enable_indexonlyscan = off;
 INSERT INTO ans VALUES ('gt', 'seq', answers('gt', 't')),
 	('g4', 'seq', answers('g4', 'i4'));
 SELECT tbl, count(*) AS ways, count(DISTINCT a) AS answers FROM ans GROUP BY tbl ORDER BY tbl;
+RESET enable_seqscan;
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+RESET enable_bitmapscan;
+SET client_min_messages = warning;
+DROP SCHEMA ei_dedup_size CASCADE;
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
