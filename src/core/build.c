@@ -1479,9 +1479,16 @@ ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
 	BlockNumber oblkno = lvl->blkno;
 	BlockNumber nblkno;
 
-	/* the high key: leaf items gain their heap TID, inner pivots have it */
+	/*
+	 * The high key: a pivot of the leaf item, separating it from the page's
+	 * last item (EIFormPivot); inner pivots are copied.
+	 */
 	if (isleaf)
-		hikey = EIFormPivot(lstate->index, first);
+		hikey = EIFormPivot(lstate->index,
+							(IndexTuple) PageGetItem(page,
+													 PageGetItemId(page,
+																   PageGetMaxOffsetNumber(page))),
+							first);
 	else
 		hikey = CopyIndexTuple(first);
 	EITupleSetDownlink(hikey, InvalidBlockNumber);

@@ -977,7 +977,8 @@ ei_append_page(Relation rel, Buffer buf, IndexTuple *items, int nitems,
 	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
 	EICheckPageItems(rel, buf);
 
-	lefthikey = EIFormPivot(rel, items[0]);
+	lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
+							EIReadTuple(origpage, maxoff) : NULL, items[0]);
 	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
 	{
 		pfree(lefthikey);
@@ -1757,7 +1758,18 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	else
 		firstrightitem = EIReadTuple(origpage, firstright);
 	if (isleaf)
-		lefthikey = EIFormPivot(rel, firstrightitem);
+	{
+		IndexTuple	lastleftitem = NULL;
+
+		/* the last item left of the split, to truncate the pivot against */
+		if (separator != NULL)
+			lastleftitem = NULL;
+		else if (newitemonleft && newitemoff == firstright)
+			lastleftitem = newitem;
+		else if (firstright > EI_FIRST_DATA(oopaque))
+			lastleftitem = EIReadTuple(origpage, OffsetNumberPrev(firstright));
+		lefthikey = EIFormPivot(rel, lastleftitem, firstrightitem);
+	}
 	else
 	{
 		lefthikey = CopyIndexTuple(firstrightitem);

@@ -1044,8 +1044,12 @@ EIGetRootHeight(Relation rel)
 }
 
 /*
- * Make a pivot tuple from a leaf tuple: its key columns plus heap TID, no
- * downlink yet.
+ * Make the pivot tuple that separates leaf tuple lastleft from the leaf
+ * tuple itup that follows it: itup's key columns, plus its heap TID unless
+ * the key columns of the two differ (then nothing equal to itup's keys is
+ * on the left, and the missing TID compares as minus infinity, as in
+ * nbtree's _bt_truncate; EI_PIVOT_HAS_TID unset).  lastleft NULL (not
+ * known) keeps the TID.  No downlink yet.
  *
  * INCLUDE columns are cut off (index_truncate_tuple, as nbtree's
  * _bt_truncate does), so a pivot holds exactly the index's key columns.
@@ -1053,7 +1057,7 @@ EIGetRootHeight(Relation rel)
  * copied with CopyIndexTuple, since it already carries its tiebreaker.
  */
 IndexTuple
-EIFormPivot(Relation rel, IndexTuple itup)
+EIFormPivot(Relation rel, IndexTuple lastleft, IndexTuple itup)
 {
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	IndexTuple	keys = itup;
@@ -1061,22 +1065,36 @@ EIFormPivot(Relation rel, IndexTuple itup)
 	Size		newsz;
 	IndexTuple	pivot;
 	ItemPointerData heaptid;
+	bool		keeptid = true;
+
+	if (lastleft != NULL)
+	{
+		EIScanInsert key = EIMakeScanKey(rel, itup, true);
+
+		key->scantid = NULL;
+		keeptid = (EICompareLeafTuple(rel, key, lastleft) == 0);
+		pfree(key);
+	}
 
 	heaptid = *EILeafMinTID(itup);
 	if (nkeyatts < IndexRelationGetNumberOfAttributes(rel))
 		keys = index_truncate_tuple(RelationGetDescr(rel), itup, nkeyatts);
 	/* a posting list's key without its TIDs (lists have no INCLUDE columns) */
 	oldsz = EIPostingKeySize(keys);
-	newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
+	newsz = keeptid ? MAXALIGN(oldsz + sizeof(ItemPointerData)) : MAXALIGN(oldsz);
 	pivot = (IndexTuple) palloc0(newsz);
 	memcpy(pivot, keys, oldsz);
 	if (keys != itup)
 		pfree(keys);
 	pivot->t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
 	pivot->t_info |= newsz;
-	ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
 	ItemPointerSetBlockNumber(&pivot->t_tid, InvalidBlockNumber);
-	ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
+	ItemPointerSetOffsetNumber(&pivot->t_tid, 0);
+	if (keeptid)
+	{
+		ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
+		ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
+	}
 	return pivot;
 }
 

@@ -427,7 +427,13 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 				 EIHypoEstimate *est)
 {
 	double		scap = ei_hypo_leaf_rows(hypo, ntuples);
-	double		icap = ei_hypo_page_capacity(hypo->pivotsz, hypo->pivotsz,
+	/*
+	 * Inner pages: the build truncates a pivot's heap TID where the key
+	 * columns separate the pages (EIFormPivot), at nearly every leaf
+	 * boundary; the model counts them all so.
+	 */
+	Size		innersz = MAXALIGN(hypo->keysz);
+	double		icap = ei_hypo_page_capacity(innersz, innersz,
 											 EI_NONLEAF_FILLFACTOR);
 	double		ccap;
 	double		limit;
