@@ -72,10 +72,10 @@ INSERT INTO cp_dup
 	SELECT g % 10, 'key ' || g % 7, repeat('x', 100) FROM generate_series(1, 20000) AS g;
 CREATE INDEX cp_dup_k_lists ON cp_dup USING elastic_btree (k)
 	WITH (deduplicate_items = on);
-CREATE INDEX cp_dup_k_plain ON cp_dup USING elastic_btree (k);
+CREATE INDEX cp_dup_k_plain ON cp_dup USING elastic_btree (k) WITH (deduplicate_items = off);
 CREATE INDEX cp_dup_tk_lists ON cp_dup USING elastic_btree (t DESC, k)
 	WITH (deduplicate_items = on);
-CREATE INDEX cp_dup_tk_plain ON cp_dup USING elastic_btree (t DESC, k);
+CREATE INDEX cp_dup_tk_plain ON cp_dup USING elastic_btree (t DESC, k) WITH (deduplicate_items = off);
 DELETE FROM cp_dup WHERE (k + length(t)) % 3 = 0;
 SELECT count(*) FROM cp_dup;		-- prunes the heap pages
 SELECT l.entries, l.entries = p.entries AS same_entries,

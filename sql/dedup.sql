@@ -35,13 +35,13 @@ VACUUM ANALYZE dd_seq, dd_bt;
 ANALYZE dd_ei;
 SELECT ei_check_all('dd');
 
--- the option is stored and shown; off by default
+-- the option is stored and shown (unset: the setting decides)
 SELECT c.relname, c.reloptions FROM pg_class c
 WHERE c.relname IN ('dd_ei_k', 'dd_ei_n') ORDER BY 1;
-CREATE INDEX dd_plain_k ON dd_seq USING elastic_btree (k);
-CREATE INDEX dd_plain_t ON dd_seq USING elastic_btree (t);
-CREATE INDEX dd_plain_n ON dd_seq USING elastic_btree (n);
-CREATE INDEX dd_plain_u ON dd_seq USING elastic_btree (u);
+CREATE INDEX dd_plain_k ON dd_seq USING elastic_btree (k) WITH (deduplicate_items = off);
+CREATE INDEX dd_plain_t ON dd_seq USING elastic_btree (t) WITH (deduplicate_items = off);
+CREATE INDEX dd_plain_n ON dd_seq USING elastic_btree (n) WITH (deduplicate_items = off);
+CREATE INDEX dd_plain_u ON dd_seq USING elastic_btree (u) WITH (deduplicate_items = off);
 SELECT reloptions FROM pg_class WHERE relname = 'dd_plain_k';
 
 -- lists shrink the indexes on repeated keys to about btree's size; numeric
@@ -177,7 +177,7 @@ CREATE TABLE dd_grow (id int4, k int8, t text COLLATE "C", n numeric, s int4);
 CREATE INDEX dd_grow_k ON dd_grow USING elastic_btree (k) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_t ON dd_grow USING elastic_btree (t) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_n ON dd_grow USING elastic_btree (n) WITH (deduplicate_items = on);
-CREATE INDEX dd_grow_k_plain ON dd_grow USING elastic_btree (k);
+CREATE INDEX dd_grow_k_plain ON dd_grow USING elastic_btree (k) WITH (deduplicate_items = off);
 CREATE INDEX dd_grow_k_bt ON dd_grow USING btree (k);
 CREATE INDEX dd_grow_s ON dd_grow USING elastic_btree (s) WITH (deduplicate_items = on);
 CREATE INDEX dd_grow_s_bt ON dd_grow USING btree (s);
@@ -201,6 +201,54 @@ RESET enable_bitmapscan;
 SELECT count(*), sum(id) FROM dd_grow WHERE k BETWEEN 100 AND 200;
 SELECT count(*), sum(id) FROM dd_grow WHERE t >= 'key-000100' AND t < 'key-000200';
 DROP TABLE dd_grow;
+
+-- elastic_btree.deduplicate_items (on by default) stands in for an unset
+-- reloption: builds write lists while it is on, and inserts merge keys into
+-- lists only in an index built with them (format 3), so that an index built
+-- without (by an older library, or with the setting off) keeps its format
+-- until REINDEX or the reloption; the reloption, in any of boolean's
+-- spellings, overrides the setting
+SHOW elastic_btree.deduplicate_items;
+CREATE TABLE dd_guc (k int4);
+INSERT INTO dd_guc SELECT g % 10 FROM generate_series(1, 10000) g;
+CREATE INDEX dd_guc_default ON dd_guc USING elastic_btree (k);
+SET elastic_btree.deduplicate_items = off;
+CREATE INDEX dd_guc_off ON dd_guc USING elastic_btree (k);
+CREATE INDEX dd_guc_on ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = on);
+RESET elastic_btree.deduplicate_items;
+CREATE INDEX dd_guc_false ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = FALSE);
+CREATE INDEX dd_guc_1 ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = 1);
+-- a prefix, as a bool reloption stored it
+CREATE INDEX dd_guc_t ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = t);
+CREATE VIEW dd_guc_state AS
+SELECT c.relname, c.reloptions, s.format_version,
+	   s.leaf_pages < (SELECT count(*) FROM dd_guc) / 700 AS lists
+FROM pg_class c, elastic_index_stats(c.oid) s
+WHERE c.relname LIKE 'dd\_guc\_%' AND c.relkind = 'i' ORDER BY c.relname;
+SELECT * FROM dd_guc_state;
+-- inserts: full leaves merge keys in the format 3 indexes only
+INSERT INTO dd_guc SELECT g % 10 FROM generate_series(1, 30000) g;
+SELECT * FROM dd_guc_state;
+-- the reloption raises dd_guc_off to format 3 at its next insert
+ALTER INDEX dd_guc_off SET (deduplicate_items = on);
+INSERT INTO dd_guc SELECT g % 10 FROM generate_series(1, 30000) g;
+SELECT relname, format_version FROM dd_guc_state WHERE relname = 'dd_guc_off';
+-- unset again, the setting decides at the next build
+ALTER INDEX dd_guc_false RESET (deduplicate_items);
+REINDEX INDEX dd_guc_false;
+SELECT relname, format_version, lists FROM dd_guc_state WHERE relname = 'dd_guc_false';
+SELECT elastic_index_check(c.oid, true) FROM pg_class c
+WHERE c.relname LIKE 'dd\_guc\_%' AND c.relkind = 'i' ORDER BY c.relname;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) FROM dd_guc WHERE k = 3;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) FROM dd_guc WHERE k = 3;
+CREATE INDEX dd_guc_bad ON dd_guc USING elastic_btree (k) WITH (deduplicate_items = sometimes);
+\echo :LAST_ERROR_SQLSTATE
+DROP VIEW dd_guc_state;
+DROP TABLE dd_guc;
 
 -- clean up
 SET client_min_messages = warning;

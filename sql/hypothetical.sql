@@ -137,7 +137,7 @@ ANALYZE hy_dup;
 SELECT indexrelid AS dup_oid
 FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_dup USING elastic_btree (k) WITH (deduplicate_items = on)') \gset
 SELECT indexrelid AS nodup_oid
-FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_dup USING elastic_btree (k)') \gset
+FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_dup USING elastic_btree (k) WITH (deduplicate_items = off)') \gset
 SELECT indexrelid AS dup_numeric_oid
 FROM elastic_index_hypothetical_create('CREATE INDEX ON hy_dup USING elastic_btree (n) WITH (deduplicate_items = on)') \gset
 SELECT indexrelid AS dup_include_oid

@@ -3,7 +3,8 @@
 # bench/dedup/run.sh (which calls it at its end when gnuplot is installed):
 # per column, each index's size as a ratio to btree's, built by CREATE
 # INDEX (left) and grown by inserts (right), for elastic_btree with
-# deduplicate_items on and off; the line at 1.0 is btree.
+# deduplicate_items on and off, and (grown only) with compact leaves; the
+# line at 1.0 is btree.
 #
 # Usage: bench/dedup/plot.sh DIR [COMMAND]
 #
@@ -29,7 +30,10 @@ ratios() {
 		END {
 			for (i = 1; i <= n; i++) {
 				c = order[i]
-				printf "%s %.3f %.3f\n", c, v[c, "elastic_dedup"] / v[c, "btree"], v[c, "elastic"] / v[c, "btree"]
+				printf "%s %.3f %.3f", c, v[c, "elastic_dedup"] / v[c, "btree"], v[c, "elastic"] / v[c, "btree"]
+				if ((c, "compact") in v)
+					printf " %.3f", v[c, "compact"] / v[c, "btree"]
+				printf "\n"
 			}
 		}' "$csv"
 }
@@ -57,15 +61,23 @@ kinds="elastic_dedup elastic"
 		plot="plot"
 		col=2
 		i=0
-		for kd in $kinds; do
+		section_kinds=$kinds
+		if [ "$section" = grown ] && grep -q '^grown,[^,]*,compact,' "$csv"; then
+			section_kinds="$kinds compact"
+		fi
+		for kd in $section_kinds; do
 			label="elastic_btree, deduplicate_items = on"
 			colour=$(kind_colour elastic_btree)
 			if [ "$kd" = elastic ]; then
 				label="elastic_btree, deduplicate_items = off"
 				colour="#56b4e9"
+			elif [ "$kd" = compact ]; then
+				label="elastic_btree, compact leaves"
+				colour="#009e73"
 			fi
 			plot+=" \$$section using $col:xtic(1) title '$label' lc rgb '$colour',"
-			plot+=" \$$section using (\$0 + ($i - 0.5) / 3.0):$col:(sprintf('%.2f', \$$col)) with labels offset 0,0.7 font ',8' notitle,"
+			nk=$(echo $section_kinds | wc -w)
+			plot+=" \$$section using (\$0 + ($i - ($nk - 1) / 2.0) / ($nk + 1.0)):$col:(sprintf('%.2f', \$$col)) with labels offset 0,0.7 font ',8' notitle,"
 			col=$((col + 1))
 			i=$((i + 1))
 		done

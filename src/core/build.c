@@ -286,8 +286,14 @@ eibuildempty(Relation index)
 
 	EICheckPreloaded();
 
-	/* block 0: the metapage, pointing at the root leaf in block 1 */
+	/*
+	 * block 0: the metapage, pointing at the root leaf in block 1, with the
+	 * format version the main fork's build wrote (the index that crash
+	 * recovery resets to this fork goes on deduplicating as it did)
+	 */
 	EIInitMetaPage(page, EIRelAmKind(index), 1, 0, EIGetFillFactor(index));
+	if (EIGetDeduplicate(index, true))
+		EIPageGetMeta(page)->version = EI_VERSION_POSTING;
 	PageSetChecksumInplace(page, EI_METAPAGE);
 	smgrextend(RelationGetSmgr(index), INIT_FORKNUM, EI_METAPAGE,
 			   (char *) page, true);
@@ -1171,7 +1177,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 
 	lstate.index = index;
 	lstate.fillfactor = EIGetFillFactor(index);
-	lstate.dedup = EIGetDeduplicate(index);
+	lstate.dedup = EIGetDeduplicate(index, true);
 	lstate.base = NULL;
 	lstate.ntids = 0;
 

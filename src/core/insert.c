@@ -169,7 +169,7 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel, heapRel);
 	/* catalog lookups too: before any lock */
-	istate->deduplicate = EIGetDeduplicate(rel);
+	istate->deduplicate = EIGetDeduplicate(rel, false);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
 	/* the dedup pass may write a list: the metapage says so first */
@@ -426,148 +426,59 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
 }
 
 /*
- * Are two leaf entries' keys the same bytes (their attributes and null
- * bitmap, not their TIDs), so that one posting list may hold both?  With
- * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
- * bytes stay apart, which is merely less compact.
- */
-static bool
-ei_same_key(IndexTuple a, IndexTuple b)
-{
-	Size		asz = EIPostingKeySize(a);
-
-	return asz == EIPostingKeySize(b) &&
-		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
-		memcmp((char *) a + sizeof(IndexTupleData),
-			   (char *) b + sizeof(IndexTupleData),
-			   asz - sizeof(IndexTupleData)) == 0;
-}
-
-/*
- * Append a leaf entry's heap TIDs (a list's, or the plain entry's one) to
- * tids[ntids...]; return the new count.  The caller made room.
- */
-static int
-ei_collect_tids(IndexTuple itup, ItemPointerData *tids, int ntids)
-{
-	if (!EITupleIsPosting(itup))
-		tids[ntids++] = itup->t_tid;
-	else
-		for (int t = 0; t < EIPostingCount(itup); t++)
-			tids[ntids++] = *EIPostingTID(itup, t);
-	return ntids;
-}
-
-/*
  * The dedup pass (src/README.md, "Posting lists"; nbtree's
  * _bt_dedup_pass): merge the runs of equal keys of the full write-locked
  * standard leaf buf into posting lists of at most EI_MAX_POSTING_SIZE, so
  * that an insert may fit without a split.  Items marked LP_DEAD are left
- * as they are.  The new page is built in private memory, then copied over
- * the leaf in a critical section and WAL-logged as a full image
- * (log_newpage_buffer).  Does nothing when no run has two entries.
+ * as they are.  The runs are found (EIDedupIntervals) and the new page
+ * built in private memory (EIDedupBuildPage, which redo calls with the
+ * logged intervals) before the critical section copies it over the leaf
+ * and logs the intervals (XLOG_EI_INSERT_MULTI's dedup form).  Does
+ * nothing when no run has two entries.
  */
 static void
 ei_dedup_pass(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
-	OffsetNumber minoff = EI_FIRST_DATA(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	EIDedupInterval intervals[MaxIndexTuplesPerPage];
+	int			nintervals;
 	Page		newpage;
-	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
-	IndexTuple	base = NULL;
-	int			ntids = 0;
-	int			nmerged = 0;
+	const char *problem;
 
 	if (!EI_IS_LEAF(opaque) || (opaque->ei_flags & EI_POLICY_LEAF) ||
-		maxoff <= minoff)
+		PageGetMaxOffsetNumber(page) <= EI_FIRST_DATA(opaque))
 		return;
 
 	/* its items are read whole and copied: check them first */
 	EICheckPageItems(rel, buf);
 
-	newpage = PageGetTempPageCopySpecial(page);
-	if (!EI_RIGHTMOST(opaque))
-	{
-		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
-
-		if (PageAddItem(newpage, (Item) hikey, IndexTupleSize(hikey),
-						EI_HIKEY, false, false) == InvalidOffsetNumber)
-			elog(ERROR, "dedup pass: failed to add high key of block %u of index \"%s\"",
-				 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-	}
-
-	for (OffsetNumber off = minoff; off <= maxoff + 1; off++)
-	{
-		IndexTuple	itup = off <= maxoff ? EIReadTuple(page, off) : NULL;
-		bool		dead = itup != NULL && ItemIdIsDead(PageGetItemId(page, off));
-		int			n = itup != NULL ? EILeafNTIDs(itup) : 0;
-
-		/*
-		 * The item continues the run if its key is equal and the list stays
-		 * within EI_MAX_POSTING_SIZE; on the rightmost leaf, which has no
-		 * high key, also only while the page keeps room for one (its size
-		 * from this key): a split can then keep everything up to here on
-		 * its left page, where a high key is added (src/README.md, "Posting
-		 * lists").
-		 */
-		if (base != NULL && itup != NULL && !dead && ei_same_key(base, itup) &&
-			MAXALIGN(EIPostingKeySize(base) +
-					 sizeof(ItemPointerData) * (ntids + n)) <= EI_MAX_POSTING_SIZE &&
-			(!EI_RIGHTMOST(opaque) ||
-			 PageGetExactFreeSpace(newpage) >=
-			 MAXALIGN(EIPostingKeySize(base) +
-					  sizeof(ItemPointerData) * (ntids + n)) +
-			 sizeof(ItemIdData) + EI_LEAF_HIKEY_SIZE(base)))
-		{
-			ntids = ei_collect_tids(itup, tids, ntids);
-			nmerged++;
-			continue;
-		}
-
-		/* the run ends: add it as one entry */
-		if (base != NULL)
-		{
-			IndexTuple	entry = EIFormPosting(base, tids, ntids);
-
-			if (PageAddItem(newpage, (Item) entry, IndexTupleSize(entry),
-							InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
-				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
-					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-			pfree(entry);
-			base = NULL;
-			ntids = 0;
-		}
-		if (itup == NULL)
-			break;
-		if (dead)
-		{
-			OffsetNumber newoff;
-
-			newoff = PageAddItem(newpage, (Item) itup, IndexTupleSize(itup),
-								 InvalidOffsetNumber, false, false);
-			if (newoff == InvalidOffsetNumber)
-				elog(ERROR, "dedup pass: failed to add an entry to block %u of index \"%s\"",
-					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
-			ItemIdMarkDead(PageGetItemId(newpage, newoff));
-			continue;
-		}
-		base = itup;
-		ntids = ei_collect_tids(itup, tids, ntids);
-	}
-
-	if (nmerged == 0)
-	{
-		pfree(newpage);
+	nintervals = EIDedupIntervals(page, intervals);
+	if (nintervals == 0)
 		return;
-	}
+	newpage = EIDedupBuildPage(page, intervals, nintervals, &problem);
+	if (newpage == NULL)
+		elog(ERROR, "dedup pass: %s in block %u of index \"%s\"",
+			 problem, BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 
 	START_CRIT_SECTION();
 	PageRestoreTempPage(newpage, page);
 	MarkBufferDirty(buf);
 	if (RelationNeedsWAL(rel))
-		log_newpage_buffer(buf, true);
+	{
+		xl_ei_insert_multi xlrec;
+		XLogRecPtr	recptr;
+
+		xlrec.nitems = 0;
+		xlrec.nintervals = nintervals;
+		XLogBeginInsert();
+		XLogRegisterData((char *) &xlrec, SizeOfEIInsertMultiDedup);
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, (char *) intervals,
+							sizeof(EIDedupInterval) * nintervals);
+		recptr = XLogInsert(EI_RMGR_ID, XLOG_EI_INSERT_MULTI);
+		PageSetLSN(page, recptr);
+	}
 	END_CRIT_SECTION();
 }
 
@@ -2280,7 +2191,7 @@ ei_key_aligned_split(Page page, IndexTuple newitem,
 			EIReadTuple(page, origoff[k - 1]);
 		after = origoff[k] == InvalidOffsetNumber ? newitem :
 			EIReadTuple(page, origoff[k]);
-		if (!ei_same_key(before, after))
+		if (!EISameKey(before, after))
 			found = k;
 	}
 	return found >= 0 ? found : best;
@@ -2456,9 +2367,9 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	}
 	else if (isleaf && istate != NULL && istate->deduplicate &&
 			 newitemoff > first && (newitemoff - first) * 2 >= nitems &&
-			 ei_same_key(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
+			 EISameKey(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
 			 (newitemoff > maxoff ||
-			  !ei_same_key(EIReadTuple(page, newitemoff), newitem)))
+			  !EISameKey(EIReadTuple(page, newitemoff), newitem)))
 	{
 		/*
 		 * Posting lists: the new item ends a run of equal keys that fills at

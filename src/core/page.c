@@ -1272,6 +1272,225 @@ EIPostingSwap(IndexTuple itup, ItemPointer newtid, int postingoff,
 }
 
 /*
+ * Are two leaf entries' keys the same bytes (their attributes and null
+ * bitmap, not their TIDs), so that one posting list may hold both?  With
+ * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
+ * bytes stay apart, which is merely less compact.
+ */
+bool
+EISameKey(IndexTuple a, IndexTuple b)
+{
+	Size		asz = EIPostingKeySize(a);
+
+	return asz == EIPostingKeySize(b) &&
+		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
+		memcmp((char *) a + sizeof(IndexTupleData),
+			   (char *) b + sizeof(IndexTupleData),
+			   asz - sizeof(IndexTupleData)) == 0;
+}
+
+/*
+ * May a list with base's key and ntids TIDs take n more and stay within
+ * EI_MAX_POSTING_SIZE?
+ */
+static bool
+ei_dedup_fits(IndexTuple base, int ntids, int n)
+{
+	return MAXALIGN(EIPostingKeySize(base) +
+					sizeof(ItemPointerData) * (ntids + n)) <= EI_MAX_POSTING_SIZE;
+}
+
+/*
+ * The dedup pass's plan for a standard leaf (src/README.md, "Posting
+ * lists", Insert; nbtree's _bt_dedup_pass): the runs of at least two
+ * entries with equal keys, none marked LP_DEAD, each small enough for one
+ * list, as intervals (first offset, number of items) in ascending order.
+ * intervals has room for MaxIndexTuplesPerPage; returns their number.
+ * Reads the page only: the caller checked its items (EICheckPageItems).
+ *
+ * On the rightmost leaf, which has no high key, a run also ends where its
+ * list would leave the page no room for a high key of its key (a pivot of
+ * the key and a heap TID): a split can then keep every list up to there on
+ * its left page, which gets a high key (src/README.md, "Posting lists";
+ * issue 20: a leaf of one value held six lists of EI_MAX_POSTING_SIZE,
+ * and its split kept five).  Redo reads the intervals from the record.
+ */
+int
+EIDedupIntervals(Page page, EIDedupInterval *intervals)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	IndexTuple	base = NULL;
+	EIDedupInterval run = {InvalidOffsetNumber, 0};
+	int			ntids = 0;
+	int			nintervals = 0;
+	bool		rightmost = EI_RIGHTMOST(opaque);
+	Size		usable = PageGetPageSize(page) - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		used = 0;		/* the new page's items before the run */
+
+	for (OffsetNumber off = EI_FIRST_DATA(opaque); off <= maxoff + 1; off++)
+	{
+		IndexTuple	itup = off <= maxoff ? EIReadTuple(page, off) : NULL;
+		bool		dead = itup != NULL && ItemIdIsDead(PageGetItemId(page, off));
+		int			n = itup != NULL ? EILeafNTIDs(itup) : 0;
+
+		/* the item continues the run if its key is equal and it fits */
+		if (base != NULL && itup != NULL && !dead && EISameKey(base, itup) &&
+			ei_dedup_fits(base, ntids, n) &&
+			(!rightmost ||
+			 used + MAXALIGN(EIPostingKeySize(base) +
+							 sizeof(ItemPointerData) * (ntids + n)) +
+			 sizeof(ItemIdData) +
+			 MAXALIGN(EIPostingKeySize(base) + sizeof(ItemPointerData)) +
+			 sizeof(ItemIdData) <= usable))
+		{
+			run.nitems++;
+			ntids += n;
+			continue;
+		}
+		/* what the run, or a dead item, takes on the new page */
+		if (base != NULL)
+			used += (run.nitems >= 2 ?
+					 MAXALIGN(EIPostingKeySize(base) +
+							  sizeof(ItemPointerData) * ntids) :
+					 MAXALIGN(IndexTupleSize(base))) + sizeof(ItemIdData);
+		if (dead)
+			used += MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+		if (run.nitems >= 2)
+			intervals[nintervals++] = run;
+		/* a dead item starts no run: it stays as it is */
+		base = dead ? NULL : itup;
+		run.baseoff = off;
+		run.nitems = base != NULL ? 1 : 0;
+		ntids = n;
+	}
+	return nintervals;
+}
+
+/*
+ * Append a leaf entry's heap TIDs (a list's, or the plain entry's one) to
+ * tids[ntids...]; return the new count.  The caller made room.
+ */
+static int
+ei_collect_tids(IndexTuple itup, ItemPointerData *tids, int ntids)
+{
+	if (!EITupleIsPosting(itup))
+		tids[ntids++] = itup->t_tid;
+	else
+		for (int t = 0; t < EIPostingCount(itup); t++)
+			tids[ntids++] = *EIPostingTID(itup, t);
+	return ntids;
+}
+
+/*
+ * The page the dedup pass makes of a standard leaf, given its intervals
+ * (EIDedupIntervals on the primary, the XLOG_EI_INSERT_MULTI dedup form's
+ * in redo): a temporary copy in which the items of each interval are one
+ * posting list and every other item is copied as it is, LP_DEAD mark
+ * included.  Primary and redo both call it on the same page, so the two
+ * come out byte for byte alike.  Returns NULL and sets *problem when the
+ * intervals do not fit the page (out of order, past its items, keys that
+ * differ, a list too large) or an item does not fit; palloc'd, for
+ * PageRestoreTempPage.
+ */
+Page
+EIDedupBuildPage(Page page, const EIDedupInterval *intervals, int nintervals,
+				 const char **problem)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	ItemPointerData tids[EI_MAX_POSTING_SIZE / sizeof(ItemPointerData)];
+	Page		newpage;
+	int			next = 0;
+
+	*problem = NULL;
+	if (!EI_IS_LEAF(opaque) || (opaque->ei_flags & EI_POLICY_LEAF))
+	{
+		*problem = "the page is no standard leaf";
+		return NULL;
+	}
+	newpage = PageGetTempPageCopySpecial(page);
+
+	/*
+	 * Keep the page's LSN: XLogInsert compares it with the redo pointer to
+	 * decide whether the record needs a full-page image, and a zero LSN
+	 * would make every dedup record carry one.
+	 */
+	PageSetLSN(newpage, PageGetLSN(page));
+	if (!EI_RIGHTMOST(opaque))
+	{
+		IndexTuple	hikey = EIReadTuple(page, EI_HIKEY);
+
+		if (PageAddItem(newpage, (Item) hikey, IndexTupleSize(hikey),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			*problem = "failed to add the high key";
+	}
+
+	for (OffsetNumber off = EI_FIRST_DATA(opaque);
+		 off <= maxoff && *problem == NULL; off++)
+	{
+		IndexTuple	itup = EIReadTuple(page, off);
+		OffsetNumber newoff;
+
+		if (next < nintervals && intervals[next].baseoff == off)
+		{
+			int			nitems = intervals[next].nitems;
+			int			ntids = 0;
+			IndexTuple	entry;
+
+			if (nitems < 2 || off + nitems - 1 > maxoff)
+			{
+				*problem = "an interval past the page's items";
+				break;
+			}
+			for (int i = 0; i < nitems; i++)
+			{
+				IndexTuple	item = EIReadTuple(page, off + i);
+
+				if (!EISameKey(itup, item))
+					*problem = "an interval of entries with different keys";
+				else if (!ei_dedup_fits(itup, ntids, EILeafNTIDs(item)))
+					*problem = "an interval larger than a posting list may be";
+				else
+				{
+					ntids = ei_collect_tids(item, tids, ntids);
+					continue;
+				}
+				break;
+			}
+			if (*problem != NULL)
+				break;
+			entry = EIFormPosting(itup, tids, ntids);
+			*problem = EIPostingProblem(entry);
+			if (*problem == NULL &&
+				PageAddItem(newpage, (Item) entry, IndexTupleSize(entry),
+							InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+				*problem = "failed to add a posting list";
+			pfree(entry);
+			off += nitems - 1;
+			next++;
+			continue;
+		}
+
+		newoff = PageAddItem(newpage, (Item) itup, IndexTupleSize(itup),
+							 InvalidOffsetNumber, false, false);
+		if (newoff == InvalidOffsetNumber)
+			*problem = "failed to add an entry";
+		else if (ItemIdIsDead(PageGetItemId(page, off)))
+			ItemIdMarkDead(PageGetItemId(newpage, newoff));
+	}
+	if (*problem == NULL && next < nintervals)
+		*problem = "an interval that starts at no item";
+	if (*problem != NULL)
+	{
+		pfree(newpage);
+		return NULL;
+	}
+	return newpage;
+}
+
+/*
  * Make the "minus infinity" downlink that starts every inner page.
  */
 IndexTuple

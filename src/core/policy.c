@@ -155,28 +155,73 @@ EIGetSplitFactor(Relation rel)
 }
 
 /*
- * May the index's leaves hold posting lists?  The policy's choice (its
- * deduplicate_items reloption), and only when every key column's operator
- * class says equal values have equal images and there are no INCLUDE
- * columns (EIAllEqualImage).  The catalogs are looked up once per relcache
- * entry (EIRelCache.equalimage; an index's operator classes and
- * collations never change, and a rebuilt entry asks again), so every
- * insert may ask; the first call must come before any buffer lock.
+ * Does a build (building) or an insert into the index write posting lists?
+ * The policy's choice (EIDedupChoice; EI_DEDUP_IF_BUILT lets an insert merge
+ * keys only in an index whose metapage says it may hold lists), and only
+ * when every key column's operator class says equal values have equal
+ * images and there are no INCLUDE columns (EIAllEqualImage).  The catalogs
+ * are looked up once per relcache entry (EIRelCache.equalimage; an index's
+ * operator classes and collations never change, and a rebuilt entry asks
+ * again), so every insert may ask; it must be called before any buffer
+ * lock (it may read the metapage).
  */
 bool
-EIGetDeduplicate(Relation rel)
+EIGetDeduplicate(Relation rel, bool building)
 {
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
-	EIRelCache *cache;
+	EIDedupChoice choice;
 
-	if (policy->deduplicate == NULL || !policy->deduplicate(rel))
+	choice = policy->deduplicate ? policy->deduplicate(rel) : EI_DEDUP_OFF;
+	if (choice == EI_DEDUP_OFF)
 		return false;
-	cache = EIGetRelCache(rel);
-	if (cache->equalimage == EI_EQUALIMAGE_UNKNOWN)
-		cache->equalimage = EIAllEqualImage(rel) ? EI_EQUALIMAGE_YES :
+	if (EIGetRelCache(rel)->equalimage == EI_EQUALIMAGE_UNKNOWN)
+	{
+		/* its catalog lookups may free rd_amcache: ask for the cache after */
+		bool		equalimage = EIAllEqualImage(rel);
+
+		EIGetRelCache(rel)->equalimage = equalimage ? EI_EQUALIMAGE_YES :
 			EI_EQUALIMAGE_NO;
-	return cache->equalimage == EI_EQUALIMAGE_YES;
+	}
+	if (EIGetRelCache(rel)->equalimage != EI_EQUALIMAGE_YES)
+		return false;
+	/* after the catalog lookups, which may reset rd_amcache */
+	if (choice == EI_DEDUP_IF_BUILT && !building)
+		return EIGetMetaCached(rel, false)->version == EI_VERSION_POSTING;
+	return true;
 }
+
+/*
+ * The spellings a boolean reloption accepts (parse_bool's, prefixes
+ * included, matched without regard to case), for a boolean reloption that a
+ * setting stands in for while it is unset: a bool reloption cannot tell
+ * "unset" from its default, so such an option is an enum of these values
+ * with EI_RELOPT_UNSET, none of them, as its default, as core's view option
+ * check_option has "not set" (EI_OPTIONAL_BOOL_DETAIL names the main ones).
+ * The prefixes keep what a bool reloption stored (say "t") readable and
+ * restorable by pg_dump.
+ */
+relopt_enum_elt_def EIOptionalBoolValues[] = {
+	{"on", 1},
+	{"off", 0},
+	{"of", 0},
+	{"true", 1},
+	{"tru", 1},
+	{"tr", 1},
+	{"t", 1},
+	{"false", 0},
+	{"fals", 0},
+	{"fal", 0},
+	{"fa", 0},
+	{"f", 0},
+	{"yes", 1},
+	{"ye", 1},
+	{"y", 1},
+	{"no", 0},
+	{"n", 0},
+	{"1", 1},
+	{"0", 0},
+	{NULL, 0}
+};
 
 /*
  * Do equal keys of the index always have equal images, so that one posting

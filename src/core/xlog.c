@@ -189,7 +189,51 @@ ei_redo_insert(XLogReaderState *record, bool isleaf)
 }
 
 /*
- * Replay XLOG_EI_INSERT_MULTI: add the tuples at their offsets, in order.
+ * Replay the dedup form of XLOG_EI_INSERT_MULTI: merge the logged intervals
+ * of the leaf into posting lists with EIDedupBuildPage, as the primary did.
+ */
+static void
+ei_redo_dedup(XLogReaderState *record)
+{
+	xl_ei_insert_multi *xlrec = (xl_ei_insert_multi *)
+		EIRedoGetData(record, SizeOfEIInsertMultiDedup, "dedup");
+	Buffer		buf;
+
+	EIRedoCheckLength(XLogRecGetDataLen(record), SizeOfEIInsertMultiDedup,
+					  "dedup");
+	if (xlrec->nitems != 0 || xlrec->nintervals == 0)
+		elog(PANIC, "elastic_index redo: dedup: %u items and %u intervals",
+			 xlrec->nitems, xlrec->nintervals);
+
+	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		Size		want = sizeof(EIDedupInterval) * xlrec->nintervals;
+		char	   *data = EIRedoGetBlockData(record, 0, want, &len, "dedup");
+		EIDedupInterval *intervals;
+		Page		newpage;
+		const char *problem;
+
+		EIRedoCheckLength(len, want, "dedup: intervals");
+		intervals = (EIDedupInterval *) EIRedoCopyData(data, len);
+		newpage = EIDedupBuildPage(page, intervals, xlrec->nintervals,
+								   &problem);
+		if (newpage == NULL)
+			elog(PANIC, "elastic_index redo: dedup of block %u: %s",
+				 BufferGetBlockNumber(buf), problem);
+		PageRestoreTempPage(newpage, page);
+		pfree(intervals);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Replay XLOG_EI_INSERT_MULTI: add the tuples at their offsets, in order;
+ * the longer main data is the dedup form.
  */
 static void
 ei_redo_insert_multi(XLogReaderState *record)
@@ -197,6 +241,12 @@ ei_redo_insert_multi(XLogReaderState *record)
 	xl_ei_insert_multi *xlrec = (xl_ei_insert_multi *)
 		EIRedoGetData(record, SizeOfEIInsertMulti, "insert multi");
 	Buffer		buf;
+
+	if (XLogRecGetDataLen(record) > SizeOfEIInsertMulti)
+	{
+		ei_redo_dedup(record);
+		return;
+	}
 
 	if (XLogReadBufferForRedo(record, 0, &buf) == BLK_NEEDS_REDO)
 	{
@@ -771,8 +821,12 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 				break;
 			}
 		case XLOG_EI_INSERT_MULTI:
-			appendStringInfo(buf, "nitems: %u",
-							 ((xl_ei_insert_multi *) rec)->nitems);
+			if (XLogRecGetDataLen(record) >= SizeOfEIInsertMultiDedup)
+				appendStringInfo(buf, "dedup: nintervals %u",
+								 ((xl_ei_insert_multi *) rec)->nintervals);
+			else
+				appendStringInfo(buf, "nitems: %u",
+								 ((xl_ei_insert_multi *) rec)->nitems);
 			break;
 		case XLOG_EI_REUSE_PAGE:
 			{

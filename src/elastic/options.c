@@ -57,12 +57,13 @@ EIElasticInitReloptions(void)
 	ei_relopt_tab[1].opttype = RELOPT_TYPE_STRING;
 	ei_relopt_tab[1].offset = offsetof(EIElasticOptions, size_bound_offset);
 
-	/* off until inserts and VACUUM handle posting lists (src/README.md) */
-	add_bool_reloption(ei_relopt_kind, "deduplicate_items",
-					   "Merge entries with equal keys into posting lists",
-					   false, ShareUpdateExclusiveLock);
+	/* unset: elastic_btree.deduplicate_items decides */
+	add_enum_reloption(ei_relopt_kind, "deduplicate_items",
+					   "Merge entries with equal keys into posting lists (elastic_btree.deduplicate_items if unset)",
+					   EIOptionalBoolValues, EI_RELOPT_UNSET,
+					   EI_OPTIONAL_BOOL_DETAIL, ShareUpdateExclusiveLock);
 	ei_relopt_tab[2].optname = "deduplicate_items";
-	ei_relopt_tab[2].opttype = RELOPT_TYPE_BOOL;
+	ei_relopt_tab[2].opttype = RELOPT_TYPE_ENUM;
 	ei_relopt_tab[2].offset = offsetof(EIElasticOptions, deduplicate_items);
 }
 
@@ -102,12 +103,28 @@ EIElasticGetSizeBound(Relation rel)
 }
 
 /*
- * Does an elastic_btree index ask for posting lists (deduplicate_items)?
+ * What these reloptions (NULL: none set) say of posting lists: the
+ * deduplicate_items reloption once set; unset, elastic_btree.deduplicate_items
+ * gives lists to builds, and inserts merge keys only in an index built with
+ * lists (or once given the reloption), so that an index built by an older
+ * library or with the setting off keeps its format until REINDEX, as
+ * btree's indexes from before deduplication do.
  */
-bool
+EIDedupChoice
+EIElasticOptionsDeduplicate(EIElasticOptions *opts)
+{
+	int			value = opts != NULL ? opts->deduplicate_items : EI_RELOPT_UNSET;
+
+	if (value != EI_RELOPT_UNSET)
+		return value ? EI_DEDUP_ON : EI_DEDUP_OFF;
+	return ei_deduplicate_items ? EI_DEDUP_IF_BUILT : EI_DEDUP_OFF;
+}
+
+/*
+ * What an elastic_btree index's deduplicate_items says of posting lists.
+ */
+EIDedupChoice
 EIElasticGetDeduplicate(Relation rel)
 {
-	EIElasticOptions *opts = (EIElasticOptions *) rel->rd_options;
-
-	return opts != NULL && opts->deduplicate_items;
+	return EIElasticOptionsDeduplicate((EIElasticOptions *) rel->rd_options);
 }

@@ -50,6 +50,9 @@
 
 /* GUCs */
 static char *ei_size_bound = NULL;
+
+/* elastic_btree.deduplicate_items: posting lists where the reloption is unset */
+bool		ei_deduplicate_items = true;
 static double ei_shrink_threshold = 0.9;
 static double ei_expand_threshold = 0.7;
 
@@ -163,6 +166,13 @@ EIElasticInitGUCs(void)
 							   "none",
 							   PGC_USERSET, 0,
 							   ei_check_size_bound, NULL, NULL);
+	DefineCustomBoolVariable("elastic_btree.deduplicate_items",
+							 "Whether elastic_btree indexes merge entries with equal keys into posting lists.",
+							 "The index reloption deduplicate_items overrides it.",
+							 &ei_deduplicate_items,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 	DefineCustomRealVariable("elastic_btree.shrink_threshold",
 							 "Share of its size bound at which an elastic_btree index makes full leaves compact instead of splitting them.",
 							 NULL,

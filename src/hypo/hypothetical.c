@@ -1035,8 +1035,8 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	else
 		hypo->fillfactor = opts ? ((EIElasticOptions *) opts)->fillfactor :
 			EI_DEFAULT_FILLFACTOR;
-	hypo->dedup = hypo->dedup && !hypo->osm && opts &&
-		((EIElasticOptions *) opts)->deduplicate_items;
+	hypo->dedup = hypo->dedup && !hypo->osm &&
+		EIElasticOptionsDeduplicate((EIElasticOptions *) opts) != EI_DEDUP_OFF;
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)

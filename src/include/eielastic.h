@@ -164,13 +164,15 @@ typedef struct EIElasticOptions
 	int32		varlena_header_;	/* varlena header (do not touch) */
 	int			fillfactor;		/* leaf page fill factor */
 	int			size_bound_offset;	/* size_bound string, or 0 */
-	bool		deduplicate_items;	/* leaves may hold posting lists */
+	int			deduplicate_items;	/* leaves may hold posting lists: 0, 1, or
+									 * EI_RELOPT_UNSET (the setting decides) */
 } EIElasticOptions;
 
 /* elastic/options.c */
 extern void EIElasticInitReloptions(void);
 extern bytea *eioptions(Datum reloptions, bool validate);
-extern bool EIElasticGetDeduplicate(Relation rel);
+extern EIDedupChoice EIElasticGetDeduplicate(Relation rel);
+extern EIDedupChoice EIElasticOptionsDeduplicate(EIElasticOptions *opts);
 extern int	EIElasticGetFillFactor(Relation rel);
 extern const char *EIElasticGetSizeBound(Relation rel);
 
@@ -330,6 +332,7 @@ extern const EIRecordKind EIElasticRecords[];
 extern const EILeafKindOps EICompactLeafOps;
 extern void EIElasticInit(void);
 extern void EIElasticInitGUCs(void);
+extern bool ei_deduplicate_items;
 /* Is this index one of this policy's? */
 #define EIRelIsElastic(rel)	EIRelServedBy((rel), EI_AM_ELASTIC_BTREE)
 extern void EIElasticBuildBegin(Relation index);

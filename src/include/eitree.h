@@ -22,6 +22,7 @@
 #include "access/genam.h"
 #include "access/itup.h"
 #include "access/relscan.h"
+#include "access/reloptions.h"
 #include "access/sdir.h"
 #include "access/skey.h"
 #include "access/transam.h"
@@ -86,8 +87,19 @@
 #define EI_SORTSUPPORT_PROC	2	/* optional: sort support, BTSORTSUPPORT_PROC */
 #define EI_INRANGE_PROC		3	/* unused: BTINRANGE_PROC's number */
 #define EI_EQUALIMAGE_PROC	4	/* optional: equalimage, BTEQUALIMAGE_PROC */
+
 #define EI_OPTIONS_PROC		5	/* unused: BTOPTIONS_PROC's number */
 #define EI_SKIPSUPPORT_PROC	6	/* unused: BTSKIPSUPPORT_PROC's number */
+
+/*
+ * A boolean reloption that a setting stands in for while it is unset is an
+ * enum of boolean's spellings (EIOptionalBoolValues) whose default,
+ * EI_RELOPT_UNSET, is none of them; EI_OPTIONAL_BOOL_DETAIL is its error
+ * detail.
+ */
+#define EI_RELOPT_UNSET		(-1)
+#define EI_OPTIONAL_BOOL_DETAIL \
+	gettext_noop("Valid values are \"on\", \"off\", \"true\", \"false\", \"yes\", \"no\", \"1\" and \"0\".")
 #define EI_NORMALIZE_PROC	7	/* optional: bytea normalize(value), the
 								 * value's binary-comparable encoding */
 #define EI_NPROCS			7
@@ -246,6 +258,17 @@ typedef EIPageOpaqueData *EIPageOpaque;
 /* the number of heap TIDs an entry holds */
 #define EILeafNTIDs(itup) \
 	(EITupleIsPosting(itup) ? EIPostingCount(itup) : 1)
+
+/*
+ * A run of a leaf's items that the dedup pass merges into one posting list
+ * (nbtree's BTDedupInterval): nitems (at least 2) items from baseoff on.
+ * The XLOG_EI_INSERT_MULTI dedup form logs them (eitree_xlog.h).
+ */
+typedef struct EIDedupInterval
+{
+	OffsetNumber baseoff;
+	uint16		nitems;
+} EIDedupInterval;
 
 /* ----------------------------------------------------------------
  * Metapage
@@ -645,6 +668,20 @@ typedef struct EIRecordKind
 	void		(*desc) (StringInfo buf, XLogReaderState *record);
 } EIRecordKind;
 
+/*
+ * What a policy says of posting lists in an index (EITreePolicy.deduplicate,
+ * EIGetDeduplicate).
+ */
+typedef enum EIDedupChoice
+{
+	EI_DEDUP_OFF,				/* one entry per row */
+	EI_DEDUP_ON,				/* builds write lists and inserts merge keys
+								 * into lists (raising the format version) */
+	EI_DEDUP_IF_BUILT			/* builds write lists; inserts merge keys only
+								 * in an index whose format version says it
+								 * may hold lists (EI_VERSION_POSTING) */
+} EIDedupChoice;
+
 typedef struct EITreePolicy
 {
 	const char *name;			/* the access method's name */
@@ -659,8 +696,8 @@ typedef struct EITreePolicy
 	int			(*fillfactor) (Relation rel);
 	double		(*split_factor) (Relation rel);
 	/* may its leaves hold posting lists (src/README.md, "Posting
-	 * lists")?  Read at build time, before any lock [false] */
-	bool		(*deduplicate) (Relation rel);
+	 * lists")?  Read by builds and inserts, before any lock [off] */
+	EIDedupChoice (*deduplicate) (Relation rel);
 
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
@@ -725,7 +762,8 @@ extern uint32 EIRelAmKind(Relation rel);
 extern bool EIRelServedBy(Relation rel, uint32 am_kind);
 extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
-extern bool EIGetDeduplicate(Relation rel);
+extern bool EIGetDeduplicate(Relation rel, bool building);
+extern relopt_enum_elt_def EIOptionalBoolValues[];
 extern bool EIAllEqualImage(Relation rel);
 extern bool EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);
@@ -776,6 +814,10 @@ extern void EIPostingOverwrite(Page page, OffsetNumber offnum,
 extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
 								int postingoff, ItemPointer oldmax);
 extern const char *EIPostingProblem(IndexTuple itup);
+extern bool EISameKey(IndexTuple a, IndexTuple b);
+extern int	EIDedupIntervals(Page page, EIDedupInterval *intervals);
+extern Page EIDedupBuildPage(Page page, const EIDedupInterval *intervals,
+							 int nintervals, const char **problem);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);

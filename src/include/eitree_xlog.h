@@ -79,13 +79,24 @@ typedef struct xl_ei_insert
  * Block 0: the leaf; its data is nitems OffsetNumbers, then the nitems
  * tuples (each MAXALIGNed).  Redo adds tuple i at offset i, in order, as
  * the primary did, so the page comes out byte for byte the same.
+ *
+ * The dedup form (a dedup pass of a full leaf, core/insert.c
+ * ei_dedup_pass; nbtree's xl_btree_dedup) has the longer main data
+ * (SizeOfEIInsertMultiDedup), nitems 0 and nintervals of at least 1.
+ * Block 0: the leaf; its data is the nintervals EIDedupIntervals (eitree.h),
+ * ascending.  Redo rebuilds the page with EIDedupBuildPage, as the primary
+ * did.  A library from before this form reads nitems 0 and finds block
+ * data it cannot place (src/README.md, "Posting lists", Record codes).
  */
 typedef struct xl_ei_insert_multi
 {
 	uint16		nitems;
+	uint16		nintervals;		/* dedup form only */
 } xl_ei_insert_multi;
 
 #define SizeOfEIInsertMulti	(offsetof(xl_ei_insert_multi, nitems) + sizeof(uint16))
+#define SizeOfEIInsertMultiDedup \
+	(offsetof(xl_ei_insert_multi, nintervals) + sizeof(uint16))
 
 /*
  * XLOG_EI_SPLIT

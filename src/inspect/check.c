@@ -519,12 +519,23 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 
 		/*
 		 * A posting list was checked whole as the page was read; the
-		 * metapage must say that the index may hold lists (on a standby,
-		 * replay may have raised the version since the metapage was read).
+		 * metapage must say that the index may hold lists.  On a standby,
+		 * replay may have raised the version since the metapage was read;
+		 * the META record that raised it precedes every list in the WAL, so
+		 * the metapage read again now, after this page, says 3.
 		 */
 		if (isleaf && EITupleIsPosting(itup))
 		{
-			if (state->meta.version != EI_VERSION_POSTING && !state->standby)
+			if (state->meta.version != EI_VERSION_POSTING && state->standby)
+			{
+				Page		meta = ei_copy_page(state, EI_METAPAGE);
+
+				if (!PageIsNew(meta) &&
+					EIPageGetMeta(meta)->version == EI_VERSION_POSTING)
+					state->meta.version = EI_VERSION_POSTING;
+				pfree(meta);
+			}
+			if (state->meta.version != EI_VERSION_POSTING)
 				ei_corrupt(state, blkno, off,
 						   "posting list in an index of format version %u (lists need %u)",
 						   state->meta.version, EI_VERSION_POSTING);

@@ -5,7 +5,8 @@
 # split (DELETE records), VACUUM rewriting lists and removing whole ones
 # (VACUUM records with updated lists), posting splits of inserts whose
 # TIDs fall inside lists (with and without a page split), and dedup passes
-# of an index built empty (full-page images), the metapage's format
+# of an index built empty (the dedup form of INSERT_MULTI; 065 checks it
+# with pg_walinspect), the metapage's format
 # version 3 of an index given the option after its build (a META record),
 # and must find every page equal to the primary's image; its queries must give the primary's results.
 # Then the primary crashes and replays the same WAL from its last
@@ -74,7 +75,7 @@ CREATE INDEX p_t ON p USING elastic_btree (t) WITH (deduplicate_items = on);
 -- an index built empty: inserts fill its leaves, which get dedup passes
 CREATE TABLE g (id int4, k int4);
 CREATE INDEX g_k ON g USING elastic_btree (k) WITH (deduplicate_items = on);
-CREATE INDEX g_k_plain ON g USING elastic_btree (k);
+CREATE INDEX g_k_plain ON g USING elastic_btree (k) WITH (deduplicate_items = off);
 INSERT INTO g SELECT i, i % 37 FROM generate_series(1, 30000) AS i;
 DELETE FROM g WHERE id % 4 = 0;
 VACUUM g;
@@ -131,7 +132,7 @@ $primary->safe_psql(
 	'postgres', q{
 CREATE TABLE v (k int4);
 INSERT INTO v SELECT i % 10 FROM generate_series(1, 3000) AS i;
-CREATE INDEX v_k ON v USING elastic_btree (k);
+CREATE INDEX v_k ON v USING elastic_btree (k) WITH (deduplicate_items = off);
 });
 my $formats = q{SELECT (SELECT format_version FROM elastic_index_stats('p_k')),
 	(SELECT format_version FROM elastic_index_stats('g_k')),
@@ -165,11 +166,33 @@ $primary->safe_psql(
 	'postgres', q{
 DELETE FROM p WHERE id % 5 = 0;
 VACUUM p;
+-- unlogged indexes, which crash recovery resets to their init forks: built
+-- with lists (elastic_btree.deduplicate_items on, the default) and without
+CREATE UNLOGGED TABLE un (k int4);
+INSERT INTO un SELECT i % 10 FROM generate_series(1, 3000) AS i;
+CREATE INDEX un_default ON un USING elastic_btree (k);
+SET elastic_btree.deduplicate_items = off;
+CREATE INDEX un_off ON un USING elastic_btree (k);
 });
 $want = answers($primary);
 $primary->stop('immediate');
 $primary->start;
 is(answers($primary), $want, 'after crash recovery the primary answers as before');
+# the init fork keeps the build's format version, so inserts go on making
+# lists in the index built with them and in no other
+$primary->safe_psql('postgres',
+	'INSERT INTO un SELECT i % 10 FROM generate_series(1, 20000) AS i');
+is($primary->safe_psql('postgres', q{
+SELECT string_agg(relname || ':' || format_version, ' ' ORDER BY relname)
+FROM pg_class c, elastic_index_stats(c.oid) WHERE relname IN ('un_default', 'un_off')}),
+	'un_default:3 un_off:2',
+	'unlogged indexes reset by recovery keep their format versions');
+cmp_ok($primary->safe_psql('postgres',
+		"SELECT leaf_pages * 2 FROM elastic_index_stats('un_default')"),
+	'<', $primary->safe_psql('postgres',
+		"SELECT leaf_pages FROM elastic_index_stats('un_off')"),
+	'and inserts made lists in the one built with them');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('un_default', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_k', true)");
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_t', true)");
 pass('the verifier accepts both indexes after recovery');
