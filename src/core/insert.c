@@ -2158,9 +2158,10 @@ ei_stream_aligned_split(Relation rel, Page page, IndexTuple newitem,
 }
 
 /*
- * The split point nearest to best that falls between two different keys,
- * leaves between a third and two thirds of the items' bytes on the left and
- * lets both pages fit; best if there is none.  For a leaf of posting lists
+ * The split point nearest to best (a half-and-half split's) that falls
+ * between two different keys, leaves between a third and two thirds of the
+ * items' bytes on the left and lets both pages fit; best if best falls
+ * between two keys itself, or there is none.  For a leaf of posting lists
  * (src/README.md, "Posting lists"), as nbtree's default split strategy
  * prefers a point its suffix truncation can use: the items of a key that
  * follow a run growing at its end would otherwise be split off with the
@@ -2181,6 +2182,17 @@ ei_key_aligned_split(Page page, IndexTuple newitem,
 	{
 		IndexTuple	before;
 		IndexTuple	after;
+
+		/* best itself falls between two keys: nothing to move */
+		if (k == best)
+		{
+			before = origoff[k - 1] == InvalidOffsetNumber ? newitem :
+				EIReadTuple(page, origoff[k - 1]);
+			after = origoff[k] == InvalidOffsetNumber ? newitem :
+				EIReadTuple(page, origoff[k]);
+			if (!EISameKey(before, after))
+				return best;
+		}
 
 		left += sizes[k - 1];
 		if (!feasible[k] || left * 3 < total || left * 3 > total * 2)
@@ -2469,8 +2481,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	if (!decided && isleaf && !ascending)
 		best = ei_stream_aligned_split(rel, page, newitem, origoff, nitems,
 									   feasible, best);
-	if (!decided && isleaf && !ascending && istate != NULL &&
-		istate->deduplicate)
+	if (!decided && isleaf && !ascending && fillmult == 0.5 &&
+		istate != NULL && istate->deduplicate)
 		best = ei_key_aligned_split(page, newitem, origoff, sizes, nitems,
 									feasible, best);
 
