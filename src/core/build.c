@@ -1315,8 +1315,6 @@ static EILoadLevel *
 ei_load_new_level(EILoadState *lstate, uint32 level)
 {
 	EILoadLevel *lvl = palloc0(sizeof(EILoadLevel));
-	Size		usable = BLCKSZ - SizeOfPageHeaderData -
-		MAXALIGN(sizeof(EIPageOpaqueData));
 	int			fillfactor;
 
 	fillfactor = (level == 0) ? lstate->fillfactor : EI_NONLEAF_FILLFACTOR;
@@ -1327,7 +1325,8 @@ ei_load_new_level(EILoadState *lstate, uint32 level)
 	lvl->blkno = BufferGetBlockNumber(lvl->buf);
 	lvl->firstblkno = lvl->blkno;
 	lvl->ndata = 0;
-	lvl->slack = usable * (100 - fillfactor) / 100;
+	/* as nbtree's BTGetTargetPageFreeSpace: a share of the whole block */
+	lvl->slack = BLCKSZ * (100 - fillfactor) / 100;
 	lvl->pending = NULL;
 	lvl->parent = NULL;
 	EIInitPage(lvl->page, level == 0 ? EI_LEAF : 0, level);
@@ -1396,10 +1395,15 @@ ei_load_flush_run(EILoadState *lstate)
  * Put an item on the level's current page, or on a new page to its right if
  * the current one is full; next is the item that follows, or NULL if none.
  *
- * The item stays on the current page only if afterwards the page keeps its
- * fill factor's free space and still has room for next's pivot as its high
- * key.  The first two items of a page go on it regardless: EI_MAX_ITEM_SIZE
- * guarantees that two items plus any high key fit.
+ * The rule is nbtree's (_bt_buildadd): the item stays on the current page
+ * if, with it, the page keeps its fill factor's free space (BLCKSZ times
+ * 100 - fillfactor percent), counting the item as the high key it would
+ * become were it moved to the next page (its key without a posting list's
+ * TIDs, and a line pointer); and, as a hard limit, if next's pivot still
+ * fits as the page's high key.  A page thereby ends up to one high key
+ * fuller than the fill factor, as nbtree's do.  The first two items of a
+ * page go on it regardless: EI_MAX_ITEM_SIZE guarantees that two items
+ * plus any high key fit.
  */
 static void
 ei_load_place(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup,
@@ -1411,13 +1415,20 @@ ei_load_place(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup,
 
 	if (lvl->ndata >= 2)
 	{
-		Size		needed;
+		Size		freesz = PageGetExactFreeSpace(lvl->page);
+		Size		needed = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
+		Size		truncextra = 0;
+		bool		full;
 
-		needed = MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData) +
-			lvl->slack;
-		if (next != NULL)
-			needed += ei_load_hikey_size(next, isleaf) + sizeof(ItemIdData);
-		if (PageGetExactFreeSpace(lvl->page) < needed)
+		/* a list's TIDs, which its high key would not keep */
+		if (isleaf)
+			truncextra = MAXALIGN(IndexTupleSize(itup)) - EIPostingKeySize(itup);
+		full = freesz < needed ||
+			freesz - needed + truncextra < lvl->slack + 2 * sizeof(ItemIdData);
+		if (!full && next != NULL)
+			full = freesz - needed <
+				ei_load_hikey_size(next, isleaf) + sizeof(ItemIdData);
+		if (full)
 			ei_load_next_page(lstate, lvl, itup);
 	}
 
@@ -1450,9 +1461,16 @@ ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
 	BlockNumber oblkno = lvl->blkno;
 	BlockNumber nblkno;
 
-	/* the high key: leaf items gain their heap TID, inner pivots have it */
+	/*
+	 * The high key: a pivot of the leaf item, separating it from the page's
+	 * last item (EIFormPivot); inner pivots are copied.
+	 */
 	if (isleaf)
-		hikey = EIFormPivot(lstate->index, first);
+		hikey = EIFormPivot(lstate->index,
+							(IndexTuple) PageGetItem(page,
+													 PageGetItemId(page,
+																   PageGetMaxOffsetNumber(page))),
+							first);
 	else
 		hikey = CopyIndexTuple(first);
 	EITupleSetDownlink(hikey, InvalidBlockNumber);

@@ -64,6 +64,9 @@ static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 static int	ei_stream_aligned_split(Relation rel, Page page,
 									IndexTuple newitem, OffsetNumber *origoff,
 									int nitems, bool *feasible, int best);
+static int	ei_key_aligned_split(Page page, IndexTuple newitem,
+								 const OffsetNumber *origoff, const Size *sizes,
+								 int nitems, const bool *feasible, int best);
 static OffsetNumber ei_find_split_loc(Relation rel, Page page,
 									  OffsetNumber newitemoff,
 									  IndexTuple newitem,
@@ -89,9 +92,13 @@ static Buffer ei_fastpath_leaf(Relation rel, EIScanInsert key, Size itemsz,
 static void ei_remember_leaf(Relation rel, BlockNumber blkno, bool rightmost);
 static void ei_forget_pole(Relation rel);
 
-/* bytes a leaf's high key made from itup takes, line pointer included */
+/*
+ * Bytes a leaf's high key made from itup takes, line pointer included: its
+ * key (a posting list's without its TIDs, as EIFormPivot cuts them) and
+ * the heap TID.
+ */
 #define EI_LEAF_HIKEY_SIZE(itup) \
-	(MAXALIGN(IndexTupleSize(itup) + sizeof(ItemPointerData)) + \
+	(MAXALIGN(EIPostingKeySize(itup) + sizeof(ItemPointerData)) + \
 	 sizeof(ItemIdData))
 
 /* how many entries back a split looks for its inserter's previous row */
@@ -904,7 +911,8 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
 	EICheckPageItems(rel, buf);
 
-	lefthikey = EIFormPivot(rel, items[0]);
+	lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
+							EIReadTuple(origpage, maxoff) : NULL, items[0]);
 	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
 	{
 		pfree(lefthikey);
@@ -1701,7 +1709,18 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	else
 		firstrightitem = EIReadTuple(origpage, firstright);
 	if (isleaf)
-		lefthikey = EIFormPivot(rel, firstrightitem);
+	{
+		IndexTuple	lastleftitem = NULL;
+
+		/* the last item left of the split, to truncate the pivot against */
+		if (separator != NULL)
+			lastleftitem = NULL;
+		else if (newitemonleft && newitemoff == firstright)
+			lastleftitem = newitem;
+		else if (firstright > EI_FIRST_DATA(oopaque))
+			lastleftitem = EIReadTuple(origpage, OffsetNumberPrev(firstright));
+		lefthikey = EIFormPivot(rel, lastleftitem, firstrightitem);
+	}
 	else
 	{
 		lefthikey = CopyIndexTuple(firstrightitem);
@@ -2179,6 +2198,58 @@ ei_stream_aligned_split(Relation rel, Page page, IndexTuple newitem,
 }
 
 /*
+ * The split point nearest to best (a half-and-half split's) that falls
+ * between two different keys, leaves between a third and two thirds of the
+ * items' bytes on the left and lets both pages fit; best if best falls
+ * between two keys itself, or there is none.  For a leaf of posting lists
+ * (src/README.md, "Posting lists"), as nbtree's default split strategy
+ * prefers a point its suffix truncation can use: the items of a key that
+ * follow a run growing at its end would otherwise be split off with the
+ * run's new items every time and take room on every leaf the run fills.
+ */
+static int
+ei_key_aligned_split(Page page, IndexTuple newitem,
+					 const OffsetNumber *origoff, const Size *sizes,
+					 int nitems, const bool *feasible, int best)
+{
+	Size		total = 0;
+	Size		left = 0;
+	int			found = -1;
+
+	for (int i = 0; i < nitems; i++)
+		total += sizes[i];
+	for (int k = 1; k < nitems; k++)
+	{
+		IndexTuple	before;
+		IndexTuple	after;
+
+		/* best itself falls between two keys: nothing to move */
+		if (k == best)
+		{
+			before = origoff[k - 1] == InvalidOffsetNumber ? newitem :
+				EIReadTuple(page, origoff[k - 1]);
+			after = origoff[k] == InvalidOffsetNumber ? newitem :
+				EIReadTuple(page, origoff[k]);
+			if (!EISameKey(before, after))
+				return best;
+		}
+
+		left += sizes[k - 1];
+		if (!feasible[k] || left * 3 < total || left * 3 > total * 2)
+			continue;
+		if (found >= 0 && abs(k - best) >= abs(found - best))
+			continue;
+		before = origoff[k - 1] == InvalidOffsetNumber ? newitem :
+			EIReadTuple(page, origoff[k - 1]);
+		after = origoff[k] == InvalidOffsetNumber ? newitem :
+			EIReadTuple(page, origoff[k]);
+		if (!EISameKey(before, after))
+			found = k;
+	}
+	return found >= 0 ? found : best;
+}
+
+/*
  * Choose where to split a page that must take newitem.
  *
  * Every candidate split keeps at least one data item on each side and must
@@ -2340,7 +2411,6 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	 */
 	runend = isleaf && istate != NULL && istate->deduplicate &&
 		newitemoff > first && (newitemoff - first) * 2 >= nitems &&
-		feasible[newitemoff - first] &&
 		EISameKey(EIReadTuple(page, newitemoff - nitems / 2), newitem) &&
 		(newitemoff > maxoff ||
 		 !EISameKey(EIReadTuple(page, newitemoff), newitem));
@@ -2380,10 +2450,24 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		 * (they ascend), so the run's part on the left would get no more:
 		 * keep it whole on the left and start the right page with the new
 		 * item (nbtree's single-value strategy does the same for a leaf of
-		 * one key).
+		 * one key).  But when items of another key follow the new item, the
+		 * new item stays with the run and those items go right: else they
+		 * would move along with the run's end at every split and take room
+		 * on every leaf the run fills (10 int4 values inserted in turn:
+		 * each value's leaves were two thirds full).  And when the run does
+		 * not fit whole beside a high key (a rightmost leaf, which has
+		 * none), as much of it as fits stays left; the dedup pass leaves a
+		 * rightmost leaf's lists room for that high key.
 		 */
 		best = newitemoff - first;
-		decided = true;
+		if (newitemoff <= maxoff && feasible[best + 1])
+			best++;
+		else
+			while (best > 1 && !feasible[best])
+				best--;
+		decided = feasible[best];
+		if (!decided)
+			best = -1;
 	}
 	else if (keyend)
 	{
@@ -2463,6 +2547,10 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	if (!decided && isleaf && !ascending)
 		best = ei_stream_aligned_split(rel, page, newitem, origoff, nitems,
 									   feasible, best);
+	if (!decided && isleaf && !ascending && fillmult == 0.5 &&
+		istate != NULL && istate->deduplicate)
+		best = ei_key_aligned_split(page, newitem, origoff, sizes, nitems,
+									feasible, best);
 
 	/* translate the virtual position back to original offsets */
 	if (origoff[best] == InvalidOffsetNumber)

@@ -1044,8 +1044,12 @@ EIGetRootHeight(Relation rel)
 }
 
 /*
- * Make a pivot tuple from a leaf tuple: its key columns plus heap TID, no
- * downlink yet.
+ * Make the pivot tuple that separates leaf tuple lastleft from the leaf
+ * tuple itup that follows it: itup's key columns, plus its heap TID unless
+ * the key columns of the two differ (then nothing equal to itup's keys is
+ * on the left, and the missing TID compares as minus infinity, as in
+ * nbtree's _bt_truncate; EI_PIVOT_HAS_TID unset).  lastleft NULL (not
+ * known) keeps the TID.  No downlink yet.
  *
  * INCLUDE columns are cut off (index_truncate_tuple, as nbtree's
  * _bt_truncate does), so a pivot holds exactly the index's key columns.
@@ -1053,7 +1057,7 @@ EIGetRootHeight(Relation rel)
  * copied with CopyIndexTuple, since it already carries its tiebreaker.
  */
 IndexTuple
-EIFormPivot(Relation rel, IndexTuple itup)
+EIFormPivot(Relation rel, IndexTuple lastleft, IndexTuple itup)
 {
 	int			nkeyatts = IndexRelationGetNumberOfKeyAttributes(rel);
 	IndexTuple	keys = itup;
@@ -1061,22 +1065,36 @@ EIFormPivot(Relation rel, IndexTuple itup)
 	Size		newsz;
 	IndexTuple	pivot;
 	ItemPointerData heaptid;
+	bool		keeptid = true;
+
+	if (lastleft != NULL)
+	{
+		EIScanInsert key = EIMakeScanKey(rel, itup, true);
+
+		key->scantid = NULL;
+		keeptid = (EICompareLeafTuple(rel, key, lastleft) == 0);
+		pfree(key);
+	}
 
 	heaptid = *EILeafMinTID(itup);
 	if (nkeyatts < IndexRelationGetNumberOfAttributes(rel))
 		keys = index_truncate_tuple(RelationGetDescr(rel), itup, nkeyatts);
 	/* a posting list's key without its TIDs (lists have no INCLUDE columns) */
 	oldsz = EIPostingKeySize(keys);
-	newsz = MAXALIGN(oldsz + sizeof(ItemPointerData));
+	newsz = keeptid ? MAXALIGN(oldsz + sizeof(ItemPointerData)) : MAXALIGN(oldsz);
 	pivot = (IndexTuple) palloc0(newsz);
 	memcpy(pivot, keys, oldsz);
 	if (keys != itup)
 		pfree(keys);
 	pivot->t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
 	pivot->t_info |= newsz;
-	ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
 	ItemPointerSetBlockNumber(&pivot->t_tid, InvalidBlockNumber);
-	ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
+	ItemPointerSetOffsetNumber(&pivot->t_tid, 0);
+	if (keeptid)
+	{
+		ItemPointerCopy(&heaptid, EIPivotGetHeapTID(pivot));
+		ItemPointerSetOffsetNumber(&pivot->t_tid, EI_PIVOT_HAS_TID);
+	}
 	return pivot;
 }
 
@@ -1345,6 +1363,13 @@ ei_dedup_fits(IndexTuple base, int ntids, int n)
  * list, as intervals (first offset, number of items) in ascending order.
  * intervals has room for MaxIndexTuplesPerPage; returns their number.
  * Reads the page only: the caller checked its items (EICheckPageItems).
+ *
+ * On the rightmost leaf, which has no high key, a run also ends where its
+ * list would leave the page no room for a high key of its key (a pivot of
+ * the key and a heap TID): a split can then keep every list up to there on
+ * its left page, which gets a high key (src/README.md, "Posting lists";
+ * issue 20: a leaf of one value held six lists of EI_MAX_POSTING_SIZE,
+ * and its split kept five).  Redo reads the intervals from the record.
  */
 int
 EIDedupIntervals(Page page, EIDedupInterval *intervals)
@@ -1355,6 +1380,10 @@ EIDedupIntervals(Page page, EIDedupInterval *intervals)
 	EIDedupInterval run = {InvalidOffsetNumber, 0};
 	int			ntids = 0;
 	int			nintervals = 0;
+	bool		rightmost = EI_RIGHTMOST(opaque);
+	Size		usable = PageGetPageSize(page) - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		used = 0;		/* the new page's items before the run */
 
 	for (OffsetNumber off = EI_FIRST_DATA(opaque); off <= maxoff + 1; off++)
 	{
@@ -1364,12 +1393,26 @@ EIDedupIntervals(Page page, EIDedupInterval *intervals)
 
 		/* the item continues the run if its key is equal and it fits */
 		if (base != NULL && itup != NULL && !dead && EISameKey(base, itup) &&
-			ei_dedup_fits(base, ntids, n))
+			ei_dedup_fits(base, ntids, n) &&
+			(!rightmost ||
+			 used + MAXALIGN(EIPostingKeySize(base) +
+							 sizeof(ItemPointerData) * (ntids + n)) +
+			 sizeof(ItemIdData) +
+			 MAXALIGN(EIPostingKeySize(base) + sizeof(ItemPointerData)) +
+			 sizeof(ItemIdData) <= usable))
 		{
 			run.nitems++;
 			ntids += n;
 			continue;
 		}
+		/* what the run, or a dead item, takes on the new page */
+		if (base != NULL)
+			used += (run.nitems >= 2 ?
+					 MAXALIGN(EIPostingKeySize(base) +
+							  sizeof(ItemPointerData) * ntids) :
+					 MAXALIGN(IndexTupleSize(base))) + sizeof(ItemIdData);
+		if (dead)
+			used += MAXALIGN(IndexTupleSize(itup)) + sizeof(ItemIdData);
 		if (run.nitems >= 2)
 			intervals[nintervals++] = run;
 		/* a dead item starts no run: it stays as it is */

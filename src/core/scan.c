@@ -3683,17 +3683,22 @@ ei_high_key_entry(Relation rel, Buffer buf, char *space, EISortEntry *entry,
 	Size		hisize = IndexTupleSize(hikey);
 	IndexTuple	result;
 
-	if ((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) == 0 ||
-		hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData) ||
+	if ((EIPivotFlags(hikey) & ~EI_PIVOT_HAS_TID) != 0 ||
+		((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) &&
+		 hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData)) ||
 		hisize > EI_PARALLEL_BOUND_SPACE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple with heap TID",
+				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple",
 						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
 				 errhint("Please REINDEX it.")));
 	memcpy(space, hikey, hisize);
 	result = (IndexTuple) space;
-	result->t_tid = *EIPivotGetHeapTID(hikey);
+	/* a high key without heap TID (EIFormPivot) bounds at its minus infinity */
+	if (EIPivotFlags(hikey) & EI_PIVOT_HAS_TID)
+		result->t_tid = *EIPivotGetHeapTID(hikey);
+	else
+		ItemPointerSet(&result->t_tid, 0, 0);
 	EIEntrySortSet(esort, entry, result);
 	return result;
 }

@@ -566,7 +566,7 @@ retry:
 				if (result == EI_HEAPKEY_FOUND)
 				{
 					at = cands[c];
-					lefthikey = EIFormPivot(rel, reader->itup);
+					lefthikey = EIFormPivot(rel, NULL, reader->itup);
 					pfree(reader->itup);
 				}
 				else if (result == EI_HEAPKEY_UNREADABLE && unreadable < 0)

@@ -239,18 +239,20 @@ ei_hypo_process_utility(PlannedStmt *pstmt, const char *queryString,
 
 /*
  * Entries a page holds: items of itemsz bytes (with their line pointers)
- * up to the fill factor, leaving room for a high key of hikeysz bytes, as
- * the bulk loader (core/build.c) fills pages; at least two.
+ * as the bulk loader (core/build.c, nbtree's rule) fills pages: while the
+ * page keeps the fill factor's share of the block free besides two line
+ * pointers, and room for a high key of hikeysz bytes; at least two.
  */
 static double
 ei_hypo_page_capacity(Size itemsz, Size hikeysz, int fillfactor)
 {
 	double		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
-	double		slack = floor(usable * (100 - fillfactor) / 100);
-	double		room = usable - slack - hikeysz - sizeof(ItemIdData);
+	double		soft = usable - floor(BLCKSZ * (100 - fillfactor) / 100) -
+		2 * sizeof(ItemIdData);
+	double		hard = usable - hikeysz - sizeof(ItemIdData);
 
-	return Max(2.0, floor(room / (itemsz + sizeof(ItemIdData))));
+	return Max(2.0, floor(Min(soft, hard) / (itemsz + sizeof(ItemIdData))));
 }
 
 /*
@@ -328,8 +330,8 @@ ei_hypo_leaf_rows(EIHypoIndex *hypo, double ntuples)
 											  hypo->fillfactor);
 	double		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
-	double		room = usable - floor(usable * (100 - hypo->fillfactor) / 100) -
-		hypo->pivotsz - sizeof(ItemIdData);
+	double		room = usable - floor(BLCKSZ * (100 - hypo->fillfactor) / 100) -
+		2 * sizeof(ItemIdData);
 	double		per_row;
 
 	if (!hypo->dedup || ntuples < 2)
@@ -425,7 +427,13 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 				 EIHypoEstimate *est)
 {
 	double		scap = ei_hypo_leaf_rows(hypo, ntuples);
-	double		icap = ei_hypo_page_capacity(hypo->pivotsz, hypo->pivotsz,
+	/*
+	 * Inner pages: the build truncates a pivot's heap TID where the key
+	 * columns separate the pages (EIFormPivot), at nearly every leaf
+	 * boundary; the model counts them all so.
+	 */
+	Size		innersz = MAXALIGN(hypo->keysz);
+	double		icap = ei_hypo_page_capacity(innersz, innersz,
 											 EI_NONLEAF_FILLFACTOR);
 	double		ccap;
 	double		limit;

@@ -815,7 +815,8 @@ extern EIRelCache *EIGetRelCache(Relation rel);
 extern void EISetMetaCached(Relation rel, const EIMetaPageData *meta);
 extern Buffer EIGetRoot(Relation rel, int access, bool create);
 extern int	EIGetRootHeight(Relation rel);
-extern IndexTuple EIFormPivot(Relation rel, IndexTuple itup);
+extern IndexTuple EIFormPivot(Relation rel, IndexTuple lastleft,
+							  IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
 extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
 extern Size EIPostingKeySize(IndexTuple itup);

@@ -182,6 +182,19 @@ ei_item(Page page, OffsetNumber offnum)
 }
 
 /*
+ * Is the item at off of page a pivot with key columns but no heap TID
+ * (EIFormPivot's truncation)?
+ */
+static bool
+ei_pivot_lacks_tid(Page page, OffsetNumber off)
+{
+	IndexTuple	itup = ei_item(page, off);
+
+	return EIItemIsPivot(page, off) && !EIPivotIsMinusInf(itup) &&
+		(EIPivotFlags(itup) & EI_PIVOT_HAS_TID) == 0;
+}
+
+/*
  * Compare the item at srcoff of srcpage, as an insertion key with heap TID,
  * against the item at dstoff of dstpage; <0, 0, >0 as EICompare.
  */
@@ -207,20 +220,31 @@ ei_compare_items(EICheckState *state, Page srcpage, OffsetNumber srcoff,
 	{
 		/*
 		 * A leaf's high key keeps its heap TID at the tuple's end, not in
-		 * t_tid: compare the attributes alone, then that TID ourselves.
+		 * t_tid: compare the attributes alone, then that TID ourselves; a
+		 * high key without one (EI_PIVOT_HAS_TID unset) is minus infinity
+		 * in it.
 		 */
 		ItemPointer scantid = key->scantid;
+		IndexTuple	hikey = ei_item(dstpage, dstoff);
 
 		key->scantid = NULL;
 		result = EICompare(state->rel, key, dstpage, dstoff);
 		if (result == 0 && scantid != NULL)
-			result = ItemPointerCompare(scantid,
-										EIPivotGetHeapTID(ei_item(dstpage, dstoff)));
+			result = (EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) ?
+				ItemPointerCompare(scantid, EIPivotGetHeapTID(hikey)) : 1;
 	}
 	else
 		result = EICompare(state->rel, key, dstpage, dstoff);
 	MemoryContextSwitchTo(oldcxt);
 
+	/*
+	 * A source pivot without heap TID is minus infinity in it: below an
+	 * item with equal key columns that has one (every leaf entry, a pivot
+	 * with EI_PIVOT_HAS_TID), equal only to another pivot without.
+	 */
+	if (result == 0 && ei_pivot_lacks_tid(srcpage, srcoff) &&
+		!ei_pivot_lacks_tid(dstpage, dstoff))
+		result = -1;
 	return result;
 }
 
@@ -393,7 +417,8 @@ static bool ei_is_halfdead(Page page);
 /*
  * Size a pivot made from the key columns of itup takes: those columns
  * formed alone (INCLUDE columns cut off, as EIFormPivot does) plus the
- * heap TID.  Reads only the key columns, so itup may be a pivot itself.
+ * heap TID, which a pivot without EI_PIVOT_HAS_TID does not hold.  Reads
+ * only the key columns, so itup may be a pivot itself.
  */
 static Size
 ei_pivot_size_of_keys(Relation rel, IndexTuple itup)
@@ -414,7 +439,9 @@ ei_pivot_size_of_keys(Relation rel, IndexTuple itup)
 		index_deform_tuple(itup, desc, values, isnull);
 		keys = index_form_tuple(desc, values, isnull);
 	}
-	size = MAXALIGN(IndexTupleSize(keys) + sizeof(ItemPointerData));
+	size = MAXALIGN(IndexTupleSize(keys) +
+					((EIPivotFlags(itup) & EI_PIVOT_HAS_TID) ?
+					 sizeof(ItemPointerData) : 0));
 	pfree(keys);
 	return size;
 }
@@ -434,9 +461,10 @@ ei_check_pivot_size(EICheckState *state, BlockNumber blkno,
 	MemoryContextSwitchTo(oldcxt);
 	if (IndexTupleSize(itup) != expected)
 		ei_corrupt(state, blkno, off,
-				   "pivot tuple of %u bytes does not hold exactly the %d key columns and a heap TID (%u bytes)",
+				   "pivot tuple of %u bytes does not hold exactly the %d key columns%s (%u bytes)",
 				   (unsigned) IndexTupleSize(itup),
 				   IndexRelationGetNumberOfKeyAttributes(state->rel),
+				   (EIPivotFlags(itup) & EI_PIVOT_HAS_TID) ? " and a heap TID" : "",
 				   (unsigned) expected);
 }
 
@@ -475,12 +503,12 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 			/* a half-dead leaf keeps its chain top in the downlink field */
 			if ((EITupleGetDownlink(itup) != InvalidBlockNumber &&
 				 !ei_is_halfdead(page)) ||
-				(EIPivotFlags(itup) & EI_PIVOT_HAS_TID) == 0 ||
-				EIPivotIsMinusInf(itup))
+				(EIPivotFlags(itup) & ~EI_PIVOT_HAS_TID) != 0)
 				ei_corrupt(state, blkno, off,
-						   "high key is not a pivot tuple with heap TID (downlink %u, flags 0x%04X)",
+						   "high key is not a pivot tuple (downlink %u, flags 0x%04X)",
 						   EITupleGetDownlink(itup), EIPivotFlags(itup));
-			if (IndexTupleSize(itup) < MAXALIGN(sizeof(IndexTupleData)) +
+			if ((EIPivotFlags(itup) & EI_PIVOT_HAS_TID) &&
+				IndexTupleSize(itup) < MAXALIGN(sizeof(IndexTupleData)) +
 				sizeof(ItemPointerData))
 				ei_corrupt(state, blkno, off,
 						   "high key of %u bytes is too short to hold a heap TID",
@@ -542,11 +570,13 @@ ei_check_item_kinds(EICheckState *state, BlockNumber blkno, Page page)
 			if (EIPivotIsMinusInf(itup))
 				ei_corrupt(state, blkno, off,
 						   "minus infinity item is not the first downlink");
-			if ((EIPivotFlags(itup) & EI_PIVOT_HAS_TID) == 0 ||
-				IndexTupleSize(itup) < MAXALIGN(sizeof(IndexTupleData)) +
-				sizeof(ItemPointerData))
+			if ((EIPivotFlags(itup) & ~EI_PIVOT_HAS_TID) != 0 ||
+				((EIPivotFlags(itup) & EI_PIVOT_HAS_TID) &&
+				 IndexTupleSize(itup) < MAXALIGN(sizeof(IndexTupleData)) +
+				 sizeof(ItemPointerData)))
 				ei_corrupt(state, blkno, off,
-						   "pivot tuple has no heap TID");
+						   "pivot tuple has unknown flags or is too short for its heap TID (flags 0x%04X)",
+						   EIPivotFlags(itup));
 			ei_check_pivot_size(state, blkno, off, itup);
 		}
 
