@@ -2399,9 +2399,10 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 
 	/*
 	 * Posting lists: the new item ends a run of equal keys that fills at
-	 * least half the leaf (below); or, in a dense sorted batch, a shorter
-	 * run that other keys follow: the split falls between the keys, the new
-	 * item on the left, where the batch's next entries of its key go on
+	 * least half the leaf (below); or, in a dense sorted batch whose next
+	 * entry has the new item's key too, a shorter run that other keys
+	 * follow: the split falls between the keys, the new item on the left,
+	 * where the batch's next entries of its key go on
 	 * (until the leaf is full, deduplicated, and splits at the run's end).
 	 * Both come before a batch's split point (ei_run_split_point), which
 	 * would leave the left page at the fill factor with the batch's plain
@@ -2415,7 +2416,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		(newitemoff > maxoff ||
 		 !EISameKey(EIReadTuple(page, newitemoff), newitem));
 	keyend = isleaf && istate != NULL && istate->deduplicate && !runend &&
-		istate->run_next != NULL && newitemoff > first &&
+		istate->run_next != NULL && istate->run_nnext > 0 &&
+		EISameKey(istate->run_next[0], newitem) && newitemoff > first &&
 		newitemoff <= maxoff && feasible[newitemoff - first + 1] &&
 		EISameKey(EIReadTuple(page, newitemoff - 1), newitem) &&
 		!EISameKey(EIReadTuple(page, newitemoff), newitem);

@@ -26,7 +26,7 @@ $primary->init(allows_streaming => 1);
 $primary->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'elastic_index'
-wal_consistency_checking = 'all'
+wal_consistency_checking = 'all,elastic_index'
 autovacuum = off
 wal_keep_size = '1GB'
 max_wal_size = '2GB'
@@ -122,6 +122,13 @@ my $end = $primary->lsn('insert');
 my ($ndedup, $nfpi, $maxlen, $avglen) =
   split /\|/, dedup_records($primary, $start, $end);
 cmp_ok($ndedup, '>', 20, 'dedup passes write the dedup form of INSERT_MULTI');
+# 'all' alone, read at server start before the library registers our
+# resource manager, would leave our records unchecked: every dedup record
+# must carry the image the standby and crash recovery compare against
+is($primary->safe_psql('postgres', qq{
+SELECT count(*) FILTER (WHERE fpi_length = 0)
+FROM pg_get_wal_records_info('$start', '$end') WHERE description LIKE 'dedup:%'}),
+	'0', 'every dedup record carries its consistency-check image');
 is($nfpi, 0, 'and no FPI record for the indexes');
 cmp_ok($maxlen, '<', 1024,
 	'a dedup record without its consistency image is far below a page');
