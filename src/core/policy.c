@@ -224,6 +224,21 @@ relopt_enum_elt_def EIOptionalBoolValues[] = {
 };
 
 /*
+ * The choice a deduplicate_items reloption (an EIOptionalBoolValues enum,
+ * maybe EI_RELOPT_UNSET) and the setting that stands in for it make: set,
+ * ON or OFF; unset, IF_BUILT while the setting is on, so that an index built
+ * without lists (by an older library, or with the setting off) keeps its
+ * format until REINDEX, as btree's indexes from before deduplication do.
+ */
+EIDedupChoice
+EIDedupChoiceOf(int reloption, bool setting)
+{
+	if (reloption != EI_RELOPT_UNSET)
+		return reloption ? EI_DEDUP_ON : EI_DEDUP_OFF;
+	return setting ? EI_DEDUP_IF_BUILT : EI_DEDUP_OFF;
+}
+
+/*
  * Do equal keys of the index always have equal images, so that one posting
  * list may keep one key for several rows?  As nbtree's _bt_allequalimage:
  * every key column's operator class has an equalimage function (support

@@ -113,11 +113,8 @@ EIElasticGetSizeBound(Relation rel)
 EIDedupChoice
 EIElasticOptionsDeduplicate(EIElasticOptions *opts)
 {
-	int			value = opts != NULL ? opts->deduplicate_items : EI_RELOPT_UNSET;
-
-	if (value != EI_RELOPT_UNSET)
-		return value ? EI_DEDUP_ON : EI_DEDUP_OFF;
-	return ei_deduplicate_items ? EI_DEDUP_IF_BUILT : EI_DEDUP_OFF;
+	return EIDedupChoiceOf(opts != NULL ? opts->deduplicate_items :
+						   EI_RELOPT_UNSET, ei_deduplicate_items);
 }
 
 /*

@@ -778,6 +778,7 @@ extern int	EIGetFillFactor(Relation rel);
 extern double EIGetSplitFactor(Relation rel);
 extern bool EIGetDeduplicate(Relation rel, bool building);
 extern relopt_enum_elt_def EIOptionalBoolValues[];
+extern EIDedupChoice EIDedupChoiceOf(int reloption, bool setting);
 extern bool EIAllEqualImage(Relation rel);
 extern bool EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation);
 extern Relation EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode);

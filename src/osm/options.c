@@ -291,11 +291,8 @@ OsmGetSplitFactor(Relation rel)
 EIDedupChoice
 OsmOptionsDeduplicate(OsmOptions *opts)
 {
-	int			value = opts != NULL ? opts->deduplicate_items : EI_RELOPT_UNSET;
-
-	if (value != EI_RELOPT_UNSET)
-		return value ? EI_DEDUP_ON : EI_DEDUP_OFF;
-	return osm_deduplicate_items ? EI_DEDUP_IF_BUILT : EI_DEDUP_OFF;
+	return EIDedupChoiceOf(opts != NULL ? opts->deduplicate_items :
+						   EI_RELOPT_UNSET, osm_deduplicate_items);
 }
 
 /*
