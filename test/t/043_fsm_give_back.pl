@@ -186,7 +186,12 @@ $q->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
 my $rows = $q->query_safe('SELECT count(*) FROM p');
 my $splits_f = pstat('leaf_splits');
 $node->safe_psql('postgres', q{SELECT osm_tree_flush('p_k')});
-is(pstat('leaf_splits'), $splits_f, 'the flush split no leaf');
+# (a handful of splits may happen where VACUUM left a leaf too little room:
+# 4 of some 230 leaves since the split rules of issue 20; each takes a
+# deleted leaf, which the counts below allow for)
+my $flush_splits = pstat('leaf_splits') - $splits_f;
+cmp_ok($flush_splits, '<=', 8, "the flush split at most 8 leaves ($flush_splits)");
+$reusable -= $flush_splits;
 
 # direct inserts that split leaves reuse the deleted leaves behind the
 # flushed pages while the snapshot lasts
