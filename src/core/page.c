@@ -1440,6 +1440,34 @@ ei_collect_tids(IndexTuple itup, ItemPointerData *tids, int ntids)
 }
 
 /*
+ * Why item off of a page that redo is about to read is unusable, or NULL:
+ * a line pointer outside the tuple space, a size that disagrees with it, a
+ * malformed posting list (EIPostingProblem).  Redo has no relation to name
+ * in an ERRCODE_INDEX_CORRUPTED error, so the dedup form's redo checks
+ * what it reads itself rather than read past the page.
+ */
+static const char *
+ei_dedup_item_problem(Page page, OffsetNumber off)
+{
+	PageHeader	phdr = (PageHeader) page;
+	ItemId		itemid = PageGetItemId(page, off);
+	unsigned	itemoff = ItemIdGetOffset(itemid);
+	unsigned	itemlen = ItemIdGetLength(itemid);
+	IndexTuple	itup;
+
+	if (!ItemIdHasStorage(itemid) || itemoff < phdr->pd_upper ||
+		itemoff + itemlen > phdr->pd_special ||
+		itemlen < sizeof(IndexTupleData))
+		return "a line pointer outside the page's tuple space";
+	itup = (IndexTuple) PageGetItem(page, itemid);
+	if (IndexTupleSize(itup) != itemlen)
+		return "an item whose size does not match its line pointer";
+	if (EITupleIsPosting(itup))
+		return EIPostingProblem(itup);
+	return NULL;
+}
+
+/*
  * The page the dedup pass makes of a standard leaf, given its intervals
  * (EIDedupIntervals on the primary, the XLOG_EI_INSERT_MULTI dedup form's
  * in redo): a temporary copy in which the items of each interval are one
@@ -1465,6 +1493,16 @@ EIDedupBuildPage(Page page, const EIDedupInterval *intervals, int nintervals,
 	{
 		*problem = "the page is no standard leaf";
 		return NULL;
+	}
+	if (maxoff > MaxIndexTuplesPerPage)
+	{
+		*problem = "more line pointers than a page holds";
+		return NULL;
+	}
+	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		if ((*problem = ei_dedup_item_problem(page, off)) != NULL)
+			return NULL;
 	}
 	newpage = PageGetTempPageCopySpecial(page);
 
