@@ -64,6 +64,8 @@ static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 static int	ei_stream_aligned_split(Relation rel, Page page,
 									IndexTuple newitem, OffsetNumber *origoff,
 									int nitems, bool *feasible, int best);
+static inline IndexTuple ei_split_item(Page page, const OffsetNumber *origoff,
+									 IndexTuple newitem, int k);
 static int	ei_key_aligned_split(Page page, IndexTuple newitem,
 								 const OffsetNumber *origoff, const Size *sizes,
 								 int nitems, const bool *feasible, int best);
@@ -112,6 +114,8 @@ static void ei_forget_pole(Relation rel);
 static int	ei_drop_copies(IndexTuple *items, int nitems);
 static bool ei_delete_dead_items(Relation rel, Relation heapRel, Buffer buf);
 
+static bool ei_prepare_insert(Relation rel, Relation heapRel,
+							  const EITreePolicy *policy);
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  bool own_entries, IndexTuple *items, int nitems,
 						  EIScanInsert key, bool *dense);
@@ -160,21 +164,31 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->key = EIMakeScanKey(rel, itup, true);
 	istate->key->nextkey = true;
 
-	/*
-	 * Read now what the policy needs, not later under the leaf's lock; then
-	 * note the table's flag (after the policy's catalog reads, which can
-	 * reset rd_amcache, where the note lives), and have the metapage copy
-	 * ready, so that no leaf lock waits for the metapage.
-	 */
+	istate->deduplicate = ei_prepare_insert(rel, heapRel, policy);
+}
+
+/*
+ * What an insert of single entries or of a sorted batch reads before any
+ * buffer lock: what the policy needs, whether the index deduplicates (both
+ * catalog lookups), then the table's flag (after those lookups, which can
+ * reset rd_amcache, where the note lives) and the metapage copy, so that no
+ * leaf lock waits for the metapage; an index that deduplicates has its
+ * metapage say so (EIMetaSetPosting) before a dedup pass or an append can
+ * write a list.  Returns whether it deduplicates.
+ */
+static bool
+ei_prepare_insert(Relation rel, Relation heapRel, const EITreePolicy *policy)
+{
+	bool		dedup;
+
 	if (policy->insert_prepare)
 		policy->insert_prepare(rel, heapRel);
-	/* catalog lookups too: before any lock */
-	istate->deduplicate = EIGetDeduplicate(rel, false);
+	dedup = EIGetDeduplicate(rel, false);
 	EINoteHeapRel(rel, heapRel);
 	(void) EIGetMetaCached(rel, false);
-	/* the dedup pass may write a list: the metapage says so first */
-	if (istate->deduplicate)
+	if (dedup)
 		EIMetaSetPosting(rel);
+	return dedup;
 }
 
 /*
@@ -516,14 +530,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 	EICheckPreloaded();
 	nitems = ei_drop_copies(items, nitems);
-	/* read now what the policy needs, not later under a leaf's lock */
-	if (policy->insert_prepare)
-		policy->insert_prepare(rel, heapRel);
-	/* appends may write lists: the metapage says so first (ei_insert_begin) */
-	dedup = EIGetDeduplicate(rel, false);
-	EINoteHeapRel(rel, heapRel);
-	if (dedup)
-		EIMetaSetPosting(rel);
+	dedup = ei_prepare_insert(rel, heapRel, policy);
 
 	while (i < nitems)
 	{
@@ -2028,8 +2035,7 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		}
 		if (*separator != NULL)
 			break;
-		itup = (origoff[k] == InvalidOffsetNumber) ? newitem :
-			EIReadTuple(page, origoff[k]);
+		itup = ei_split_item(page, origoff, newitem, k);
 		if (k > 0 && acc + sizes[k] + EI_LEAF_HIKEY_SIZE(itup) > target)
 			break;
 		acc += sizes[k];
@@ -2074,8 +2080,7 @@ ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
 		IndexTuple	hk = *separator;
 
 		if (hk == NULL)
-			hk = (origoff[k] == InvalidOffsetNumber) ? newitem :
-				EIReadTuple(page, origoff[k]);
+			hk = ei_split_item(page, origoff, newitem, k);
 		if (leftitems + EI_LEAF_HIKEY_SIZE(hk) > usable ||
 			total - leftitems + hikeysz > usable)
 			k = 0;
@@ -2159,8 +2164,7 @@ ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 	}
 	else
 	{
-		keytup = (origoff[k - 1] == InvalidOffsetNumber) ? newitem :
-			EIReadTuple(page, origoff[k - 1]);
+		keytup = ei_split_item(page, origoff, newitem, k - 1);
 		off = origoff[k];
 	}
 	key = EIMakeScanKey(rel, keytup, true);
@@ -2198,6 +2202,17 @@ ei_stream_aligned_split(Relation rel, Page page, IndexTuple newitem,
 }
 
 /*
+ * The k-th of a split's virtual items: the page's item at origoff[k], or the
+ * new item where origoff[k] is InvalidOffsetNumber.
+ */
+static inline IndexTuple
+ei_split_item(Page page, const OffsetNumber *origoff, IndexTuple newitem, int k)
+{
+	return origoff[k] == InvalidOffsetNumber ? newitem :
+		EIReadTuple(page, origoff[k]);
+}
+
+/*
  * The split point nearest to best (a half-and-half split's) that falls
  * between two different keys, leaves between a third and two thirds of the
  * items' bytes on the left and lets both pages fit; best if best falls
@@ -2216,34 +2231,23 @@ ei_key_aligned_split(Page page, IndexTuple newitem,
 	Size		left = 0;
 	int			found = -1;
 
+	/* best itself falls between two keys: nothing to move */
+	if (best >= 1 && best < nitems &&
+		!EISameKey(ei_split_item(page, origoff, newitem, best - 1),
+				   ei_split_item(page, origoff, newitem, best)))
+		return best;
+
 	for (int i = 0; i < nitems; i++)
 		total += sizes[i];
 	for (int k = 1; k < nitems; k++)
 	{
-		IndexTuple	before;
-		IndexTuple	after;
-
-		/* best itself falls between two keys: nothing to move */
-		if (k == best)
-		{
-			before = origoff[k - 1] == InvalidOffsetNumber ? newitem :
-				EIReadTuple(page, origoff[k - 1]);
-			after = origoff[k] == InvalidOffsetNumber ? newitem :
-				EIReadTuple(page, origoff[k]);
-			if (!EISameKey(before, after))
-				return best;
-		}
-
 		left += sizes[k - 1];
 		if (!feasible[k] || left * 3 < total || left * 3 > total * 2)
 			continue;
 		if (found >= 0 && abs(k - best) >= abs(found - best))
 			continue;
-		before = origoff[k - 1] == InvalidOffsetNumber ? newitem :
-			EIReadTuple(page, origoff[k - 1]);
-		after = origoff[k] == InvalidOffsetNumber ? newitem :
-			EIReadTuple(page, origoff[k]);
-		if (!EISameKey(before, after))
+		if (!EISameKey(ei_split_item(page, origoff, newitem, k - 1),
+					   ei_split_item(page, origoff, newitem, k)))
 			found = k;
 	}
 	return found >= 0 ? found : best;
@@ -2362,8 +2366,7 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		leftsz += sizes[k - 1];
 		rightsz = total - leftsz;
 
-		firstitem = (origoff[k] == InvalidOffsetNumber) ? newitem :
-			EIReadTuple(page, origoff[k]);
+		firstitem = ei_split_item(page, origoff, newitem, k);
 		if (isleaf)
 			lhikey = EI_LEAF_HIKEY_SIZE(firstitem);
 		else
