@@ -1468,6 +1468,26 @@ ei_dedup_item_problem(Page page, OffsetNumber off)
 }
 
 /*
+ * Why redo of the dedup pass cannot read a page safely, or NULL: more line
+ * pointers than a page holds, or an item ei_dedup_item_problem refuses.
+ * The primary checks the page with EICheckPageItems instead, which names
+ * the index in its error.
+ */
+const char *
+EIDedupPageProblem(Page page)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	const char *problem = NULL;
+
+	if (maxoff > MaxIndexTuplesPerPage)
+		return "more line pointers than a page holds";
+	for (OffsetNumber off = FirstOffsetNumber;
+		 off <= maxoff && problem == NULL; off++)
+		problem = ei_dedup_item_problem(page, off);
+	return problem;
+}
+
+/*
  * The page the dedup pass makes of a standard leaf, given its intervals
  * (EIDedupIntervals on the primary, the XLOG_EI_INSERT_MULTI dedup form's
  * in redo): a temporary copy in which the items of each interval are one
@@ -1493,16 +1513,6 @@ EIDedupBuildPage(Page page, const EIDedupInterval *intervals, int nintervals,
 	{
 		*problem = "the page is no standard leaf";
 		return NULL;
-	}
-	if (maxoff > MaxIndexTuplesPerPage)
-	{
-		*problem = "more line pointers than a page holds";
-		return NULL;
-	}
-	for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
-	{
-		if ((*problem = ei_dedup_item_problem(page, off)) != NULL)
-			return NULL;
 	}
 	newpage = PageGetTempPageCopySpecial(page);
 

@@ -217,8 +217,10 @@ ei_redo_dedup(XLogReaderState *record)
 
 		EIRedoCheckLength(len, want, "dedup: intervals");
 		intervals = (EIDedupInterval *) EIRedoCopyData(data, len);
-		newpage = EIDedupBuildPage(page, intervals, xlrec->nintervals,
-								   &problem);
+		/* the primary checked its page; redo checks its own before reading */
+		problem = EIDedupPageProblem(page);
+		newpage = problem != NULL ? NULL :
+			EIDedupBuildPage(page, intervals, xlrec->nintervals, &problem);
 		if (newpage == NULL)
 			elog(PANIC, "elastic_index redo: dedup of block %u: %s",
 				 BufferGetBlockNumber(buf), problem);

@@ -834,6 +834,7 @@ extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
 extern const char *EIPostingProblem(IndexTuple itup);
 extern bool EISameKey(IndexTuple a, IndexTuple b);
 extern int	EIDedupIntervals(Page page, EIDedupInterval *intervals);
+extern const char *EIDedupPageProblem(Page page);
 extern Page EIDedupBuildPage(Page page, const EIDedupInterval *intervals,
 							 int nintervals, const char **problem);
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
