@@ -99,7 +99,9 @@ EICompactSetContext(Relation rel, BlockNumber blkno, Page page)
 {
 	ei_compact_ctx_page = page;
 	ei_compact_ctx_block = blkno;
-	namestrcpy(&ei_compact_ctx_index, RelationGetRelationName(rel));
+	/* a scan sets it per leaf: copy the name only when it changes */
+	if (strcmp(NameStr(ei_compact_ctx_index), RelationGetRelationName(rel)) != 0)
+		namestrcpy(&ei_compact_ctx_index, RelationGetRelationName(rel));
 }
 
 /*
@@ -193,8 +195,9 @@ EICompactAttach(Page page, SeqTree *st)
  * it first, so that the changes they then make inside a critical section
  * (EICompactAttach, EICompactInsertAt, EICompactDeleteMany) meet no
  * damage there.  Damage is ERRCODE_INDEX_CORRUPTED naming index and block.
+ * Returns the leaf's number of keys.
  */
-void
+int
 EICompactCheckLeaf(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
@@ -247,6 +250,7 @@ EICompactCheckLeaf(Relation rel, Buffer buf)
 				 errdetail_internal("%s", what),
 				 errhint("Please REINDEX it.")));
 	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
+	return st.nkeys;
 }
 
 /*

@@ -36,8 +36,8 @@ typedef struct EIScanCompact
 	bool		bounds_ready;
 	bool		has_lower;
 	bool		has_upper;
-	StringInfoData lower;
-	StringInfoData upper;
+	char	   *lower;			/* keylen bytes each */
+	char	   *upper;
 	StringInfoData norm;		/* workspace: a key normalized */
 	char	   *bound;			/* workspace: a padded bound (keylen bytes) */
 	EICompactTidGroup tids;		/* decoded for the leaf being read */
@@ -64,8 +64,8 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 
 		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
-		initStringInfo(&cs->lower);
-		initStringInfo(&cs->upper);
+		cs->lower = palloc(norm->keylen);
+		cs->upper = palloc(norm->keylen);
 		initStringInfo(&cs->norm);
 		cs->bound = palloc(norm->keylen);
 		so->leaf_state = cs;
@@ -196,10 +196,9 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 			memcpy(bound, tmp->data, prefixlen);
 			memset(bound + prefixlen, lower_pad_ff ? 0xFF : 0x00,
 				   norm->keylen - prefixlen);
-			if (!cs->has_lower || memcmp(bound, cs->lower.data, norm->keylen) > 0)
+			if (!cs->has_lower || memcmp(bound, cs->lower, norm->keylen) > 0)
 			{
-				resetStringInfo(&cs->lower);
-				appendBinaryStringInfo(&cs->lower, bound, norm->keylen);
+				memcpy(cs->lower, bound, norm->keylen);
 				cs->has_lower = true;
 			}
 		}
@@ -208,10 +207,9 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 			memcpy(bound, tmp->data, prefixlen);
 			memset(bound + prefixlen, upper_pad_ff ? 0xFF : 0x00,
 				   norm->keylen - prefixlen);
-			if (!cs->has_upper || memcmp(bound, cs->upper.data, norm->keylen) < 0)
+			if (!cs->has_upper || memcmp(bound, cs->upper, norm->keylen) < 0)
 			{
-				resetStringInfo(&cs->upper);
-				appendBinaryStringInfo(&cs->upper, bound, norm->keylen);
+				memcpy(cs->upper, bound, norm->keylen);
 				cs->has_upper = true;
 			}
 		}
@@ -227,10 +225,12 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
  * were any.
  *
  * A compact leaf has no keys to test, so every returned row is rechecked by
- * the executor.  Two SeqTree searches, usually one heap read each, narrow the
- * leaf to the entries between the scan's bounds on the first column; a
- * search that meets a dead or toasted entry reads another entry of its
- * subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
+ * the executor.  A SeqTree search per bound, usually one heap read each,
+ * narrows the leaf to the entries between the scan's bounds on the first
+ * column; the upper bound's is skipped when the key the lower bound's
+ * search read and bits[] settle it (EICompactLastWithin: a point lookup's
+ * usually do).  A search that meets a dead or toasted entry reads another
+ * entry of its subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
  * ends the scan in that direction, as a failing required key does on a
  * standard leaf.  Index-only scans read each entry's key from the heap.
  */
@@ -266,9 +266,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
-	EICompactCheckLeaf(rel, buf);
+	n = EICompactCheckLeaf(rel, buf);
 	EICompactTidGroupReset(&cs->tids);
-	n = EICompactNKeys(page);
 	lo = 0;
 	hi = n - 1;
 
@@ -283,7 +282,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			maxpos;
 
 		lo = EICompactSearchReadOnly(page, cs->reader, &cs->tids,
-									 (uint8 *) cs->lower.data,
+									 (uint8 *) cs->lower,
 									 &minpos, &maxpos) ? minpos : minpos + 1;
 		if (!forward && minpos >= 0)
 			so->currPos.moreLeft = false;
@@ -310,10 +309,10 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		key = EIHeapKeyReaderLastKey(cs->reader, &tid);
 		if (key == NULL || cs->reader->key.len != norm->keylen)
 			continue;
-		beyond = memcmp(key, cs->upper.data, norm->keylen) > 0;
+		beyond = memcmp(key, cs->upper, norm->keylen) > 0;
 		last = beyond ? at - 1 :
 			EICompactLastWithin(page, at, (const uint8 *) key,
-								(const uint8 *) cs->upper.data);
+								(const uint8 *) cs->upper);
 		if (!beyond && last < 0)
 			break;
 		hi = last;
@@ -327,7 +326,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			maxpos;
 
 		(void) EICompactSearchReadOnly(page, cs->reader, &cs->tids,
-									   (uint8 *) cs->upper.data,
+									   (uint8 *) cs->upper,
 									   &minpos, &maxpos);
 		hi = maxpos;
 		if (forward && maxpos < n - 1)
@@ -458,8 +457,8 @@ EICompactScanEnd(IndexScanDesc scan)
 	if (cs->reader != NULL)
 		EIHeapKeyReaderEnd(cs->reader);
 	table_close(cs->heap, AccessShareLock);
-	pfree(cs->lower.data);
-	pfree(cs->upper.data);
+	pfree(cs->lower);
+	pfree(cs->upper);
 	pfree(cs->norm.data);
 	pfree(cs->bound);
 	pfree(cs);

@@ -262,7 +262,7 @@ typedef struct EICompactTidGroup
 
 /* elastic/compact.c: compact leaf pages */
 extern void EICompactAttach(Page page, SeqTree *st);
-extern void EICompactCheckLeaf(Relation rel, Buffer buf);
+extern int	EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
