@@ -171,6 +171,14 @@ EINormalizeKey(EINormKeyInfo *info, Datum *values, bool *isnull,
 										 len);
 
 		/*
+		 * The normalize functions return a new bytea: free it, or a nested
+		 * loop of compact leaf lookups (two keys normalized per lookup)
+		 * grows its executor's memory by every one.
+		 */
+		if (enc != NULL && (Pointer) enc != DatumGetPointer(values[i]))
+			pfree(enc);
+
+		/*
 		 * Pad a NULL of a fixed-width column with zeros, so that all keys of
 		 * the index have one length.  The marker byte alone decides the
 		 * order of a NULL, and all NULLs of a column pad alike.

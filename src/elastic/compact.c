@@ -99,7 +99,9 @@ EICompactSetContext(Relation rel, BlockNumber blkno, Page page)
 {
 	ei_compact_ctx_page = page;
 	ei_compact_ctx_block = blkno;
-	namestrcpy(&ei_compact_ctx_index, RelationGetRelationName(rel));
+	/* a scan sets it per leaf: copy the name only when it changes */
+	if (strcmp(NameStr(ei_compact_ctx_index), RelationGetRelationName(rel)) != 0)
+		namestrcpy(&ei_compact_ctx_index, RelationGetRelationName(rel));
 }
 
 /*
@@ -193,8 +195,9 @@ EICompactAttach(Page page, SeqTree *st)
  * it first, so that the changes they then make inside a critical section
  * (EICompactAttach, EICompactInsertAt, EICompactDeleteMany) meet no
  * damage there.  Damage is ERRCODE_INDEX_CORRUPTED naming index and block.
+ * Returns the leaf's number of keys.
  */
-void
+int
 EICompactCheckLeaf(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
@@ -247,6 +250,7 @@ EICompactCheckLeaf(Relation rel, Buffer buf)
 				 errdetail_internal("%s", what),
 				 errhint("Please REINDEX it.")));
 	EICompactSetContext(rel, BufferGetBlockNumber(buf), page);
+	return st.nkeys;
 }
 
 /*
@@ -318,14 +322,14 @@ EICompactGetTidCached(Page page, EICompactTidGroup *grp, int pos,
 {
 	int			n;
 	TidCode		tc;
-	TidCodeTid	t[TIDCODE_GROUP_MAX];
 	int			first;
 	int			count;
 
 	if (grp != NULL && grp->count > 0 &&
 		pos >= grp->first && pos < grp->first + grp->count)
 	{
-		*tid = grp->tids[pos - grp->first];
+		ItemPointerSet(tid, grp->tids[pos - grp->first].block,
+					   grp->tids[pos - grp->first].offset);
 		return;
 	}
 	n = ei_compact_nkeys(page);
@@ -336,14 +340,14 @@ EICompactGetTidCached(Page page, EICompactTidGroup *grp, int pos,
 		return;
 	}
 	ei_compact_open_code(page, n, &tc);
-	count = tidcode_get_group(&tc, pos, t, &first);
+	grp->count = 0;				/* decoded in place */
+	count = tidcode_get_group(&tc, pos, grp->tids, &first);
 	if (count == 0)
 		ei_compact_tids_corrupted(page, psprintf("entry %d cannot be decoded", pos));
-	for (int i = 0; i < count; i++)
-		ItemPointerSet(&grp->tids[i], t[i].block, t[i].offset);
 	grp->first = first;
 	grp->count = count;
-	*tid = grp->tids[pos - first];
+	ItemPointerSet(tid, grp->tids[pos - first].block,
+				   grp->tids[pos - first].offset);
 }
 
 /*
@@ -357,8 +361,9 @@ EICompactGetTidsCached(Page page, EICompactTidGroup *grp, int start,
 	if (grp != NULL && grp->count > 0 && count > 0 &&
 		start >= grp->first && start + count <= grp->first + grp->count)
 	{
-		memcpy(tids, &grp->tids[start - grp->first],
-			   count * sizeof(ItemPointerData));
+		for (int i = 0; i < count; i++)
+			ItemPointerSet(&tids[i], grp->tids[start - grp->first + i].block,
+						   grp->tids[start - grp->first + i].offset);
 		return;
 	}
 	EICompactGetTids(page, start, count, tids);
@@ -834,6 +839,24 @@ EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
 		return false;
 	*minpos = *maxpos = loc.pos;
 	return loc.exact;
+}
+
+/*
+ * The position of the last entry <= bound on a compact leaf, from the key
+ * of entry pos (poskey, <= bound) at hand and bits[] alone, without a heap
+ * read (seqtree_last_le_from); -1 if bits[] cannot tell, and the caller
+ * searches for bound.
+ */
+int
+EICompactLastWithin(Page page, int pos, const uint8 *poskey,
+					const uint8 *bound)
+{
+	SeqTree		st;
+	int			last;
+
+	EICompactAttach(page, &st);
+	last = seqtree_last_le_from(&st, pos, poskey, bound);
+	return last >= 0 ? last : -1;
 }
 
 /*

@@ -36,8 +36,10 @@ typedef struct EIScanCompact
 	bool		bounds_ready;
 	bool		has_lower;
 	bool		has_upper;
-	StringInfoData lower;
-	StringInfoData upper;
+	char	   *lower;			/* keylen bytes each */
+	char	   *upper;
+	StringInfoData norm;		/* workspace: a key normalized */
+	char	   *bound;			/* workspace: a padded bound (keylen bytes) */
 	EICompactTidGroup tids;		/* decoded for the leaf being read */
 } EIScanCompact;
 
@@ -62,8 +64,10 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 
 		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
-		initStringInfo(&cs->lower);
-		initStringInfo(&cs->upper);
+		cs->lower = palloc(norm->keylen);
+		cs->upper = palloc(norm->keylen);
+		initStringInfo(&cs->norm);
+		cs->bound = palloc(norm->keylen);
 		so->leaf_state = cs;
 		MemoryContextSwitchTo(oldcxt);
 	}
@@ -93,19 +97,19 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	Relation	rel = scan->indexRelation;
 	int			prefixlen;
-	StringInfoData tmp;
-	char	   *bound = palloc(norm->keylen);
-	ScanKey		bkeys;
+	StringInfo	tmp = &cs->norm;
+	char	   *bound = cs->bound;
+	ScanKeyData bkeysbuf[8];
+	ScanKey		bkeys = bkeysbuf;
 	int			nbkeys;
 
+	/* no allocation for a few keys: a nested loop rescans per outer row */
 	cs->has_lower = cs->has_upper = false;
-	resetStringInfo(&cs->lower);
-	resetStringInfo(&cs->upper);
-	initStringInfo(&tmp);
+	if (2 * so->numberOfKeys > (int) lengthof(bkeysbuf))
+		bkeys = palloc(sizeof(ScanKeyData) * 2 * so->numberOfKeys);
 
 	/* an array key bounds the column by its first and last element */
 	nbkeys = 0;
-	bkeys = palloc(sizeof(ScanKeyData) * 2 * Max(so->numberOfKeys, 1));
 	for (int i = 0; i < so->numberOfKeys; i++)
 	{
 		Datum		first;
@@ -173,8 +177,8 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 			values[c] = (Datum) 0;
 			isnull[c] = true;
 		}
-		resetStringInfo(&tmp);
-		(void) EINormalizeKey(norm, values, isnull, NULL, &tmp);
+		resetStringInfo(tmp);
+		(void) EINormalizeKey(norm, values, isnull, NULL, tmp);
 
 		/*
 		 * The first column's part.  A variable-width value longer than the
@@ -183,38 +187,35 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 		 * cut value orders like the whole one against all of them.
 		 */
 		prefixlen = norm->widths[0] >= 0 ? 1 + norm->widths[0] :
-			EINormKeyPrefixLength(norm, tmp.len);
-		Assert(tmp.len >= prefixlen);
+			EINormKeyPrefixLength(norm, tmp->len);
+		Assert(tmp->len >= prefixlen);
 		prefixlen = Min(prefixlen, norm->keylen);
 
 		if (is_lower)
 		{
-			memcpy(bound, tmp.data, prefixlen);
+			memcpy(bound, tmp->data, prefixlen);
 			memset(bound + prefixlen, lower_pad_ff ? 0xFF : 0x00,
 				   norm->keylen - prefixlen);
-			if (!cs->has_lower || memcmp(bound, cs->lower.data, norm->keylen) > 0)
+			if (!cs->has_lower || memcmp(bound, cs->lower, norm->keylen) > 0)
 			{
-				resetStringInfo(&cs->lower);
-				appendBinaryStringInfo(&cs->lower, bound, norm->keylen);
+				memcpy(cs->lower, bound, norm->keylen);
 				cs->has_lower = true;
 			}
 		}
 		if (is_upper)
 		{
-			memcpy(bound, tmp.data, prefixlen);
+			memcpy(bound, tmp->data, prefixlen);
 			memset(bound + prefixlen, upper_pad_ff ? 0xFF : 0x00,
 				   norm->keylen - prefixlen);
-			if (!cs->has_upper || memcmp(bound, cs->upper.data, norm->keylen) < 0)
+			if (!cs->has_upper || memcmp(bound, cs->upper, norm->keylen) < 0)
 			{
-				resetStringInfo(&cs->upper);
-				appendBinaryStringInfo(&cs->upper, bound, norm->keylen);
+				memcpy(cs->upper, bound, norm->keylen);
 				cs->has_upper = true;
 			}
 		}
 	}
-	pfree(tmp.data);
-	pfree(bound);
-	pfree(bkeys);
+	if (bkeys != bkeysbuf)
+		pfree(bkeys);
 	cs->bounds_ready = true;
 }
 
@@ -224,10 +225,12 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
  * were any.
  *
  * A compact leaf has no keys to test, so every returned row is rechecked by
- * the executor.  Two SeqTree searches, usually one heap read each, narrow the
- * leaf to the entries between the scan's bounds on the first column; a
- * search that meets a dead or toasted entry reads another entry of its
- * subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
+ * the executor.  A SeqTree search per bound, usually one heap read each,
+ * narrows the leaf to the entries between the scan's bounds on the first
+ * column; the upper bound's is skipped when the key the lower bound's
+ * search read and bits[] settle it (EICompactLastWithin: a point lookup's
+ * usually do).  A search that meets a dead or toasted entry reads another
+ * entry of its subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
  * ends the scan in that direction, as a failing required key does on a
  * standard leaf.  Index-only scans read each entry's key from the heap.
  */
@@ -263,9 +266,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 
 	/* keys remembered for another leaf's entries are not safe here */
 	EIHeapKeyReaderForget(cs->reader);
-	EICompactCheckLeaf(rel, buf);
+	n = EICompactCheckLeaf(rel, buf);
 	EICompactTidGroupReset(&cs->tids);
-	n = EICompactNKeys(page);
 	lo = 0;
 	hi = n - 1;
 
@@ -280,32 +282,43 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			maxpos;
 
 		lo = EICompactSearchReadOnly(page, cs->reader, &cs->tids,
-									 (uint8 *) cs->lower.data,
+									 (uint8 *) cs->lower,
 									 &minpos, &maxpos) ? minpos : minpos + 1;
 		if (!forward && minpos >= 0)
 			so->currPos.moreLeft = false;
 	}
 	/*
-	 * The first entry past the lower bound, if its key is at hand (the
-	 * lower bound's search read it: an absent key's search often ends
-	 * there) and beyond the upper bound, leaves nothing between the bounds:
-	 * the upper bound's search would end at the entry before it.
+	 * The key the lower bound's search read is at hand when it is the
+	 * first entry past the lower bound (a point lookup's hit) or the one
+	 * before it (often an absent key's).  That settles the upper bound
+	 * without a search whenever bits[] can: a key beyond the upper bound
+	 * leaves nothing from it on; one within it is followed by the entries
+	 * that bits[] place below the upper bound, up to the first one they
+	 * place above (a point lookup's next entry, whose key differs in the
+	 * first column).
 	 */
-	if (n > 0 && cs->has_lower && cs->has_upper && lo < n)
+	for (int at = Min(lo, n - 1); cs->has_lower && cs->has_upper &&
+		 !upper_settled && at >= Max(lo - 1, 0); at--)
 	{
 		ItemPointerData tid;
 		const char *key;
+		bool		beyond;
+		int			last;
 
-		EICompactGetTidCached(page, &cs->tids, lo, &tid);
+		EICompactGetTidCached(page, &cs->tids, at, &tid);
 		key = EIHeapKeyReaderLastKey(cs->reader, &tid);
-		if (key != NULL && cs->reader->key.len == norm->keylen &&
-			memcmp(key, cs->upper.data, norm->keylen) > 0)
-		{
-			hi = lo - 1;
-			upper_settled = true;
-			if (forward && hi < n - 1)
-				so->currPos.moreRight = false;
-		}
+		if (key == NULL || cs->reader->key.len != norm->keylen)
+			continue;
+		beyond = memcmp(key, cs->upper, norm->keylen) > 0;
+		last = beyond ? at - 1 :
+			EICompactLastWithin(page, at, (const uint8 *) key,
+								(const uint8 *) cs->upper);
+		if (!beyond && last < 0)
+			break;
+		hi = last;
+		upper_settled = true;
+		if (forward && hi < n - 1)
+			so->currPos.moreRight = false;
 	}
 	if (n > 0 && cs->has_upper && !upper_settled)
 	{
@@ -313,7 +326,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			maxpos;
 
 		(void) EICompactSearchReadOnly(page, cs->reader, &cs->tids,
-									   (uint8 *) cs->upper.data,
+									   (uint8 *) cs->upper,
 									   &minpos, &maxpos);
 		hi = maxpos;
 		if (forward && maxpos < n - 1)
@@ -444,8 +457,10 @@ EICompactScanEnd(IndexScanDesc scan)
 	if (cs->reader != NULL)
 		EIHeapKeyReaderEnd(cs->reader);
 	table_close(cs->heap, AccessShareLock);
-	pfree(cs->lower.data);
-	pfree(cs->upper.data);
+	pfree(cs->lower);
+	pfree(cs->upper);
+	pfree(cs->norm.data);
+	pfree(cs->bound);
 	pfree(cs);
 	so->leaf_state = NULL;
 }

@@ -17,6 +17,7 @@
 #include "eitree.h"
 #include "eitree_xlog.h"
 #include "seqtree.h"
+#include "tidcode.h"
 
 /* The elastic policy's WAL records (in the range eitree_xlog.h leaves) */
 #define XLOG_EI_COMPACT_INSERT	0xA0	/* add an entry to a compact leaf */
@@ -253,14 +254,15 @@ typedef struct EICompactTidGroup
 	int			first;			/* position of tids[0] */
 	int			count;			/* TIDs held (the group's first ones),
 								 * 0 if none */
-	ItemPointerData tids[EI_COMPACT_TID_GROUP_MAX];
+	TidCodeTid	tids[EI_COMPACT_TID_GROUP_MAX]; /* as decoded: converted
+														 * only when read */
 } EICompactTidGroup;
 
 #define EICompactTidGroupReset(grp) ((grp)->count = 0)
 
 /* elastic/compact.c: compact leaf pages */
 extern void EICompactAttach(Page page, SeqTree *st);
-extern void EICompactCheckLeaf(Relation rel, Buffer buf);
+extern int	EICompactCheckLeaf(Relation rel, Buffer buf);
 extern void EICompactSetContext(Relation rel, BlockNumber blkno, Page page);
 extern void EICompactGetTid(Page page, int pos, ItemPointer tid);
 extern void EICompactGetTids(Page page, int start, int count, ItemPointer tids);
@@ -283,6 +285,8 @@ extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
 									EICompactTidGroup *grp,
 									const uint8 *key, int *minpos,
 									int *maxpos);
+extern int	EICompactLastWithin(Page page, int pos, const uint8 *poskey,
+								const uint8 *bound);
 extern int	EICompactNKeys(Page page);
 extern bool EICompactHasRoom(Relation rel, Buffer buf, int pos,
 							 ItemPointer tid);

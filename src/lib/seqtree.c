@@ -947,6 +947,40 @@ seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
 }
 
 /*
+ * Find the largest stored key <= bound from a key already at hand: poskey,
+ * the key at position pos, which is <= bound.  Reads no key: with d the
+ * first bit in which poskey and bound differ (poskey has 0 there, bound 1)
+ * and m the first bit in which key pos and a later key j differ, the
+ * minimum of bits[pos..j-1], key j is < bound if m > d (it agrees with
+ * poskey through bit d) and > bound if m < d (it has 1 at bit m, where
+ * bound agrees with poskey's 0); only m == d leaves it open.  Returns the
+ * largest position <= bound, or SEQTREE_AMBIGUOUS if bits[] alone cannot
+ * tell (the caller searches then).  Linear in the keys it passes over.
+ */
+int
+seqtree_last_le_from(const SeqTree *st, int pos, const uint8_t *poskey,
+					 const uint8_t *bound)
+{
+	int			d = seqtree_diff_bit(poskey, bound, st->keylen);
+	int			m = ST_NO_LIMIT;
+
+	if (pos < 0 || pos >= st->nkeys)
+		return SEQTREE_AMBIGUOUS;
+	for (int j = pos; j < st->nkeys - 1; j++)
+	{
+		int			b = st_bit(st, j);
+
+		if (b < m)
+			m = b;
+		if (m < d)
+			return j;
+		if (m == d)
+			return SEQTREE_AMBIGUOUS;
+	}
+	return st->nkeys - 1;
+}
+
+/*
  * Insert key (keylen bytes).  Returns its new position (keys at that
  * position and beyond move one to the right), SEQTREE_DUPLICATE if it is
  * already stored, SEQTREE_FULL if the image would not fit (no key is read

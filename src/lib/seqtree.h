@@ -184,6 +184,8 @@ extern int	seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
 									SeqTreeGetKey get_key, void *arg,
 									SeqTreeLocation *loc, int maxreads,
 									int *minpos, int *maxpos, int *nreads);
+extern int	seqtree_last_le_from(const SeqTree *st, int pos,
+								 const uint8_t *poskey, const uint8_t *bound);
 
 /* Changing */
 extern int	seqtree_insert(SeqTree *st, const uint8_t *key,

@@ -73,6 +73,12 @@ get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
 	uint64_t	x = 0;
 	size_t		n = 0;
 
+	/* one byte, the usual case (a delta within a heap page) */
+	if (p < end && !(p[0] & 0x80))
+	{
+		*v = p[0];
+		return 1;
+	}
 	for (;;)
 	{
 		uint8_t		b;

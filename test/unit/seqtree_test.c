@@ -324,6 +324,43 @@ check_search(const SeqTree *st, Model *m, const uint8_t *key, const char *what)
 		check_insert_bits(m, key, want, &loc, what);
 }
 
+/* Counters of seqtree_last_le_from. */
+static long ops_last_le,
+			n_last_le_settled;
+
+/*
+ * seqtree_last_le_from from the keys at positions up to the largest key <=
+ * bound (the model's answer): the answer or SEQTREE_AMBIGUOUS, and the
+ * answer whenever bound equals the key at hand or the next key differs
+ * from it before bound does (a point lookup's upper bound, whose next
+ * entry differs in the first column).
+ */
+static void
+check_last_le_from(const SeqTree *st, Model *m, const uint8_t *bound,
+				   const char *what)
+{
+	int			exact;
+	int			want = model_pred(m, bound, &exact);
+
+	for (int pos = want - 3 < 0 ? 0 : want - 3; pos <= want; pos++)
+	{
+		const uint8_t *k = model_key(m, pos);
+		int			got = seqtree_last_le_from(st, pos, k, bound);
+		int			d = seqtree_diff_bit(k, bound, m->keylen);
+
+		ops_last_le++;
+		if (got != SEQTREE_AMBIGUOUS)
+			n_last_le_settled++;
+		CHECK(got == want || got == SEQTREE_AMBIGUOUS,
+			  "%s: last <= bound from %d gave %d, want %d (n=%d)", what, pos,
+			  got, want, m->n);
+		if (pos == want && (d >= m->keylen * 8 || pos == m->n - 1 ||
+							seqtree_get_bit(st, pos) < d))
+			CHECK(got == want, "%s: last <= bound from %d unsettled (want %d)",
+				  what, pos, want);
+	}
+}
+
 /* The model with some keys unreadable, for seqtree_search_tolerant. */
 typedef struct MaskedModel
 {
@@ -1483,6 +1520,17 @@ random_tree(uint64_t seed, bool verbose)
 			pick_key(&g, &m, r, key);
 			model_pred(&m, key, &exact);
 			check_search(&st, &m, key, "random search");
+			check_last_le_from(&st, &m, key, "random search");
+			if (m.n > 0)
+			{
+				/* a point lookup's upper bound: a key's first half, 0xFF after */
+				uint8_t		bound[SEQTREE_MAX_KEYLEN];
+				const uint8_t *k = model_key(&m, rng_int(r, m.n));
+
+				memcpy(bound, k, m.keylen);
+				memset(bound + m.keylen / 2, 0xFF, m.keylen - m.keylen / 2);
+				check_last_le_from(&st, &m, bound, "padded bound");
+			}
 			ops_search++;
 			if (exact && m.reads > max_reads_hit)
 				max_reads_hit = m.reads;
@@ -1774,6 +1822,8 @@ main(void)
 		   "candidate and its left neighbour, %ld out of reads), max key "
 		   "reads %ld\n", ops_tolerant, n_ambiguous, n_ambiguous_one,
 		   n_ambiguous_capped, max_reads_tolerant);
+	printf("seqtree: %ld searches from a key at hand, %ld settled by bits "
+		   "alone\n", ops_last_le, n_last_le_settled);
 	printf("seqtree: %ld checks, %ld failed\n", n_checks, n_failures);
 	return n_failures == 0 ? 0 : 1;
 }
