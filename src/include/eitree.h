@@ -323,10 +323,11 @@ typedef EIMetaPageData *EIMetaPage;
  * went to, which the insert fast path uses to tell an ascending run from
  * scattered inserts (core/insert.c), the spare pages this backend added
  * and has not used yet (EINewBuf, core/page.c), and the policy's own cache
- * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
- * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
- * with the relcache entry): never keep an EIRelCache pointer across a call
- * that may accept invalidations, a policy cache pointer may be kept.
+ * (EIGetPolicyCache) and its leaf kind's (EIGetLeafKindCache).  A relcache
+ * rebuild frees rd_amcache; the policy's and leaf kind's caches, separate
+ * chunks of rd_indexcxt, stay and are found again (they go with the
+ * relcache entry): never keep an EIRelCache pointer across a call that may
+ * accept invalidations, a policy cache pointer may be kept.
  */
 typedef struct EIRelCache
 {
@@ -337,6 +338,7 @@ typedef struct EIRelCache
 								 * went elsewhere (ei_fastpath_leaf) */
 	void	   *policy_cache;	/* the policy's, or NULL */
 	uint32		policy_cache_kind;	/* EI_AM_* of the policy that made it */
+	void	   *leaf_cache;		/* the policy's leaf kind's, or NULL */
 	struct EIActivityEntry *activity;	/* the index's shared activity
 										 * entry (core/activity.c), */
 	uint64		activity_generation;	/* as of this entry generation */
@@ -671,6 +673,9 @@ typedef struct EILeafKindOps
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state,
 						   IndexBulkDeleteResult *stats);
+	/* the leaf kind's WAL records, ended by an entry whose redo is NULL;
+	 * registered once however many policies use the kind [none] */
+	const struct EIRecordKind *records;
 } EILeafKindOps;
 
 /* A WAL record kind a policy adds to the resource manager. */
@@ -793,6 +798,7 @@ typedef struct EIOwnerSwitch
 extern void EIBecomeTableOwner(Relation heap, EIOwnerSwitch *sw);
 extern void EIRestoreCaller(EIOwnerSwitch *sw);
 extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
+extern void *EIGetLeafKindCache(Relation rel, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
 extern void EIGuardInit(void);
 extern void EIGuardLeaf(Buffer buf);

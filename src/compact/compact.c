@@ -27,7 +27,7 @@
  * column (text, bytea), EI_NORMKEY_VARKEY_LEN bytes, each key padded with
  * zeros; an entry whose key is longer cannot be in a compact leaf.
  * Whenever the SeqTree needs a key it reads it from the heap
- * (elastic/heapkey.c) while the caller holds the leaf's lock.
+ * (compact/heapkey.c) while the caller holds the leaf's lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,7 +36,7 @@
 #include <math.h>
 
 #include "access/itup.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "seqtree.h"
 #include "storage/bufpage.h"
 #include "tidcode.h"

@@ -6,7 +6,7 @@
  *	  one WAL-logged step under the leaf's exclusive lock.
  *
  * The page format and the operations on it that redo repeats live in
- * elastic/compact.c; this file decides and logs.  Everything above the leaf
+ * compact/compact.c; this file decides and logs.  Everything above the leaf
  * level is unaware of compact leaves: a compact leaf keeps a full high key
  * and ordinary sibling links, and its split inserts a downlink through
  * EIInsertParent like any other split.  See src/README.md, "Compact leaves
@@ -21,7 +21,7 @@
 #include "catalog/catalog.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "eistats.h"
 #include "miscadmin.h"
 #include "storage/predicate.h"
@@ -50,7 +50,7 @@ static bool ei_compact_full_seq = false;
 
 /*
  * Is the table of the given OID a heap table (the only kind whose line
- * pointers elastic/heapkey.c understands)?
+ * pointers compact/heapkey.c understands)?
  */
 static bool
 ei_table_is_heap(Oid relid)
@@ -72,7 +72,7 @@ ei_table_is_heap(Oid relid)
  * INCLUDE columns are allowed: they are plain columns, read from the heap
  * with the keys where a whole entry is needed (index-only scans,
  * expansion).  Cached in
- * the policy's cache (EIGetPolicyCache) for the index's current file: the
+ * the leaf kind's cache (EIGetLeafKindCache) for the index's current file: the
  * cache outlives an in-place relcache rebuild, and a table whose access
  * method changed (a rewrite) gave the index a new file, so the answer is
  * derived again then.  The information itself lives in rd_indexcxt, which
@@ -81,16 +81,16 @@ ei_table_is_heap(Oid relid)
 EINormKeyInfo *
 EICompactInfo(Relation rel)
 {
-	EIElasticCache *cache;
+	EICompactCache *cache;
 	MemoryContext oldcxt;
 	EINormKeyInfo *norm;
 	bool		possible;
 	Oid			relfilenode;
 
-	/* only elastic_btree indexes have compact leaves, and this cache */
-	if (!EIRelIsElastic(rel))
+	/* only indexes whose policy has this leaf kind, and this cache */
+	if (!EIRelHasCompactKind(rel))
 		return NULL;
-	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
 	relfilenode = EIRelFileNumber(EIRelationLocator(rel));
 	if (cache->compact_checked && cache->compact_relfilenode == relfilenode)
 		return cache->compact_norm;
@@ -104,10 +104,29 @@ EICompactInfo(Relation rel)
 				norm->keylen <= SEQTREE_MAX_KEYLEN &&
 				ei_table_is_heap(rel->rd_index->indrelid));
 
-	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
 	cache->compact_norm = possible ? norm : NULL;
 	cache->compact_relfilenode = relfilenode;
 	cache->compact_checked = true;
+	return cache->compact_norm;
+}
+
+/*
+ * The normalized-key information EICompactInfo found for the index's
+ * current file, or NULL if it was not looked up (or there is none):
+ * reads only the cache, so it may be called under buffer locks.
+ */
+EINormKeyInfo *
+EICompactInfoCached(Relation rel)
+{
+	EICompactCache *cache;
+
+	if (!EIRelHasCompactKind(rel))
+		return NULL;
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
+	if (!cache->compact_checked ||
+		cache->compact_relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
+		return NULL;
 	return cache->compact_norm;
 }
 
@@ -864,3 +883,16 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 		EICompactNKeys(page) == 0)
 		(void) EICompactExpand(rel, NULL, buf);
 }
+
+/* Compact leaves, as the core sees them through the policy table. */
+const EILeafKindOps EICompactLeafOps = {
+	.prepare = EICompactPrepare,
+	.insert = EICompactInsert,
+	.split = EICompactSplit,
+	.read = EICompactScanRead,
+	.rescan = EICompactScanRescan,
+	.endscan = EICompactScanEnd,
+	.vacuum = EICompactVacuumLeaf,
+	.verify = EICompactVerifyLeaf,
+	.records = EICompactRecords,
+};
