@@ -112,6 +112,38 @@ EICompactInfo(Relation rel)
 }
 
 /*
+ * Raise the error of an index that a policy was asked to give compact
+ * leaves but that cannot have them (EICompactInfo says none): its key has
+ * no normalized form (a type without the support function, an expression,
+ * a nondeterministic collation), is too long, or its table is not a heap.
+ * Catalog lookups: call before any lock.
+ */
+void
+EICompactRequire(Relation rel)
+{
+	EINormKeyInfo *norm;
+	const char *reason;
+
+	if (EICompactInfo(rel) != NULL)
+		return;
+	norm = EIGetNormKeyInfo(rel);
+	EINormKeyPad(norm);
+	if (!norm->ok)
+		reason = norm->reason;
+	else if (norm->keylen <= 0 || norm->keylen > SEQTREE_MAX_KEYLEN)
+		reason = "its normalized keys are too long";
+	else
+		reason = "its table does not use the heap access method";
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("index \"%s\" cannot have compact leaves",
+					RelationGetRelationName(rel)),
+			 errdetail("Compact leaves need normalized keys of plain columns in a heap table, but %s.",
+					   reason),
+			 errhint("Set compact_leaves = off for this index.")));
+}
+
+/*
  * The normalized-key information EICompactInfo found for the index's
  * current file, or NULL if it was not looked up (or there is none):
  * reads only the cache, so it may be called under buffer locks.
@@ -884,6 +916,69 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 		(void) EICompactExpand(rel, NULL, buf);
 }
 
+/*
+ * How many of the sorted leaf tuples entries[0..nentries) a new compact
+ * leaf takes when filled to fillfactor (EILeafKindOps.fill_count): the
+ * capacity EICompactCapacity gives for the index's key length, the TID
+ * code's bytes per entry measured on the entries themselves and a high
+ * key as long as an entry with its heap TID.  Reads only the cache
+ * EICompactInfo filled (the caller's insert_prepare), so it may run under
+ * buffer locks; 0 when the index has no compact leaves.
+ */
+int
+EICompactFillCount(Relation rel, IndexTuple *entries, int nentries,
+				   int fillfactor)
+{
+	EINormKeyInfo *norm = EICompactInfoCached(rel);
+	int			maxtids = Min(EI_MAX_ITEMS_PER_PAGE, SEQTREE_MAX_KEYS);
+	ItemPointerData *tids;
+	int			ntids = 0;
+	int			capacity;
+	int			target;
+	int			k;
+	int			taken = 0;
+
+	if (norm == NULL || nentries <= 0)
+		return 0;
+
+	/* the TIDs of as many entries as a compact leaf could hold at most */
+	tids = palloc(sizeof(ItemPointerData) * maxtids);
+	for (k = 0; k < nentries && ntids < maxtids; k++)
+		for (int t = 0; t < EILeafNTIDs(entries[k]) && ntids < maxtids; t++)
+			tids[ntids++] = EITupleIsPosting(entries[k]) ?
+				*EIPostingTID(entries[k], t) : entries[k]->t_tid;
+	capacity = EICompactCapacity(norm->keylen,
+								 IndexTupleSize(entries[0]) + sizeof(ItemPointerData),
+								 EICompactTidBytes(tids, ntids));
+	pfree(tids);
+	target = (int) ((int64) capacity * fillfactor / 100);
+
+	/* whole tuples (a posting list counts as its TIDs) up to the target */
+	for (k = 0; k < nentries; k++)
+	{
+		if (taken + EILeafNTIDs(entries[k]) > target)
+			break;
+		taken += EILeafNTIDs(entries[k]);
+	}
+	return k;
+}
+
+/*
+ * Make page, a new leaf without entries, the compact leaf of the sorted
+ * leaf tuples entries[0..nentries) (EILeafKindOps.form): no heap reads, the
+ * keys come from the tuples.  false if they do not fit or the index has no
+ * compact leaves (as the cache says: runs under buffer locks).
+ */
+bool
+EICompactFormNew(Relation rel, IndexTuple *entries, int nentries, Page page)
+{
+	EINormKeyInfo *norm = EICompactInfoCached(rel);
+
+	if (norm == NULL)
+		return false;
+	return EICompactFormLeaf(rel, norm, entries, nentries, page);
+}
+
 /* Compact leaves, as the core sees them through the policy table. */
 const EILeafKindOps EICompactLeafOps = {
 	.prepare = EICompactPrepare,
@@ -894,5 +989,7 @@ const EILeafKindOps EICompactLeafOps = {
 	.endscan = EICompactScanEnd,
 	.vacuum = EICompactVacuumLeaf,
 	.verify = EICompactVerifyLeaf,
+	.fill_count = EICompactFillCount,
+	.form = EICompactFormNew,
 	.records = EICompactRecords,
 };

@@ -121,6 +121,9 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  EIScanInsert key, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
+static Page ei_append_policy_leaf(Relation rel, Page origpage,
+								  IndexTuple *items, int nitems, int *nused,
+								  IndexTuple *hikey);
 static int	ei_offset_cmp(const void *a, const void *b);
 static IndexTuple ei_posting_split_prepare(EIInsertState istate,
 											 OffsetNumber *offnum);
@@ -878,6 +881,83 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 }
 
 /*
+ * A bulk append of the policy's leaf kind (ei_append_page): if the policy
+ * forms new leaves in its kind and the run past the write-locked rightmost
+ * leaf's last item fills such a leaf to the fill factor with the leaf's own
+ * items, form it in memory from those tuples (no heap reads: the kind
+ * takes what it stores from the tuples themselves) behind a new high key
+ * between its last entry and the next; set *nused to the run's entries it
+ * took and *hikey to the high key.  Returns the page (to replace the old
+ * leaf), or NULL if the append stays standard: the policy does not ask for
+ * it, the run is too short to fill the leaf (its entries go on standard
+ * leaves, as a later, longer run's may), or the entries do not fit.  At
+ * least one entry is left for the new rightmost leaf, which stays
+ * standard so that the next run's entries are added to it in bulk.
+ */
+static Page
+ei_append_policy_leaf(Relation rel, Page origpage, IndexTuple *items,
+					  int nitems, int *nused, IndexTuple *hikey)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+	const EILeafKindOps *ops = policy->leaf;
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	int			nold = 0;
+	IndexTuple *entries;
+	int			take;
+	Page		page = NULL;
+
+	*nused = 0;
+	*hikey = NULL;
+	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
+		policy->form_leaves == NULL || !policy->form_leaves(rel) ||
+		nitems < 2)
+		return NULL;
+
+	/* the old leaf's items, then the run */
+	entries = palloc(sizeof(IndexTuple) * (maxoff + nitems));
+	for (OffsetNumber off = EI_FIRST_DATA(oopaque); off <= maxoff; off++)
+		entries[nold++] = EIReadTuple(origpage, off);
+	memcpy(entries + nold, items, sizeof(IndexTuple) * nitems);
+
+	take = ops->fill_count(rel, entries, nold + nitems, EIGetFillFactor(rel));
+
+	/* a leaf that would not be filled, or would take the whole run */
+	if (take <= nold || take >= nold + nitems)
+	{
+		pfree(entries);
+		return NULL;
+	}
+
+	/* the estimate may be high for an unlucky run: try a little less */
+	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
+	{
+		page = PageGetTempPage(origpage);
+		EIInitPage(page, (oopaque->ei_flags &
+						  ~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT |
+							EI_ACCESSED)) | EI_INCOMPLETE_SPLIT, 0);
+		/* not the rightmost once linked (the caller sets the real link) */
+		EIPageGetOpaque(page)->ei_next = EI_METAPAGE;
+		*hikey = EIFormPivot(rel, entries[take - 1], entries[take]);
+		if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to left page of append");
+		if (ops->form(rel, entries, take, page))
+			break;
+		pfree(page);
+		pfree(*hikey);
+		page = NULL;
+		*hikey = NULL;
+		take -= Max((take - nold) / 8, 1);
+	}
+	pfree(entries);
+	if (page == NULL)
+		return NULL;
+	*nused = take - nold;
+	return page;
+}
+
+/*
  * Append a new rightmost leaf after the write-locked rightmost leaf buf,
  * holding the first of the sorted entries (all of them after every item of
  * buf) up to the fill factor.  The old leaf gains a high key and keeps all
@@ -893,6 +973,14 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
  * (EIPostingRun): a list never spans leaves, and a run that no longer fits
  * goes whole to the next append.  The record carries the new leaf as a
  * full image, so redo reproduces the lists exactly.
+ *
+ * When the policy forms its leaves in its own kind (form_leaves: osm_tree's
+ * compact leaves), the old leaf is rewritten instead, in that kind, from
+ * its own items and as many of the run's first entries as the kind holds
+ * at the fill factor (ei_append_policy_leaf), and the rest of the run
+ * starts the new standard rightmost leaf; the record then carries the old
+ * leaf as a full image too, so redo restores both halves and needs nothing
+ * new.
  */
 static Buffer
 ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
@@ -911,6 +999,8 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	BlockNumber rightblk;
 	OffsetNumber off = FirstOffsetNumber;
 	int			n = 0;
+	int			first;			/* the first entry on the new leaf */
+	bool		left_image = false;
 	EIPostingRun run;
 
 	Assert(EI_RIGHTMOST(oopaque) && EI_IS_LEAF(oopaque));
@@ -918,13 +1008,20 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
 	EICheckPageItems(rel, buf);
 
-	lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
-							EIReadTuple(origpage, maxoff) : NULL, items[0]);
-	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
+	/* or, in the policy's leaf kind, with the run's first entries */
+	leftpage = ei_append_policy_leaf(rel, origpage, items, nitems, &n,
+									 &lefthikey);
+	if (leftpage == NULL)
 	{
-		pfree(lefthikey);
-		return InvalidBuffer;
+		lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
+								EIReadTuple(origpage, maxoff) : NULL, items[0]);
+		if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
+		{
+			pfree(lefthikey);
+			return InvalidBuffer;
+		}
 	}
+	first = n;
 
 	/* the new leaf: the run, up to the fill factor (at least one entry) */
 	rightpage = PageGetTempPage(origpage);
@@ -944,7 +1041,7 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 			entry = EIPostingRunEnd(&run);
 		}
 		itemsz = MAXALIGN(IndexTupleSize(entry));
-		if (n > 0 &&
+		if (n > first &&
 			PageGetFreeSpace(rightpage) < itemsz + slack +
 			EI_LEAF_HIKEY_SIZE(items[n]))
 		{
@@ -963,10 +1060,15 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	}
 
 	/* the old leaf: every item stays, behind the new high key */
-	leftpage = PageGetTempPage(origpage);
-	EISplitBuildPages(rel, origpage, OffsetNumberNext(maxoff),
-					  InvalidOffsetNumber, NULL, false, lefthikey,
-					  leftpage, NULL);
+	if (leftpage == NULL)
+	{
+		leftpage = PageGetTempPage(origpage);
+		EISplitBuildPages(rel, origpage, OffsetNumberNext(maxoff),
+						  InvalidOffsetNumber, NULL, false, lefthikey,
+						  leftpage, NULL);
+	}
+	else
+		left_image = true;
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);
@@ -977,7 +1079,7 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 
 	ei_split_install(rel, buf, rbuf, InvalidBuffer, InvalidBuffer,
 					 leftpage, rightpage, OffsetNumberNext(maxoff),
-					 InvalidOffsetNumber, NULL, lefthikey, false);
+					 InvalidOffsetNumber, NULL, lefthikey, left_image);
 	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
 
 	pfree(leftpage);

@@ -209,6 +209,8 @@ extern char *EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf);
 extern int	EICompactLeafEntries(Page leaf);
 extern bool EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src,
 							  Page dst);
+extern bool EICompactFormLeaf(Relation index, EINormKeyInfo *norm,
+							  IndexTuple *tuples, int ntuples, Page dst);
 extern int	EICompactSearch(Page page, EIHeapKeyReader *reader,
 							const uint8 *key, SeqTreeLocation *loc,
 							EIHeapKeyResult *why);
@@ -232,6 +234,11 @@ extern bool EICompactSplitPages(Page origpage, int at, IndexTuple lefthikey,
 /* compact/leafops.c: compact leaves in the tree (WAL-logged operations) */
 extern EINormKeyInfo *EICompactInfo(Relation rel);
 extern EINormKeyInfo *EICompactInfoCached(Relation rel);
+extern int	EICompactFillCount(Relation rel, IndexTuple *entries, int nentries,
+							   int fillfactor);
+extern bool EICompactFormNew(Relation rel, IndexTuple *entries, int nentries,
+							 Page page);
+extern void EICompactRequire(Relation rel);
 extern bool EICompactKeyFits(Relation rel, IndexTuple itup);
 extern bool EICompactConvert(Relation rel, Buffer buf);
 extern EILeafInsertResult EICompactInsert(EIInsertState istate);

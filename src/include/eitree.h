@@ -673,6 +673,18 @@ typedef struct EILeafKindOps
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state,
 						   IndexBulkDeleteResult *stats);
+	/* how many of the sorted leaf tuples entries[0..nentries) a new leaf
+	 * of this kind formed from them takes when filled to fillfactor,
+	 * keeping room for a high key about as long as an entry.  Reads no
+	 * catalog and no heap: called under buffer locks [0: none] */
+	int			(*fill_count) (Relation rel, IndexTuple *entries,
+							   int nentries, int fillfactor);
+	/* make page, a new standard leaf with its special space, links and
+	 * (unless rightmost) high key but no entries, a leaf of this kind
+	 * holding entries[0..nentries), from the tuples alone (no heap read,
+	 * no catalog, no lock): false if they do not fit (page is garbage) */
+	bool		(*form) (Relation rel, IndexTuple *entries, int nentries,
+						 Page page);
 	/* the leaf kind's WAL records, ended by an entry whose redo is NULL;
 	 * registered once however many policies use the kind [none] */
 	const struct EIRecordKind *records;
@@ -740,6 +752,11 @@ typedef struct EITreePolicy
 
 	/* the policy's own leaf kind [none] */
 	const EILeafKindOps *leaf;
+	/* form the leaves a bulk append fills past the right edge in the leaf
+	 * kind (leaf->fill_count, leaf->form) instead of standard?  Called
+	 * under buffer locks: reads only rd_options and what insert_prepare
+	 * left in the caches [false] */
+	bool		(*form_leaves) (Relation rel);
 
 	/* scans: mark a leaf read (a policy leaf or a standard one) with the
 	 * EI_ACCESSED hint?  Called under the leaf's share lock [false] */
