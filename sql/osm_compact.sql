@@ -128,6 +128,19 @@ SELECT compact_leaf_pages > 0 AS compact_again FROM elastic_index_stats('oc_ei_k
 SELECT ei_check_all('oc');
 SELECT * FROM ei_diff_col('oc', 'k', '150000', '230000');
 
+-- the size model of hypothetical indexes counts the compact leaves bulk
+-- appends write (src/README.md, "Hypothetical indexes")
+SELECT elastic_index_hypothetical_reset();
+SELECT indexrelid AS hyp_std
+FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_ei USING osm_tree (k)') \gset
+SELECT indexrelid AS hyp_compact
+FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_ei USING osm_tree (k) WITH (compact_leaves = on)') \gset
+SELECT c.compact_leaves > 0 AS compact_modeled, s.compact_leaves AS standard_compact,
+	   c.total_pages < s.total_pages * 0.5 AS compact_smaller
+FROM elastic_index_hypothetical_estimate(:hyp_compact) c,
+	 elastic_index_hypothetical_estimate(:hyp_std) s;
+SELECT elastic_index_hypothetical_reset();
+
 -- Indexes that cannot have compact leaves: refused at CREATE INDEX, and
 -- after ALTER INDEX ... SET at the first insert
 CREATE TABLE oc_other (n numeric, k int8, t text COLLATE "C");
@@ -135,6 +148,7 @@ INSERT INTO oc_other SELECT g, g, g::text FROM generate_series(1, 100) g;
 \set VERBOSITY default
 CREATE INDEX oc_num ON oc_other USING osm_tree (n) WITH (compact_leaves = on);
 CREATE INDEX oc_expr ON oc_other USING osm_tree ((k + 1)) WITH (compact_leaves = on);
+SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_other USING osm_tree (n) WITH (compact_leaves = on)');
 CREATE INDEX oc_num ON oc_other USING osm_tree (n);
 ALTER INDEX oc_num SET (compact_leaves = on);
 INSERT INTO oc_other VALUES (101, 101, '101');
