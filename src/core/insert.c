@@ -121,6 +121,9 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  EIScanInsert key, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
+static int	ei_run_policy_split(Relation rel, Buffer buf, EIStack stack,
+								bool own_entries, IndexTuple *items,
+								int nitems, EIScanInsert key);
 static Page ei_append_policy_leaf(Relation rel, Page origpage,
 								  IndexTuple *items, int nitems, int *nused,
 								  IndexTuple *hikey);
@@ -562,6 +565,20 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
 
+		/*
+		 * A full standard leaf inside the tree that the batch goes on
+		 * densely in: the policy may form its own kind of leaf from the
+		 * leaf's entries and the batch's (ei_run_policy_split)
+		 */
+		if (done == 0 && dense && policy->form_leaves != NULL &&
+			policy->form_leaves(rel))
+		{
+			stack = EISearch(rel, key, &buf, EI_WRITE);
+			done = ei_run_policy_split(rel, buf, stack, own_entries,
+									   items + i, nitems - i, key);
+			EIFreeStack(stack);
+		}
+
 		if (done == 0)
 		{
 			EIInsertStateData istate;
@@ -878,6 +895,199 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 
 	EIRelBuf(rel, buf);
 	return k;
+}
+
+/*
+ * A sorted run through a full standard leaf inside the tree, in the
+ * policy's leaf kind (EIInsertSorted, when the batch goes on densely in the
+ * leaf and the policy forms its leaves in its kind): merge the write-locked
+ * leaf's items with the run's entries that belong before its high key, and
+ * split it into a leaf of the kind holding as many of them as it takes at
+ * the fill factor (formed from the tuples, no heap reads, as a bulk append
+ * forms one) and a new standard right sibling holding the rest of the
+ * leaf's items; the run's entries after those come back to the right
+ * sibling (ei_insert_run, then this again when it is full).  Logged as a SPLIT with both halves as full images, so
+ * redo needs nothing new; the downlink follows as for any split.  Returns
+ * how many of the run's entries went in, 0 if it did nothing (the leaf is
+ * not such a leaf any more, holds posting lists or an entry of the run, or
+ * the kind would gain nothing): the caller then takes the ordinary path.
+ * Releases buf either way.
+ */
+static int
+ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
+					IndexTuple *items, int nitems, EIScanInsert key)
+{
+	const EILeafKindOps *ops = EIGetPolicyChecked(rel)->leaf;
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	IndexTuple	hikey;
+	IndexTuple	lefthikey = NULL;
+	IndexTuple *merged;
+	bool	   *fromrun;
+	int			nold = 0;
+	int			nrun;
+	int			nmerged = 0;
+	int			take;
+	int			consumed = 0;
+	Page		leftpage = NULL;
+	Page		rightpage;
+	Buffer		rbuf;
+	Buffer		sbuf;
+	BlockNumber rightblk;
+
+	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
+		!EI_IS_LEAF(oopaque) || EI_RIGHTMOST(oopaque) ||
+		(oopaque->ei_flags & (EI_POLICY_LEAF | EI_INCOMPLETE_SPLIT |
+							  EI_HALF_DEAD)) != 0)
+	{
+		EIRelBuf(rel, buf);
+		return 0;
+	}
+	EICheckPageItems(rel, buf);
+	hikey = EIReadTuple(origpage, EI_HIKEY);
+
+	/* the run's entries for this leaf */
+	for (nrun = 0; nrun < nitems && nrun < EI_MAX_ITEMS_PER_PAGE; nrun++)
+	{
+		EIRefillScanKey(rel, key, items[nrun]);
+		key->nextkey = true;
+		if (EICompare(rel, key, origpage, EI_HIKEY) >= 0)
+			break;
+	}
+
+	/* merged with the leaf's items, in the tree's order */
+	merged = palloc(sizeof(IndexTuple) * (maxoff + nrun));
+	fromrun = palloc(sizeof(bool) * (maxoff + nrun));
+	{
+		OffsetNumber off = EI_FIRST_DATA(oopaque);
+
+		for (int j = 0; j <= nrun; j++)
+		{
+			if (j < nrun)
+			{
+				EIRefillScanKey(rel, key, items[j]);
+				key->nextkey = true;
+			}
+			for (; off <= maxoff; off++)
+			{
+				IndexTuple	old = EIReadTuple(origpage, off);
+				int32		cmp = j < nrun ? EICompareLeafTuple(rel, key, old) : 1;
+
+				if (EITupleIsPosting(old) || cmp == 0)
+				{
+					/* lists and entries already there: the ordinary path */
+					pfree(merged);
+					pfree(fromrun);
+					EIRelBuf(rel, buf);
+					return 0;
+				}
+				if (cmp < 0)
+					break;
+				fromrun[nmerged] = false;
+				merged[nmerged++] = old;
+				nold++;
+			}
+			if (j < nrun)
+			{
+				fromrun[nmerged] = true;
+				merged[nmerged++] = items[j];
+			}
+		}
+	}
+
+	/*
+	 * The kind's leaf, if it takes more than the standard leaf held (else
+	 * nothing is gained); at least one entry goes right
+	 */
+	take = Min(ops->fill_count(rel, merged, nmerged, EIGetFillFactor(rel)),
+			   nmerged - 1);
+	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
+	{
+		leftpage = PageGetTempPage(origpage);
+		EIInitPage(leftpage, (oopaque->ei_flags &
+							  ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
+				   EI_INCOMPLETE_SPLIT, 0);
+		/* not the rightmost once linked (the real link is set below) */
+		EIPageGetOpaque(leftpage)->ei_next = EI_METAPAGE;
+		lefthikey = EIFormPivot(rel, merged[take - 1], merged[take]);
+		if (PageAddItem(leftpage, (Item) lefthikey,
+						MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to left page of split");
+		if (ops->form(rel, merged, take, leftpage))
+			break;
+		pfree(leftpage);
+		pfree(lefthikey);
+		leftpage = NULL;
+		lefthikey = NULL;
+		take -= Max(take / 8, 1);
+	}
+	if (leftpage == NULL)
+	{
+		pfree(merged);
+		pfree(fromrun);
+		EIRelBuf(rel, buf);
+		return 0;
+	}
+
+	/*
+	 * The right half: the old high key and the leaf's items the kind's leaf
+	 * did not take (they fit: they were on the leaf); the run's entries
+	 * among them come back to it, as the batch goes on.
+	 */
+	rightpage = PageGetTempPage(origpage);
+	EIInitPage(rightpage, oopaque->ei_flags &
+			   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED | EI_INCOMPLETE_SPLIT), 0);
+	if (PageAddItem(rightpage, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
+					EI_HIKEY, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to right page of split");
+	for (int j = take; j < nmerged; j++)
+		if (!fromrun[j] &&
+			PageAddItem(rightpage, (Item) merged[j],
+						MAXALIGN(IndexTupleSize(merged[j])),
+						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add item to right page of split");
+	for (int j = 0; j < take; j++)
+		if (fromrun[j])
+			consumed++;
+
+	/* a reader that looked into the leaf's key range locked the leaf */
+	if (own_entries)
+		CheckForSerializableConflictIn(rel, NULL, origblk);
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = origblk;
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+	sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+	if (EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev != origblk)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+						oopaque->ei_next,
+						EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev,
+						origblk, RelationGetRelationName(rel))));
+
+	ei_split_install(rel, buf, rbuf, sbuf, InvalidBuffer, leftpage, rightpage,
+					 OffsetNumberNext(maxoff), InvalidOffsetNumber, NULL,
+					 lefthikey, true);
+	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
+	EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, consumed);
+	EIRelBuf(rel, sbuf);
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+	pfree(merged);
+	pfree(fromrun);
+	if (RelationGetTargetBlock(rel) == origblk)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+
+	ei_finish_split(rel, buf, rbuf, stack, false);
+	return consumed;
 }
 
 /*
