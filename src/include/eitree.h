@@ -752,10 +752,11 @@ typedef struct EITreePolicy
 
 	/* the policy's own leaf kind [none] */
 	const EILeafKindOps *leaf;
-	/* form the leaves a bulk append fills past the right edge in the leaf
-	 * kind (leaf->fill_count, leaf->form) instead of standard?  Called
-	 * under buffer locks: reads only rd_options and what insert_prepare
-	 * left in the caches [false] */
+	/* form the leaves a bulk append fills past the right edge, and the
+	 * left halves of a sorted run's splits, in the leaf kind
+	 * (leaf->fill_count, leaf->form) instead of standard?  Called under
+	 * buffer locks: reads only rd_options and what insert_prepare left in
+	 * the caches [false] */
 	bool		(*form_leaves) (Relation rel);
 
 	/* scans: mark a leaf read (a policy leaf or a standard one) with the

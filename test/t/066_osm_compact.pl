@@ -1,7 +1,8 @@
 # Compact leaves in osm_tree (the compact_leaves reloption, src/README.md,
 # "osm_tree") through WAL: a standby with wal_consistency_checking = all
 # replays bulk appends that rewrite the rightmost leaf as a compact leaf
-# (SPLIT records carrying both halves whole), entries that land in compact
+# and sorted runs' splits of full standard leaves whose left halves are
+# compact (SPLIT records carrying both halves whole), entries that land in compact
 # leaves (COMPACT_INSERT), their splits (COMPACT_IMAGE), the insert
 # buffer's flush and VACUUM (COMPACT_DELETE); the standby must find every
 # page equal to the primary's image, and its queries and verifier must
@@ -38,10 +39,10 @@ $standby->start;
 
 # what both servers must answer alike; the same through a sequential scan
 my @queries = (
-	'SELECT count(*), sum(id) FROM c WHERE k BETWEEN 1000 AND 90000',
+	'SELECT count(*), sum(id) FROM c WHERE k BETWEEN 1000 AND 190000',
 	'SELECT count(*), sum(id) FROM c WHERE k < 20000',
-	'SELECT string_agg(id::text, \',\' ORDER BY k DESC, id) FROM c WHERE k IN (3, 777, 33333, 77777, 99999)',
-	'SELECT count(*), sum(id) FROM c WHERE ts >= \'2020-01-01 05:00\' AND ts < \'2020-01-01 20:00\'',
+	'SELECT string_agg(id::text, \',\' ORDER BY k DESC, id) FROM c WHERE k IN (3, 777, 33333, 77777, 99999, 150001, 199999)',
+	'SELECT count(*), sum(id) FROM c WHERE ts >= \'2020-01-01 05:00\' AND ts < \'2020-01-02 20:00\'',
 	'SELECT count(*), min(k), max(k) FROM c',
 );
 my @indexes = qw(c_k c_ts);
@@ -63,8 +64,10 @@ sub answers
 	return join("\n", @out);
 }
 
-# near-sorted rows (K = L = 5%) in sorted batches of 20000; rows that
-# arrived late land in compact leaves
+# near-sorted rows (K = L = 5%) in sorted batches of 50000: bulk appends,
+# and dense runs through the standard leaves an earlier batch's early keys
+# made (their splits' left halves compact); rows that arrived late land in
+# compact leaves
 $primary->safe_psql(
 	'postgres', q{
 CREATE EXTENSION elastic_index;
@@ -73,11 +76,11 @@ CREATE INDEX c_k ON c USING osm_tree (k) WITH (compact_leaves = on);
 CREATE INDEX c_ts ON c USING osm_tree (ts) WITH (compact_leaves = on, deduplicate_items = on);
 CREATE TABLE src AS SELECT pos::int4 AS id, key AS k,
 	timestamp '2020-01-01' + key * interval '1 second' AS ts
-FROM elastic_index_near_sorted(100000, 5, 5);
+FROM elastic_index_near_sorted(200000, 5, 5);
 });
-for my $b (0 .. 3)
+for my $b (0 .. 2)
 {
-	my ($lo, $hi) = ($b * 20000, ($b + 1) * 20000);
+	my ($lo, $hi) = ($b * 50000, ($b + 1) * 50000);
 	$primary->safe_psql('postgres',
 		"INSERT INTO c SELECT * FROM src WHERE id > $lo AND id <= $hi ORDER BY id");
 }
@@ -88,11 +91,11 @@ cmp_ok($primary->safe_psql('postgres',
 $primary->safe_psql(
 	'postgres', q{
 SET osm_tree.top_inserts = off;
-INSERT INTO c SELECT id + 200000, k, ts FROM src WHERE id % 97 = 0 AND id <= 80000;
+INSERT INTO c SELECT id + 200000, k, ts FROM src WHERE id % 97 = 0 AND id <= 150000;
 SELECT osm_tree_flush('c_k'), osm_tree_flush('c_ts');
 RESET osm_tree.top_inserts;
 SET osm_tree.batch_size = 1;
-INSERT INTO c SELECT id + 300000, k + 1, ts FROM src WHERE id % 101 = 0 AND id <= 80000;
+INSERT INTO c SELECT id + 300000, k + 1, ts FROM src WHERE id % 101 = 0 AND id <= 150000;
 RESET osm_tree.batch_size;
 DELETE FROM c WHERE id % 7 = 0;
 VACUUM c;
@@ -121,7 +124,7 @@ unlike($log, qr/inconsistent page found/, 'no inconsistent page on the standby')
 $primary->safe_psql('postgres', 'CHECKPOINT');
 $primary->safe_psql(
 	'postgres', q{
-INSERT INTO c SELECT * FROM src WHERE id > 80000 ORDER BY id;
+INSERT INTO c SELECT * FROM src WHERE id > 150000 ORDER BY id;
 DELETE FROM c WHERE id % 5 = 0;
 VACUUM c;
 INSERT INTO c SELECT id + 400000, k, ts FROM src WHERE id % 89 = 0;
