@@ -37,6 +37,18 @@ INSERT INTO ns_random SELECT hashint8(g) FROM generate_series(1, 100000) AS g;
 SELECT s.total_pages <= 1.02 * pg_relation_size('ns_random_bt') / 8192 AS random_like_btree
 	FROM elastic_index_stats('ns_random_ei') AS s;
 
+-- an ascending run into a leaf that is not the rightmost (keys above the
+-- run came first), in an index with posting lists: each new entry goes
+-- after every item of its leaf, its row right after the row of the leaf's
+-- last item, so the leaf keeps fillfactor (a random insert at the end of
+-- a leaf splits half and half instead: sql/dedup_size.sql)
+CREATE TABLE ns_below (k int8) WITH (autovacuum_enabled = off);
+CREATE INDEX ns_below_ei ON ns_below USING elastic_btree (k)
+	WITH (deduplicate_items = on);
+INSERT INTO ns_below SELECT 1000000 + g FROM generate_series(1, 1000) AS g;
+INSERT INTO ns_below SELECT g FROM generate_series(1, 100000) AS g;
+SELECT leaf_fill > 85 AS run_below_packed FROM elastic_index_stats('ns_below_ei');
+
 -- and every row is found
 SELECT elastic_index_check('ns_ei', true);
 SET enable_seqscan = off;
@@ -49,6 +61,6 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT count(*), sum(k) FROM ns_src;
 
-DROP TABLE ns_src, ns, ns_sorted, ns_random;
+DROP TABLE ns_src, ns, ns_sorted, ns_random, ns_below;
 -- the next file creates the extension afresh
 DROP EXTENSION elastic_index CASCADE;

@@ -57,8 +57,8 @@ static int	ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
 								  const EIInsertStateData *istate);
 static bool ei_only_a_head_follows(Relation rel, Page page,
 								   OffsetNumber newitemoff);
-static bool ei_follows_other_streams(Relation rel, Page page,
-									 OffsetNumber first, IndexTuple newitem);
+static bool ei_extends_leaf_end(Relation rel, Page page,
+								OffsetNumber first, IndexTuple newitem);
 static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 							   OffsetNumber *origoff, int k);
 static int	ei_stream_aligned_split(Relation rel, Page page,
@@ -2430,29 +2430,62 @@ ei_only_a_head_follows(Relation rel, Page page, OffsetNumber newitemoff)
 }
 
 /*
- * Does the leaf begin with another stream than newitem's and end with
- * newitem's?  Then an entry at its end extends one stream among several,
- * not an ascending run that fills the leaf.  (A leaf that ends with
- * another stream than newitem's takes an ascending run of a new stream, as
- * an index on (ts, id) filled in ts order: that fills leaves as any run.)
+ * Does newitem, about to go after every item of a non-rightmost leaf, extend
+ * an ascending run there, so that the leaf should keep the fill factor?
+ *
+ * In an index of several key attributes, a leaf that begins with newitem's
+ * stream takes that stream's append (its rows come between other streams'
+ * rows, so their heap TIDs are far apart); a leaf that begins with another
+ * stream and ends with newitem's takes one stream's entry among several,
+ * which the fill factor would pack into a leaf that they go on growing in.
+ * Otherwise (one key attribute, or a leaf that ends with another stream, as
+ * an index on (ts, id) filled in ts order) the new row must follow the row
+ * of the leaf's last item closely in the heap: at most EI_RUN_LOOKBACK
+ * offsets after it on its block, or among the first EI_RUN_LOOKBACK of the
+ * next block.  An ascending run's previous row is that item's, or a few
+ * early or late rows lie between them.  A random insert lands after the
+ * items of a leaf too, one split in as many as the leaf holds, but after an
+ * item whose row came long before; a fill-factor split there packs the left
+ * page for keys that never come in order, and random inserts soon split it
+ * again (issue 20: 1.007x btree's size for unique text grown by inserts).
  */
 static bool
-ei_follows_other_streams(Relation rel, Page page, OffsetNumber first,
-						 IndexTuple newitem)
+ei_extends_leaf_end(Relation rel, Page page, OffsetNumber first,
+					IndexTuple newitem)
 {
-	EIScanInsert key;
-	bool		result;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	ItemPointer lasttid;
+	BlockNumber lastblk;
+	BlockNumber newblk;
+	OffsetNumber newoff;
 
-	if (IndexRelationGetNumberOfKeyAttributes(rel) < 2 ||
-		first > PageGetMaxOffsetNumber(page))
+	if (first > maxoff)
 		return false;
-	key = EIMakeScanKey(rel, newitem, true);
-	key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
-	key->scantid = NULL;
-	result = EICompare(rel, key, page, first) != 0 &&
-		EICompare(rel, key, page, PageGetMaxOffsetNumber(page)) == 0;
-	pfree(key);
-	return result;
+	if (IndexRelationGetNumberOfKeyAttributes(rel) >= 2)
+	{
+		EIScanInsert key;
+		bool		atfirst;
+		bool		atlast;
+
+		key = EIMakeScanKey(rel, newitem, true);
+		key->keysz = IndexRelationGetNumberOfKeyAttributes(rel) - 1;
+		key->scantid = NULL;
+		atfirst = EICompare(rel, key, page, first) == 0;
+		atlast = EICompare(rel, key, page, maxoff) == 0;
+		pfree(key);
+		if (atfirst)
+			return true;
+		if (atlast)
+			return false;
+	}
+	lasttid = EILeafMaxTID(EIReadTuple(page, maxoff));
+	lastblk = ItemPointerGetBlockNumber(lasttid);
+	newblk = ItemPointerGetBlockNumber(&newitem->t_tid);
+	newoff = ItemPointerGetOffsetNumber(&newitem->t_tid);
+	if (newblk == lastblk)
+		return newoff > ItemPointerGetOffsetNumber(lasttid) &&
+			newoff - ItemPointerGetOffsetNumber(lasttid) <= EI_RUN_LOOKBACK;
+	return newblk == lastblk + 1 && newoff <= EI_RUN_LOOKBACK;
 }
 
 /*
@@ -2583,9 +2616,11 @@ ei_key_aligned_split(Page page, IndexTuple newitem,
  *
  * Two more rules keep near-sorted loads packed (src/README.md, "Splits of
  * near-sorted input").  A leaf that takes a new item after all of its
- * items, rightmost or not, keeps fillfactor on the left: the item extends
- * an ascending run (this includes nbtree's case of a page full of one
- * value taking another duplicate at its end).  And so does a leaf whose new
+ * items keeps fillfactor on the left when the item extends an ascending
+ * run: always at the right edge (this includes nbtree's case of a page full
+ * of one value taking another duplicate at its end), elsewhere when the new
+ * row closely follows the row of the leaf's last item (ei_extends_leaf_end;
+ * random inserts land there too, after old rows).  And so does a leaf whose new
  * item lands shortly after the item of the row its inserter added just
  * before it (adjacent heap TIDs; ei_follows_own_row) with items still after
  * it: that is an ascending run
@@ -2822,12 +2857,11 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	else if (!batchrun &&
 			 (EI_RIGHTMOST(opaque) ||
 			  (isleaf && origoff[nitems - 1] == InvalidOffsetNumber &&
-			   !ei_follows_other_streams(rel, page, first, newitem))))
+			   ei_extends_leaf_end(rel, page, first, newitem))))
 	{
 		/*
-		 * An ascending run; but not one stream's entry at the end of a leaf
-		 * that begins with other streams, whose items the fill factor would
-		 * pack into a leaf that they go on growing in.
+		 * An ascending run: at the right edge, or at the end of a leaf whose
+		 * last item's row the new row follows (ei_extends_leaf_end).
 		 */
 		fillmult = (isleaf ? EIGetFillFactor(rel) : EI_NONLEAF_FILLFACTOR) / 100.0;
 		ascending = true;
