@@ -573,6 +573,9 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		if (done == 0 && dense && policy->form_leaves != NULL &&
 			policy->form_leaves(rel))
 		{
+			/* the leaf of this entry (ei_insert_run moved the key on) */
+			EIRefillScanKey(rel, key, items[i]);
+			key->nextkey = true;
 			stack = EISearch(rel, key, &buf, EI_WRITE);
 			done = ei_run_policy_split(rel, buf, stack, own_entries,
 									   items + i, nitems - i, key);
