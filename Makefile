@@ -29,14 +29,14 @@ OBJS = \
 	src/core/policy.o \
 	src/core/activity.o \
 	src/core/xlog.o \
-	src/elastic/compact.o \
-	src/elastic/heapkey.o \
-	src/elastic/leafops.o \
+	src/compact/compact.o \
+	src/compact/heapkey.o \
+	src/compact/leafops.o \
+	src/compact/scan.o \
+	src/compact/verify.o \
+	src/compact/xlog.o \
 	src/elastic/options.o \
 	src/elastic/policy.o \
-	src/elastic/scan.o \
-	src/elastic/verify.o \
-	src/elastic/xlog.o \
 	src/osm/batch.o \
 	src/osm/buffer.o \
 	src/osm/flushworker.o \

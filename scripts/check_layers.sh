@@ -49,11 +49,12 @@ export LC_ALL=C
 LAYER_TABLE='
 lib       -
 core      lib
-elastic   core lib
-osm       core lib
-am        elastic osm core lib
-inspect   am elastic osm core lib hypo
-hypo      am elastic osm core lib
+compact   core lib
+elastic   compact core lib
+osm       compact core lib
+am        elastic osm compact core lib
+inspect   am elastic osm compact core lib hypo
+hypo      am elastic osm compact core lib
 top       *
 '
 
@@ -67,6 +68,7 @@ include/eitree_xlog.h   core
 include/eicompat.h      core
 include/eistats.h       core
 include/eipolicy.h      core
+include/eicompact*.h    compact
 include/eielastic*.h    elastic
 include/eiosm*.h        osm
 include/eiam.h          am

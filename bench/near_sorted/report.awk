@@ -28,6 +28,7 @@ END {
 	amname["elastic"] = "elastic_btree"
 	amname["osm"] = "osm_tree"
 	amname["brin"] = "brin"
+	amname["osm_compact"] = "osm_tree (compact_leaves)"
 	names = ""
 	for (q = 1; q <= nk; q++)
 		names = names (q > 1 ? " and " : "") amname[kind[q]]

@@ -49,8 +49,9 @@
 #                   latency percentiles of the fastest single-row load
 #                   (default 3)
 #   --kinds         index kinds besides btree: brin, elastic (elastic_btree),
-#                   osm (osm_tree); default osm (all three take about twice
-#                   as long)
+#                   osm (osm_tree), osm_compact (osm_tree WITH
+#                   (compact_leaves = on)); default osm (brin, elastic and
+#                   osm take about twice as long)
 #   --durable       fsync and synchronous_commit on, as users run servers
 #                   (default off: the cost of the index alone, without the
 #                   flushes every commit pays)
@@ -125,8 +126,8 @@ for s in $sortedness; do
 done
 for kd in $kinds; do
 	case $kd in
-	brin | elastic | osm) ;;
-	*) echo "run.sh: unknown index kind '$kd' (brin, elastic, osm)" >&2; exit 2 ;;
+	brin | elastic | osm | osm_compact) ;;
+	*) echo "run.sh: unknown index kind '$kd' (brin, elastic, osm, osm_compact)" >&2; exit 2 ;;
 	esac
 done
 for t in $types; do
@@ -181,19 +182,20 @@ key_expr() {
 leaf_fill() {
 	case $1 in
 	btree) psql_b -c "SELECT round(avg_leaf_density::numeric, 1) FROM pgstatindex('$2')" ;;
-	elastic | osm) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
+	elastic | osm | osm_compact) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
 	none | brin) echo "" ;;
 	esac
 }
 
-# The USING clause of index kind $1.
+# The USING clause of index kind $1, with its column and storage parameters.
 am_of() {
 	case $1 in
-	btree) echo btree ;;
-	brin) echo brin ;;
-	elastic) echo elastic_btree ;;
-	osm) echo osm_tree ;;
-	*) echo "run.sh: unknown index kind '$1' (elastic, osm)" >&2; exit 2 ;;
+	btree) echo "btree (key)" ;;
+	brin) echo "brin (key)" ;;
+	elastic) echo "elastic_btree (key)" ;;
+	osm) echo "osm_tree (key)" ;;
+	osm_compact) echo "osm_tree (key) WITH (compact_leaves = on)" ;;
+	*) echo "run.sh: unknown index kind '$1' (elastic, osm, osm_compact)" >&2; exit 2 ;;
 	esac
 }
 
@@ -228,7 +230,7 @@ EOF
 			copy_s[$kind]=""
 			for ((r = 0; r < repeat; r++)); do
 				psql_b -c "DROP TABLE IF EXISTS t; CREATE TABLE t (key $type)"
-				[ "$kind" = none ] || psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind") (key)"
+				[ "$kind" = none ] || psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind")"
 				psql_b -c "CHECKPOINT"
 				lsn0=$(psql_b -c "SELECT pg_current_wal_insert_lsn()")
 				t0=$(now)
@@ -253,7 +255,7 @@ EOF
 				for ((r = 0; r < repeat; r++)); do
 					psql_b -c "DROP INDEX t_key"
 					t0=$(now)
-					psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind") (key)"
+					psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind")"
 					t1=$(now)
 					build=$(fastest "$build" "$(elapsed "$t0" "$t1")")
 				done
@@ -267,7 +269,7 @@ EOF
 				psql_b <<EOF
 DROP TABLE IF EXISTS t;
 CREATE TABLE t (key $type);
-$([ "$kind" = none ] || echo "CREATE INDEX t_key ON t USING $(am_of "$kind") (key);")
+$([ "$kind" = none ] || echo "CREATE INDEX t_key ON t USING $(am_of "$kind");")
 DROP SEQUENCE IF EXISTS arrival_seq;
 CREATE SEQUENCE arrival_seq;
 CHECKPOINT;
@@ -292,7 +294,7 @@ EOF
 			if [ "$kind" != none ]; then
 				ssize=$(psql_b -c "SELECT pg_relation_size('t_key')")
 				sfill=$(leaf_fill "$kind" t_key)
-				[ "$kind" != osm ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
+				[ "$kind" != osm ] && [ "$kind" != osm_compact ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
 				spoint=$(best_tps "$work/scripts/${type}_point.sql" "$singles")
 				srange=$(best_tps "$work/scripts/${type}_range.sql" "$singles")
 			fi

@@ -40,7 +40,7 @@ static const EITreePolicy elastic_btree_policy = {
 	.cleanup_begin = NULL,
 	.cleanup_end = EIElasticVacuum,
 	.verify_extra = EIElasticVerifyMeta,
-	.records = EIElasticRecords,
+	.records = NULL,
 };
 
 /*

@@ -121,6 +121,12 @@ static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  EIScanInsert key, bool *dense);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
+static int	ei_run_policy_split(Relation rel, Buffer buf, EIStack stack,
+								bool own_entries, IndexTuple *items,
+								int nitems, EIScanInsert key);
+static Page ei_append_policy_leaf(Relation rel, Page origpage,
+								  IndexTuple *items, int nitems, int *nused,
+								  IndexTuple *hikey);
 static int	ei_offset_cmp(const void *a, const void *b);
 static IndexTuple ei_posting_split_prepare(EIInsertState istate,
 											 OffsetNumber *offnum);
@@ -559,6 +565,23 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
 
+		/*
+		 * A full standard leaf inside the tree that the batch goes on
+		 * densely in: the policy may form its own kind of leaf from the
+		 * leaf's entries and the batch's (ei_run_policy_split)
+		 */
+		if (done == 0 && dense && policy->form_leaves != NULL &&
+			policy->form_leaves(rel))
+		{
+			/* the leaf of this entry (ei_insert_run moved the key on) */
+			EIRefillScanKey(rel, key, items[i]);
+			key->nextkey = true;
+			stack = EISearch(rel, key, &buf, EI_WRITE);
+			done = ei_run_policy_split(rel, buf, stack, own_entries,
+									   items + i, nitems - i, key);
+			EIFreeStack(stack);
+		}
+
 		if (done == 0)
 		{
 			EIInsertStateData istate;
@@ -878,6 +901,276 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 }
 
 /*
+ * A sorted run through a full standard leaf inside the tree, in the
+ * policy's leaf kind (EIInsertSorted, when the batch goes on densely in the
+ * leaf and the policy forms its leaves in its kind): merge the write-locked
+ * leaf's items with the run's entries that belong before its high key, and
+ * split it into a leaf of the kind holding as many of them as it takes at
+ * the fill factor (formed from the tuples, no heap reads, as a bulk append
+ * forms one) and a new standard right sibling holding the rest of the
+ * leaf's items; the run's entries after those come back to the right
+ * sibling (ei_insert_run, then this again when it is full).  Logged as a SPLIT with both halves as full images, so
+ * redo needs nothing new; the downlink follows as for any split.  Returns
+ * how many of the run's entries went in, 0 if it did nothing (the leaf is
+ * not such a leaf any more, holds posting lists or an entry of the run, or
+ * the kind would gain nothing): the caller then takes the ordinary path.
+ * Releases buf either way.
+ */
+static int
+ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
+					IndexTuple *items, int nitems, EIScanInsert key)
+{
+	const EILeafKindOps *ops = EIGetPolicyChecked(rel)->leaf;
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	IndexTuple	hikey;
+	IndexTuple	lefthikey = NULL;
+	IndexTuple *merged;
+	bool	   *fromrun;
+	int			nold = 0;
+	int			nrun;
+	int			nmerged = 0;
+	int			take;
+	int			consumed = 0;
+	Page		leftpage = NULL;
+	Page		rightpage;
+	Buffer		rbuf;
+	Buffer		sbuf;
+	BlockNumber rightblk;
+
+	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
+		!EI_IS_LEAF(oopaque) || EI_RIGHTMOST(oopaque) ||
+		(oopaque->ei_flags & (EI_POLICY_LEAF | EI_INCOMPLETE_SPLIT |
+							  EI_HALF_DEAD)) != 0)
+	{
+		EIRelBuf(rel, buf);
+		return 0;
+	}
+	EICheckPageItems(rel, buf);
+	hikey = EIReadTuple(origpage, EI_HIKEY);
+
+	/* the run's entries for this leaf */
+	for (nrun = 0; nrun < nitems && nrun < EI_MAX_ITEMS_PER_PAGE; nrun++)
+	{
+		EIRefillScanKey(rel, key, items[nrun]);
+		key->nextkey = true;
+		if (EICompare(rel, key, origpage, EI_HIKEY) >= 0)
+			break;
+	}
+
+	/* merged with the leaf's items, in the tree's order */
+	merged = palloc(sizeof(IndexTuple) * (maxoff + nrun));
+	fromrun = palloc(sizeof(bool) * (maxoff + nrun));
+	{
+		OffsetNumber off = EI_FIRST_DATA(oopaque);
+
+		for (int j = 0; j <= nrun; j++)
+		{
+			if (j < nrun)
+			{
+				EIRefillScanKey(rel, key, items[j]);
+				key->nextkey = true;
+			}
+			for (; off <= maxoff; off++)
+			{
+				IndexTuple	old = EIReadTuple(origpage, off);
+				int32		cmp = j < nrun ? EICompareLeafTuple(rel, key, old) : 1;
+
+				if (EITupleIsPosting(old) || cmp == 0)
+				{
+					/* lists and entries already there: the ordinary path */
+					pfree(merged);
+					pfree(fromrun);
+					EIRelBuf(rel, buf);
+					return 0;
+				}
+				if (cmp < 0)
+					break;
+				fromrun[nmerged] = false;
+				merged[nmerged++] = old;
+				nold++;
+			}
+			if (j < nrun)
+			{
+				fromrun[nmerged] = true;
+				merged[nmerged++] = items[j];
+			}
+		}
+	}
+
+	/*
+	 * The kind's leaf, if it takes more than the standard leaf held (else
+	 * nothing is gained); at least one entry goes right
+	 */
+	take = Min(ops->fill_count(rel, merged, nmerged, EIGetFillFactor(rel)),
+			   nmerged - 1);
+	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
+	{
+		leftpage = PageGetTempPage(origpage);
+		EIInitPage(leftpage, (oopaque->ei_flags &
+							  ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
+				   EI_INCOMPLETE_SPLIT, 0);
+		/* not the rightmost once linked (the real link is set below) */
+		EIPageGetOpaque(leftpage)->ei_next = EI_METAPAGE;
+		lefthikey = EIFormPivot(rel, merged[take - 1], merged[take]);
+		if (PageAddItem(leftpage, (Item) lefthikey,
+						MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
+						false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to left page of split");
+		if (ops->form(rel, merged, take, leftpage))
+			break;
+		pfree(leftpage);
+		pfree(lefthikey);
+		leftpage = NULL;
+		lefthikey = NULL;
+		take -= Max(take / 8, 1);
+	}
+	if (leftpage == NULL)
+	{
+		pfree(merged);
+		pfree(fromrun);
+		EIRelBuf(rel, buf);
+		return 0;
+	}
+
+	/*
+	 * The right half: the old high key and the leaf's items the kind's leaf
+	 * did not take (they fit: they were on the leaf); the run's entries
+	 * among them come back to it, as the batch goes on.
+	 */
+	rightpage = PageGetTempPage(origpage);
+	EIInitPage(rightpage, oopaque->ei_flags &
+			   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED | EI_INCOMPLETE_SPLIT), 0);
+	if (PageAddItem(rightpage, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
+					EI_HIKEY, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to right page of split");
+	for (int j = take; j < nmerged; j++)
+		if (!fromrun[j] &&
+			PageAddItem(rightpage, (Item) merged[j],
+						MAXALIGN(IndexTupleSize(merged[j])),
+						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add item to right page of split");
+	for (int j = 0; j < take; j++)
+		if (fromrun[j])
+			consumed++;
+
+	/* a reader that looked into the leaf's key range locked the leaf */
+	if (own_entries)
+		CheckForSerializableConflictIn(rel, NULL, origblk);
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = origblk;
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+	sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+	if (EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev != origblk)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+						oopaque->ei_next,
+						EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev,
+						origblk, RelationGetRelationName(rel))));
+
+	ei_split_install(rel, buf, rbuf, sbuf, InvalidBuffer, leftpage, rightpage,
+					 OffsetNumberNext(maxoff), InvalidOffsetNumber, NULL,
+					 lefthikey, true);
+	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
+	EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, consumed);
+	EIRelBuf(rel, sbuf);
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+	pfree(merged);
+	pfree(fromrun);
+	if (RelationGetTargetBlock(rel) == origblk)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
+
+	ei_finish_split(rel, buf, rbuf, stack, false);
+	return consumed;
+}
+
+/*
+ * A bulk append of the policy's leaf kind (ei_append_page): if the policy
+ * forms new leaves in its kind and the run past the write-locked rightmost
+ * leaf's last item fills such a leaf to the fill factor with the leaf's own
+ * items, form it in memory from those tuples (no heap reads: the kind
+ * takes what it stores from the tuples themselves) behind a new high key
+ * between its last entry and the next; set *nused to the run's entries it
+ * took and *hikey to the high key.  Returns the page (to replace the old
+ * leaf), or NULL if the append stays standard: the policy does not ask for
+ * it, the run is too short to fill the leaf (its entries go on standard
+ * leaves, as a later, longer run's may), or the entries do not fit.  At
+ * least one entry is left for the new rightmost leaf, which stays
+ * standard so that the next run's entries are added to it in bulk.
+ */
+static Page
+ei_append_policy_leaf(Relation rel, Page origpage, IndexTuple *items,
+					  int nitems, int *nused, IndexTuple *hikey)
+{
+	const EITreePolicy *policy = EIGetPolicyChecked(rel);
+	const EILeafKindOps *ops = policy->leaf;
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
+	int			nold = 0;
+	IndexTuple *entries;
+	int			take;
+	Page		page = NULL;
+
+	*nused = 0;
+	*hikey = NULL;
+	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
+		policy->form_leaves == NULL || !policy->form_leaves(rel) ||
+		nitems < 2)
+		return NULL;
+
+	/* the old leaf's items, then the run */
+	entries = palloc(sizeof(IndexTuple) * (maxoff + nitems));
+	for (OffsetNumber off = EI_FIRST_DATA(oopaque); off <= maxoff; off++)
+		entries[nold++] = EIReadTuple(origpage, off);
+	memcpy(entries + nold, items, sizeof(IndexTuple) * nitems);
+
+	take = ops->fill_count(rel, entries, nold + nitems, EIGetFillFactor(rel));
+
+	/* a leaf that would not be filled, or would take the whole run */
+	if (take <= nold || take >= nold + nitems)
+	{
+		pfree(entries);
+		return NULL;
+	}
+
+	/* the estimate may be high for an unlucky run: try a little less */
+	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
+	{
+		page = PageGetTempPage(origpage);
+		EIInitPage(page, (oopaque->ei_flags &
+						  ~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT |
+							EI_ACCESSED)) | EI_INCOMPLETE_SPLIT, 0);
+		/* not the rightmost once linked (the caller sets the real link) */
+		EIPageGetOpaque(page)->ei_next = EI_METAPAGE;
+		*hikey = EIFormPivot(rel, entries[take - 1], entries[take]);
+		if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to left page of append");
+		if (ops->form(rel, entries, take, page))
+			break;
+		pfree(page);
+		pfree(*hikey);
+		page = NULL;
+		*hikey = NULL;
+		take -= Max((take - nold) / 8, 1);
+	}
+	pfree(entries);
+	if (page == NULL)
+		return NULL;
+	*nused = take - nold;
+	return page;
+}
+
+/*
  * Append a new rightmost leaf after the write-locked rightmost leaf buf,
  * holding the first of the sorted entries (all of them after every item of
  * buf) up to the fill factor.  The old leaf gains a high key and keeps all
@@ -893,6 +1186,14 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
  * (EIPostingRun): a list never spans leaves, and a run that no longer fits
  * goes whole to the next append.  The record carries the new leaf as a
  * full image, so redo reproduces the lists exactly.
+ *
+ * When the policy forms its leaves in its own kind (form_leaves: osm_tree's
+ * compact leaves), the old leaf is rewritten instead, in that kind, from
+ * its own items and as many of the run's first entries as the kind holds
+ * at the fill factor (ei_append_policy_leaf), and the rest of the run
+ * starts the new standard rightmost leaf; the record then carries the old
+ * leaf as a full image too, so redo restores both halves and needs nothing
+ * new.
  */
 static Buffer
 ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
@@ -911,6 +1212,8 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	BlockNumber rightblk;
 	OffsetNumber off = FirstOffsetNumber;
 	int			n = 0;
+	int			first;			/* the first entry on the new leaf */
+	bool		left_image = false;
 	EIPostingRun run;
 
 	Assert(EI_RIGHTMOST(oopaque) && EI_IS_LEAF(oopaque));
@@ -918,13 +1221,20 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	/* the leaf is rebuilt from its items below (EISplitBuildPages) */
 	EICheckPageItems(rel, buf);
 
-	lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
-							EIReadTuple(origpage, maxoff) : NULL, items[0]);
-	if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
+	/* or, in the policy's leaf kind, with the run's first entries */
+	leftpage = ei_append_policy_leaf(rel, origpage, items, nitems, &n,
+									 &lefthikey);
+	if (leftpage == NULL)
 	{
-		pfree(lefthikey);
-		return InvalidBuffer;
+		lefthikey = EIFormPivot(rel, maxoff >= EI_FIRST_DATA(oopaque) ?
+								EIReadTuple(origpage, maxoff) : NULL, items[0]);
+		if (PageGetFreeSpace(origpage) < MAXALIGN(IndexTupleSize(lefthikey)))
+		{
+			pfree(lefthikey);
+			return InvalidBuffer;
+		}
 	}
+	first = n;
 
 	/* the new leaf: the run, up to the fill factor (at least one entry) */
 	rightpage = PageGetTempPage(origpage);
@@ -944,7 +1254,7 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 			entry = EIPostingRunEnd(&run);
 		}
 		itemsz = MAXALIGN(IndexTupleSize(entry));
-		if (n > 0 &&
+		if (n > first &&
 			PageGetFreeSpace(rightpage) < itemsz + slack +
 			EI_LEAF_HIKEY_SIZE(items[n]))
 		{
@@ -963,10 +1273,15 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	}
 
 	/* the old leaf: every item stays, behind the new high key */
-	leftpage = PageGetTempPage(origpage);
-	EISplitBuildPages(rel, origpage, OffsetNumberNext(maxoff),
-					  InvalidOffsetNumber, NULL, false, lefthikey,
-					  leftpage, NULL);
+	if (leftpage == NULL)
+	{
+		leftpage = PageGetTempPage(origpage);
+		EISplitBuildPages(rel, origpage, OffsetNumberNext(maxoff),
+						  InvalidOffsetNumber, NULL, false, lefthikey,
+						  leftpage, NULL);
+	}
+	else
+		left_image = true;
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);
@@ -977,7 +1292,7 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 
 	ei_split_install(rel, buf, rbuf, InvalidBuffer, InvalidBuffer,
 					 leftpage, rightpage, OffsetNumberNext(maxoff),
-					 InvalidOffsetNumber, NULL, lefthikey, false);
+					 InvalidOffsetNumber, NULL, lefthikey, left_image);
 	EIStatsCount(rel, EI_STAT_BULK_APPENDED, n);
 
 	pfree(leftpage);

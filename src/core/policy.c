@@ -36,6 +36,14 @@
 static const EITreePolicy *ei_policies[EI_MAX_POLICIES];
 static int	ei_npolicies = 0;
 
+/*
+ * The WAL record tables the policies and their leaf kinds added to the
+ * resource manager, each once (a leaf kind two policies share registers
+ * its records with the first of them).
+ */
+static const EIRecordKind *ei_record_tables[2 * EI_MAX_POLICIES];
+static int	ei_nrecord_tables = 0;
+
 #ifdef USE_ASSERT_CHECKING
 /* the leaf an insert works on (EIGuardLeaf), InvalidBuffer when none */
 static Buffer ei_guarded_leaf = InvalidBuffer;
@@ -45,6 +53,33 @@ static Buffer ei_guarded_leaf = InvalidBuffer;
 StaticAssertDecl(offsetof(EIMetaPageData, policy) == 32 &&
 				 sizeof(EIMetaPageData) == 56,
 				 "EIMetaPageData's layout is the on-disk metapage's");
+
+/*
+ * Add a policy's (or its leaf kind's) WAL record table to the resource
+ * manager, unless it is there already: every code must be free (not the
+ * core's, not another table's) and appear once in the table.
+ */
+static void
+ei_register_records(const EITreePolicy *policy, const EIRecordKind *records)
+{
+	if (records == NULL || records->redo == NULL)
+		return;
+	for (int i = 0; i < ei_nrecord_tables; i++)
+		if (ei_record_tables[i] == records)
+			return;
+	for (const EIRecordKind *kind = records; kind->redo != NULL; kind++)
+	{
+		if ((kind->info & XLR_INFO_MASK) != 0 || EIIsCoreRecord(kind->info) ||
+			EIGetRecordKind(kind->info) != NULL)
+			elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X, which is not free",
+				 policy->name, kind->info);
+		for (const EIRecordKind *other = records; other < kind; other++)
+			if (other->info == kind->info)
+				elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X twice",
+					 policy->name, kind->info);
+	}
+	ei_record_tables[ei_nrecord_tables++] = records;
+}
 
 /*
  * Register an access method's policy table; called from _PG_init.
@@ -66,19 +101,9 @@ EIRegisterPolicy(const EITreePolicy *policy)
 	if (policy->aminsert == NULL)
 		elog(ERROR, "policy \"%s\" has no aminsert", policy->name);
 
-	/* a record kind's code must be free: not the core's, not another's */
-	for (const EIRecordKind *kind = policy->records;
-		 kind != NULL && kind->redo != NULL; kind++)
-	{
-		if ((kind->info & XLR_INFO_MASK) != 0 || EIIsCoreRecord(kind->info) ||
-			EIGetRecordKind(kind->info) != NULL)
-			elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X, which is not free",
-				 policy->name, kind->info);
-		for (const EIRecordKind *other = policy->records; other < kind; other++)
-			if (other->info == kind->info)
-				elog(ERROR, "policy \"%s\" claims WAL record code 0x%02X twice",
-					 policy->name, kind->info);
-	}
+	ei_register_records(policy, policy->records);
+	if (policy->leaf != NULL)
+		ei_register_records(policy, policy->leaf->records);
 	ei_policies[ei_npolicies++] = policy;
 }
 
@@ -279,18 +304,20 @@ EIColumnEqualImage(Oid opfamily, Oid opcintype, Oid collation)
 }
 
 /*
- * A policy's cache of one index, kept as long as the index's relcache
- * entry keeps its rd_indexcxt: a relcache rebuild of an open index frees
- * rd_amcache (and with it EIRelCache) but keeps rd_indexcxt, so the cache
- * is found again here instead of being made anew (and the old one leaked)
- * on every rebuild.  The slot lives in rd_indexcxt; a reset callback
- * unlinks it when that context goes with the relcache entry.
+ * A policy's cache of one index, and its leaf kind's, kept as long as the
+ * index's relcache entry keeps its rd_indexcxt: a relcache rebuild of an
+ * open index frees rd_amcache (and with it EIRelCache) but keeps
+ * rd_indexcxt, so the caches are found again here instead of being made
+ * anew (and the old ones leaked) on every rebuild.  The slot lives in
+ * rd_indexcxt; a reset callback unlinks it when that context goes with the
+ * relcache entry.
  */
 typedef struct EIPolicyCacheSlot
 {
 	MemoryContext cxt;			/* the index's rd_indexcxt */
-	void	   *data;			/* the policy's cache, in cxt */
+	void	   *data;			/* the policy's cache, in cxt, or NULL */
 	uint32		am_kind;		/* EI_AM_* of the policy that made it */
+	void	   *leaf_data;		/* the leaf kind's cache, in cxt, or NULL */
 	MemoryContextCallback forget;	/* unlinks the slot when cxt goes */
 	struct EIPolicyCacheSlot *next;
 } EIPolicyCacheSlot;
@@ -319,6 +346,27 @@ ei_forget_policy_cache(void *arg)
 }
 
 /*
+ * The cache slot of an index's rd_indexcxt, made (empty) the first time.
+ */
+static EIPolicyCacheSlot *
+ei_policy_cache_slot(Relation rel)
+{
+	EIPolicyCacheSlot *slot;
+
+	for (slot = ei_policy_cache_slots; slot != NULL; slot = slot->next)
+		if (slot->cxt == rel->rd_indexcxt)
+			return slot;
+	slot = MemoryContextAllocZero(rel->rd_indexcxt, sizeof(EIPolicyCacheSlot));
+	slot->cxt = rel->rd_indexcxt;
+	slot->forget.func = ei_forget_policy_cache;
+	slot->forget.arg = slot;
+	MemoryContextRegisterResetCallback(rel->rd_indexcxt, &slot->forget);
+	slot->next = ei_policy_cache_slots;
+	ei_policy_cache_slots = slot;
+	return slot;
+}
+
+/*
  * The per-backend cache of an index's policy: size zeroed bytes of
  * rd_indexcxt the first time, kept for the life of the index's relcache
  * entry (EIPolicyCacheSlot) and noted in rd_amcache, where it is found
@@ -338,29 +386,46 @@ EIGetPolicyCache(Relation rel, uint32 am_kind, Size size)
 	cache = EIGetRelCache(rel);
 	if (cache->policy_cache == NULL)
 	{
-		EIPolicyCacheSlot *slot;
+		EIPolicyCacheSlot *slot = ei_policy_cache_slot(rel);
 
-		for (slot = ei_policy_cache_slots; slot != NULL; slot = slot->next)
-			if (slot->cxt == rel->rd_indexcxt)
-				break;
-		if (slot == NULL)
+		if (slot->data == NULL)
 		{
-			slot = MemoryContextAllocZero(rel->rd_indexcxt,
-										  sizeof(EIPolicyCacheSlot));
-			slot->cxt = rel->rd_indexcxt;
 			slot->data = MemoryContextAllocZero(rel->rd_indexcxt, size);
 			slot->am_kind = am_kind;
-			slot->forget.func = ei_forget_policy_cache;
-			slot->forget.arg = slot;
-			MemoryContextRegisterResetCallback(rel->rd_indexcxt, &slot->forget);
-			slot->next = ei_policy_cache_slots;
-			ei_policy_cache_slots = slot;
 		}
 		cache->policy_cache = slot->data;
 		cache->policy_cache_kind = slot->am_kind;
 	}
 	Assert(cache->policy_cache_kind == am_kind);
 	return cache->policy_cache;
+}
+
+/*
+ * The per-backend cache of the leaf kind of an index's policy
+ * (EITreePolicy.leaf): like EIGetPolicyCache, but a place of its own next
+ * to the policy's, so that a leaf kind two policies share keeps its state
+ * the same way under either, and neither policy's cache struct has to
+ * embed it.  The same rules: zeroed the first time, no catalog, no page,
+ * no invalidation, valid while the index is open.
+ */
+void *
+EIGetLeafKindCache(Relation rel, Size size)
+{
+	EIRelCache *cache;
+
+	if (EIGetPolicyChecked(rel)->leaf == NULL)
+		elog(ERROR, "index \"%s\" has no policy leaf kind",
+			 RelationGetRelationName(rel));
+	cache = EIGetRelCache(rel);
+	if (cache->leaf_cache == NULL)
+	{
+		EIPolicyCacheSlot *slot = ei_policy_cache_slot(rel);
+
+		if (slot->leaf_data == NULL)
+			slot->leaf_data = MemoryContextAllocZero(rel->rd_indexcxt, size);
+		cache->leaf_cache = slot->leaf_data;
+	}
+	return cache->leaf_cache;
 }
 
 /*
@@ -474,17 +539,16 @@ EIOpenIndexChecked(Oid indexoid, LOCKMODE lockmode)
 }
 
 /*
- * The record kind a registered policy added to the resource manager for
- * an info code, or NULL.
+ * The record kind a registered policy or its leaf kind added to the
+ * resource manager for an info code, or NULL.
  */
 const EIRecordKind *
 EIGetRecordKind(uint8 info)
 {
-	for (int i = 0; i < ei_npolicies; i++)
+	for (int i = 0; i < ei_nrecord_tables; i++)
 	{
-		const EIRecordKind *kind = ei_policies[i]->records;
-
-		for (; kind != NULL && kind->redo != NULL; kind++)
+		for (const EIRecordKind *kind = ei_record_tables[i];
+			 kind->redo != NULL; kind++)
 			if (kind->info == info)
 				return kind;
 	}

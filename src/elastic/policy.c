@@ -802,8 +802,7 @@ EIElasticLeafFull(EIInsertState istate)
 	EIElasticCache *cache;
 
 	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
-	if (cache->insert_compact_pages <= 0 || !cache->compact_checked ||
-		cache->compact_norm == NULL ||
+	if (cache->insert_compact_pages <= 0 || EICompactInfoCached(rel) == NULL ||
 		RelationGetNumberOfBlocks(rel) < cache->insert_compact_pages)
 		return false;
 	if (istate->policy_memo < 0)
@@ -841,14 +840,24 @@ EIElasticMarkLeafReads(Relation rel, bool policy_leaf)
 		EIElasticMetaState(&cache->meta) == EI_STATE_SHRINKING;
 }
 
-/* Compact leaves, as the core sees them through the policy table. */
-const EILeafKindOps EICompactLeafOps = {
-	.prepare = EICompactPrepare,
-	.insert = EICompactInsert,
-	.split = EICompactSplit,
-	.read = EICompactScanRead,
-	.rescan = EICompactScanRescan,
-	.endscan = EICompactScanEnd,
-	.vacuum = EICompactVacuumLeaf,
-	.verify = EICompactVerifyLeaf,
-};
+/*
+ * elastic_index_check on the elastic policy's part of the metapage
+ * (EITreePolicy.verify_extra): a known state, and zeros in the words only
+ * an osm_tree uses.
+ */
+void
+EIElasticVerifyMeta(EIVerifyContext *cxt)
+{
+	const EIMetaPageData *meta = cxt->meta;
+	uint32		state = EIElasticMetaState(meta);
+
+	if (state != EI_STATE_NORMAL && state != EI_STATE_SHRINKING &&
+		state != EI_STATE_EXPANDING)
+		EIVerifyCorrupt(cxt, EI_METAPAGE, InvalidOffsetNumber,
+						"metapage has size policy state %u", state);
+	for (int i = 1; i < EI_META_POLICY_WORDS; i++)
+		if (meta->policy[i] != 0)
+			EIVerifyCorrupt(cxt, EI_METAPAGE, InvalidOffsetNumber,
+							"metapage policy word %d is %u, expected 0 in an elastic_btree index",
+							i, meta->policy[i]);
+}

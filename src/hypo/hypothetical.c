@@ -89,6 +89,8 @@ typedef struct EIHypoIndex
 	Oid			amoid;
 	char		amname[NAMEDATALEN];
 	bool		osm;			/* osm_tree: no size bound */
+	bool		compact_appends;	/* osm_tree with compact_leaves: bulk
+									 * appends write compact leaves */
 	int			ncolumns;		/* key and INCLUDE columns */
 	int			nkeycolumns;	/* key columns, the first ones */
 	AttrNumber	indexkeys[INDEX_MAX_KEYS];
@@ -447,6 +449,28 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 	est->total_pages = 1 + est->standard_leaves + est->inner_pages;
 	est->bound_pages = ei_hypo_bound_pages(hypo, heappages);
 
+	/*
+	 * osm_tree with compact_leaves: the leaves bulk appends write are
+	 * compact, filled to the fill factor of a compact leaf's capacity (the
+	 * steady state of near-sorted loads in large transactions; rows that
+	 * arrive late split some of them, as they split standard ones)
+	 */
+	if (hypo->compact_appends && hypo->keylen >= 0)
+	{
+		ccap = floor(EICompactCapacity(hypo->keylen, hypo->pivotsz,
+									   ei_hypo_tid_bytes(ntuples, heappages)) *
+					 hypo->fillfactor / 100.0);
+		if (ccap > scap)
+		{
+			est->standard_leaves = 0;
+			est->compact_leaves = Max(1.0, ceil(est->entries / ccap));
+			ei_hypo_upper_levels(est->compact_leaves, icap,
+								 &est->inner_pages, &est->height);
+			est->total_pages = 1 + est->compact_leaves + est->inner_pages;
+		}
+		return;
+	}
+
 	if (est->bound_pages < 0 || hypo->keylen < 0)
 		return;
 	limit = EIElasticShrinkThreshold() * est->bound_pages;
@@ -735,7 +759,7 @@ ei_hypo_set_columns(EIHypoIndex *hypo, IndexStmt *stmt, Relation heap,
 	Oid			relid = RelationGetRelid(heap);
 	Size		datasz = 0;
 	int			keylen = KEYNORM_TID_SIZE;
-	bool		compactable = !hypo->osm;
+	bool		compactable = true;
 	bool		varwidth = false;
 	bool		allequalimage = true;
 	ListCell   *lc;
@@ -1038,6 +1062,14 @@ elastic_index_hypothetical_create(PG_FUNCTION_ARGS)
 	hypo->dedup = hypo->dedup &&
 		(hypo->osm ? OsmOptionsDeduplicate((OsmOptions *) opts) :
 		 EIElasticOptionsDeduplicate((EIElasticOptions *) opts)) != EI_DEDUP_OFF;
+	hypo->compact_appends = hypo->osm && opts &&
+		((OsmOptions *) opts)->compact_leaves;
+	if (hypo->compact_appends && hypo->keylen < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a hypothetical osm_tree index on these columns cannot have compact leaves"),
+				 errdetail("Compact leaves need normalized keys of plain columns."),
+				 errhint("Set compact_leaves = off for this index.")));
 
 	/* keep it for the session */
 	if (ei_hypo_context == NULL)

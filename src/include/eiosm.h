@@ -15,7 +15,7 @@
 #ifndef EIOSM_H
 #define EIOSM_H
 
-#include "eitree.h"
+#include "eicompact.h"
 #include "eitree_xlog.h"
 
 /* osm_tree's WAL records (in the range eitree_xlog.h leaves) */
@@ -151,6 +151,7 @@ typedef struct OsmOptions
 	int			sort_threshold;
 	int			deduplicate_items;	/* leaves may hold posting lists: 0, 1, or
 									 * EI_RELOPT_UNSET (the setting decides) */
+	bool		compact_leaves; /* bulk appends form compact leaves */
 } OsmOptions;
 
 /* osm_tree settings: ranges (defaults are in osm/options.c) */
@@ -327,12 +328,16 @@ extern int	OsmGetBufferSize(Relation rel);
 extern double OsmGetFlushFraction(Relation rel);
 extern int	OsmGetBloomBitsPerKey(Relation rel);
 extern int	OsmGetSortThreshold(Relation rel);
+extern bool OsmGetCompactLeaves(Relation rel);
 
 /* osm/policy.c: what the core asks of osm_tree */
 extern void OsmInit(void);
 /* Is this index one of this policy's? */
 #define EIRelIsOsm(rel)	EIRelServedBy((rel), EI_AM_OSM_TREE)
 extern void OsmVacuumFlush(Relation rel);
+extern void OsmBuildBegin(Relation index);
+extern void OsmInsertPrepare(Relation rel, Relation heapRel);
+extern bool OsmFormLeaves(Relation rel);
 
 /* osm/verify.c: elastic_index_check on the insert buffer */
 extern void OsmVerifyBuffer(EIVerifyContext *cxt);

@@ -323,10 +323,11 @@ typedef EIMetaPageData *EIMetaPage;
  * went to, which the insert fast path uses to tell an ascending run from
  * scattered inserts (core/insert.c), the spare pages this backend added
  * and has not used yet (EINewBuf, core/page.c), and the policy's own cache
- * (EIGetPolicyCache).  A relcache rebuild frees rd_amcache; the policy's
- * cache, a separate chunk of rd_indexcxt, stays and is found again (it goes
- * with the relcache entry): never keep an EIRelCache pointer across a call
- * that may accept invalidations, a policy cache pointer may be kept.
+ * (EIGetPolicyCache) and its leaf kind's (EIGetLeafKindCache).  A relcache
+ * rebuild frees rd_amcache; the policy's and leaf kind's caches, separate
+ * chunks of rd_indexcxt, stay and are found again (they go with the
+ * relcache entry): never keep an EIRelCache pointer across a call that may
+ * accept invalidations, a policy cache pointer may be kept.
  */
 typedef struct EIRelCache
 {
@@ -337,6 +338,7 @@ typedef struct EIRelCache
 								 * went elsewhere (ei_fastpath_leaf) */
 	void	   *policy_cache;	/* the policy's, or NULL */
 	uint32		policy_cache_kind;	/* EI_AM_* of the policy that made it */
+	void	   *leaf_cache;		/* the policy's leaf kind's, or NULL */
 	struct EIActivityEntry *activity;	/* the index's shared activity
 										 * entry (core/activity.c), */
 	uint64		activity_generation;	/* as of this entry generation */
@@ -671,6 +673,21 @@ typedef struct EILeafKindOps
 						   IndexBulkDeleteCallback callback,
 						   void *callback_state,
 						   IndexBulkDeleteResult *stats);
+	/* how many of the sorted leaf tuples entries[0..nentries) a new leaf
+	 * of this kind formed from them takes when filled to fillfactor,
+	 * keeping room for a high key about as long as an entry.  Reads no
+	 * catalog and no heap: called under buffer locks [0: none] */
+	int			(*fill_count) (Relation rel, IndexTuple *entries,
+							   int nentries, int fillfactor);
+	/* make page, a new standard leaf with its special space, links and
+	 * (unless rightmost) high key but no entries, a leaf of this kind
+	 * holding entries[0..nentries), from the tuples alone (no heap read,
+	 * no catalog, no lock): false if they do not fit (page is garbage) */
+	bool		(*form) (Relation rel, IndexTuple *entries, int nentries,
+						 Page page);
+	/* the leaf kind's WAL records, ended by an entry whose redo is NULL;
+	 * registered once however many policies use the kind [none] */
+	const struct EIRecordKind *records;
 } EILeafKindOps;
 
 /* A WAL record kind a policy adds to the resource manager. */
@@ -735,6 +752,12 @@ typedef struct EITreePolicy
 
 	/* the policy's own leaf kind [none] */
 	const EILeafKindOps *leaf;
+	/* form the leaves a bulk append fills past the right edge, and the
+	 * left halves of a sorted run's splits, in the leaf kind
+	 * (leaf->fill_count, leaf->form) instead of standard?  Called under
+	 * buffer locks: reads only rd_options and what insert_prepare left in
+	 * the caches [false] */
+	bool		(*form_leaves) (Relation rel);
 
 	/* scans: mark a leaf read (a policy leaf or a standard one) with the
 	 * EI_ACCESSED hint?  Called under the leaf's share lock [false] */
@@ -793,6 +816,7 @@ typedef struct EIOwnerSwitch
 extern void EIBecomeTableOwner(Relation heap, EIOwnerSwitch *sw);
 extern void EIRestoreCaller(EIOwnerSwitch *sw);
 extern void *EIGetPolicyCache(Relation rel, uint32 am_kind, Size size);
+extern void *EIGetLeafKindCache(Relation rel, Size size);
 extern const EIRecordKind *EIGetRecordKind(uint8 info);
 extern void EIGuardInit(void);
 extern void EIGuardLeaf(Buffer buf);

@@ -5,13 +5,13 @@
  *	  index, computed by converting copies of its leaves.
  *
  * For every leaf the function builds the compact form of a copy of the
- * page (elastic/compact.c) and reports how many entries a compact leaf holds
+ * page (compact/compact.c) and reports how many entries a compact leaf holds
  * against a standard one, and how many leaf pages the index would need if
  * all its leaves were compact.  Nothing in the index changes.
  *
  * With verify => true it also exercises what a compact leaf does in use,
  * while holding the leaf's share lock as the tree will: it reads every
- * entry's key from the heap (elastic/heapkey.c) and checks it against the key
+ * entry's key from the heap (compact/heapkey.c) and checks it against the key
  * stored in the standard leaf, drops entries whose heap chain is dead to
  * all, and searches the compact copy for every remaining entry, which must
  * find exactly that entry with one heap read.  A mismatch is reported as

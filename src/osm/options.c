@@ -20,7 +20,7 @@
 #include "utils/guc.h"
 
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[8];
+static relopt_parse_elt osm_relopt_tab[9];
 
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 96;
@@ -232,6 +232,14 @@ OsmInitReloptions(void)
 	osm_relopt_tab[7].optname = "deduplicate_items";
 	osm_relopt_tab[7].opttype = RELOPT_TYPE_ENUM;
 	osm_relopt_tab[7].offset = offsetof(OsmOptions, deduplicate_items);
+
+	/* no setting: an index's own choice (src/README.md, "osm_tree") */
+	add_bool_reloption(osm_relopt_kind, "compact_leaves",
+					   "Write the leaves that bulk appends fill past the right edge as compact leaves (no keys, compressed heap TIDs)",
+					   false, ShareUpdateExclusiveLock);
+	osm_relopt_tab[8].optname = "compact_leaves";
+	osm_relopt_tab[8].opttype = RELOPT_TYPE_BOOL;
+	osm_relopt_tab[8].offset = offsetof(OsmOptions, compact_leaves);
 }
 
 /*
@@ -376,4 +384,16 @@ OsmGetSortThreshold(Relation rel)
 
 	return (opts != NULL && opts->sort_threshold >= 0) ?
 		opts->sort_threshold : osm_sort_threshold;
+}
+
+/*
+ * Does an osm_tree index form compact leaves (the compact_leaves
+ * reloption)?  Reads only rd_options, so it may run under buffer locks.
+ */
+bool
+OsmGetCompactLeaves(Relation rel)
+{
+	OsmOptions *opts = osm_options(rel);
+
+	return opts != NULL && opts->compact_leaves;
 }

@@ -3,12 +3,15 @@
  * policy.c
  *	  What the core asks of osm_tree through its policy table
  *	  (am/osm_tree.c puts these functions in it): which indexes are
- *	  osm_tree's, and the insert buffer's flush at VACUUM.
+ *	  osm_tree's, the insert buffer's flush at VACUUM, and compact leaves
+ *	  (the compact_leaves reloption): refused where impossible, looked up
+ *	  before inserts, asked for by bulk appends.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "eiosm.h"
 
 /*
@@ -21,7 +24,56 @@
 void
 OsmVacuumFlush(Relation rel)
 {
-	(void) OsmBufferFlush(rel, NULL, -1, true);
+	Relation	heap;
+
+	/*
+	 * The table, which VACUUM holds locked already: entries that land in a
+	 * compact leaf are placed by keys read from it.
+	 */
+	heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+	(void) OsmBufferFlush(rel, heap, -1, true);
+	table_close(heap, AccessShareLock);
+}
+
+/*
+ * Before a build (EITreePolicy.build_begin): an index asked to have compact
+ * leaves that cannot have them is refused.
+ */
+void
+OsmBuildBegin(Relation index)
+{
+	if (OsmGetCompactLeaves(index))
+		EICompactRequire(index);
+}
+
+/*
+ * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): look up
+ * what compact leaves need (EICompactInfo: catalog reads once per index
+ * file), which the leaf kind's insert and split and the bulk append's
+ * forming read under their locks.  Also without the reloption: leaves made
+ * compact before ALTER INDEX ... SET (compact_leaves = off) stay compact.
+ * With it, an index that cannot have them (the reloption set by ALTER
+ * INDEX, which cannot see the index's columns) is refused here, at its
+ * first insert.
+ */
+void
+OsmInsertPrepare(Relation rel, Relation heapRel)
+{
+	if (OsmGetCompactLeaves(rel))
+		EICompactRequire(rel);
+	else
+		(void) EICompactInfo(rel);
+}
+
+/*
+ * Form the leaves a bulk append fills in the compact kind
+ * (EITreePolicy.form_leaves)?  With the reloption, when the index can have
+ * them (insert_prepare looked that up).  Reads rd_options and the cache.
+ */
+bool
+OsmFormLeaves(Relation rel)
+{
+	return OsmGetCompactLeaves(rel) && EICompactInfoCached(rel) != NULL;
 }
 
 /*

@@ -27,7 +27,7 @@
  * column (text, bytea), EI_NORMKEY_VARKEY_LEN bytes, each key padded with
  * zeros; an entry whose key is longer cannot be in a compact leaf.
  * Whenever the SeqTree needs a key it reads it from the heap
- * (elastic/heapkey.c) while the caller holds the leaf's lock.
+ * (compact/heapkey.c) while the caller holds the leaf's lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -36,7 +36,7 @@
 #include <math.h>
 
 #include "access/itup.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "seqtree.h"
 #include "storage/bufpage.h"
 #include "tidcode.h"
@@ -500,24 +500,22 @@ ei_compact_build_key(void *arg, int pos)
 
 /*
  * Return the normalized keys (norm->keylen bytes each, heap TID included)
- * of the entries of a standard leaf, in page order, computed from its own
- * tuples; palloc'd.  Returns NULL if a key is too long for a compact leaf.
+ * of the sorted leaf tuples tuples[0..ntuples) (a posting list gives one
+ * per TID), computed from the tuples themselves; palloc'd.  Returns NULL if
+ * a key is too long for a compact leaf.
  */
-char *
-EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
+static char *
+ei_compact_tuple_keys(Relation index, EINormKeyInfo *norm,
+					  IndexTuple *tuples, int ntuples, int n)
 {
-	EIPageOpaque opaque = EIPageGetOpaque(leaf);
-	OffsetNumber first = EI_FIRST_DATA(opaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
-	int			n = EICompactLeafEntries(leaf);
 	char	   *keys = palloc((Size) Max(n, 1) * norm->keylen);
 	StringInfoData key;
 	int			i = 0;
 
 	initStringInfo(&key);
-	for (OffsetNumber off = first; off <= maxoff; off++)
+	for (int k = 0; k < ntuples; k++)
 	{
-		IndexTuple	itup = EIReadTuple(leaf, off);
+		IndexTuple	itup = tuples[k];
 		Datum		values[INDEX_MAX_KEYS];
 		bool		isnull[INDEX_MAX_KEYS];
 
@@ -542,6 +540,40 @@ EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
 	}
 	Assert(i == n);
 	pfree(key.data);
+	return keys;
+}
+
+/*
+ * The data items of a standard leaf, in page order; palloc'd, *ntuples set.
+ */
+static IndexTuple *
+ei_compact_leaf_tuples(Page leaf, int *ntuples)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(leaf);
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(leaf);
+	IndexTuple *tuples = palloc(sizeof(IndexTuple) * Max(maxoff, 1));
+	int			n = 0;
+
+	for (OffsetNumber off = EI_FIRST_DATA(opaque); off <= maxoff; off++)
+		tuples[n++] = EIReadTuple(leaf, off);
+	*ntuples = n;
+	return tuples;
+}
+
+/*
+ * Return the normalized keys (norm->keylen bytes each, heap TID included)
+ * of the entries of a standard leaf, in page order, computed from its own
+ * tuples; palloc'd.  Returns NULL if a key is too long for a compact leaf.
+ */
+char *
+EICompactLeafKeys(Relation index, EINormKeyInfo *norm, Page leaf)
+{
+	int			ntuples;
+	IndexTuple *tuples = ei_compact_leaf_tuples(leaf, &ntuples);
+	char	   *keys = ei_compact_tuple_keys(index, norm, tuples, ntuples,
+										   EICompactLeafEntries(leaf));
+
+	pfree(tuples);
 	return keys;
 }
 
@@ -572,9 +604,45 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 {
 	EIPageOpaque sopaque = EIPageGetOpaque(src);
 	EIPageOpaque dopaque;
-	OffsetNumber first = EI_FIRST_DATA(sopaque);
-	OffsetNumber maxoff = PageGetMaxOffsetNumber(src);
-	int			n = EICompactLeafEntries(src);
+	IndexTuple *tuples;
+	int			ntuples;
+	bool		result;
+
+	Assert(EI_IS_LEAF(sopaque) && !(sopaque->ei_flags & EI_COMPACT));
+
+	EIInitPage(dst, sopaque->ei_flags & ~(EI_HAS_GARBAGE | EI_ACCESSED), 0);
+	dopaque = EIPageGetOpaque(dst);
+	dopaque->ei_prev = sopaque->ei_prev;
+	dopaque->ei_next = sopaque->ei_next;
+	if (!EI_RIGHTMOST(sopaque))
+	{
+		IndexTuple	hikey = EIReadTuple(src, EI_HIKEY);
+
+		if (PageAddItem(dst, (Item) hikey, IndexTupleSize(hikey), EI_HIKEY,
+						false, false) != EI_HIKEY)
+			elog(ERROR, "could not add high key to compact leaf");
+	}
+	tuples = ei_compact_leaf_tuples(src, &ntuples);
+	result = EICompactFormLeaf(index, norm, tuples, ntuples, dst);
+	pfree(tuples);
+	return result;
+}
+
+/*
+ * Make dst, a new standard leaf with its special space, links and (unless
+ * it is the rightmost) high key but no entries, the compact leaf holding
+ * the sorted leaf tuples tuples[0..ntuples) (posting lists count as their
+ * TIDs), with their normalized keys computed from the tuples (no heap
+ * reads): what a conversion and a bulk append that forms compact leaves
+ * both do.  Returns false if the entries do not fit in a compact leaf or a
+ * key is too long for one (dst is then garbage).
+ */
+bool
+EICompactFormLeaf(Relation index, EINormKeyInfo *norm, IndexTuple *tuples,
+				  int ntuples, Page dst)
+{
+	EIPageOpaque dopaque = EIPageGetOpaque(dst);
+	int			n = 0;
 	int			ntids = 0;
 	EICompactBuildKeys keys;
 	PageHeader	dhdr = (PageHeader) dst;
@@ -586,29 +654,22 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 	SeqTree		st;
 
 	Assert(norm->ok && norm->keylen > 0);
-	Assert(EI_IS_LEAF(sopaque) && !(sopaque->ei_flags & EI_COMPACT));
+	Assert(EI_IS_LEAF(dopaque) &&
+		   PageGetMaxOffsetNumber(dst) == (EI_RIGHTMOST(dopaque) ? 0 : EI_HIKEY));
 
-	EIInitPage(dst, (sopaque->ei_flags & ~(EI_HAS_GARBAGE | EI_ACCESSED)) | EI_COMPACT, 0);
-	dopaque = EIPageGetOpaque(dst);
-	dopaque->ei_prev = sopaque->ei_prev;
-	dopaque->ei_next = sopaque->ei_next;
-
-	if (!EI_RIGHTMOST(sopaque))
-	{
-		IndexTuple	hikey = EIReadTuple(src, EI_HIKEY);
-
-		if (PageAddItem(dst, (Item) hikey, IndexTupleSize(hikey), EI_HIKEY,
-						false, false) != EI_HIKEY)
-			elog(ERROR, "could not add high key to compact leaf");
-	}
+	for (int k = 0; k < ntuples; k++)
+		n += EILeafNTIDs(tuples[k]);
+	if (n > Min(EI_MAX_ITEMS_PER_PAGE, SEQTREE_MAX_KEYS))
+		return false;
+	dopaque->ei_flags |= EI_COMPACT;
 	imageoff = ei_compact_image_offset(dst);
 
 	/* the heap TIDs in page order (which is key order), coded */
 	tids = palloc(sizeof(TidCodeTid) * Max(n, 1));
 	code = palloc(BLCKSZ);
-	for (OffsetNumber off = first; off <= maxoff; off++)
+	for (int k = 0; k < ntuples; k++)
 	{
-		IndexTuple	itup = EIReadTuple(src, off);
+		IndexTuple	itup = tuples[k];
 
 		/* a posting list is one entry per TID */
 		for (int t = 0; t < EILeafNTIDs(itup); t++)
@@ -643,7 +704,7 @@ EICompactFromLeaf(Relation index, EINormKeyInfo *norm, Page src, Page dst)
 
 	/* normalized keys of the entries, in page order (which is key order) */
 	keys.keylen = norm->keylen;
-	keys.keys = EICompactLeafKeys(index, norm, src);
+	keys.keys = ei_compact_tuple_keys(index, norm, tuples, ntuples, n);
 	if (keys.keys == NULL)
 		return false;
 

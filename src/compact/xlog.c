@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
  * xlog.c
- *	  Redo and description of the elastic policy's WAL records: entries
+ *	  Redo and description of the compact leaf kind's WAL records: entries
  *	  added to and removed from compact leaves, and compact leaves made,
  *	  split or expanded (full page images).
  *
  * The core's resource manager dispatches these records here through the
- * EIRecordKind table the policy registers (eielastic.h).  Redo changes
+ * EIRecordKind table the leaf kind registers (eicompact.h).  Redo changes
  * pages through the same functions the primary used (EICompactInsertAt,
  * EICompactDeleteMany), so a standby's pages are byte-identical.
  *
@@ -16,7 +16,7 @@
 
 #include "access/xlogutils.h"
 #include "storage/standby.h"
-#include "eielastic.h"
+#include "eicompact.h"
 
 /*
  * Replay XLOG_EI_COMPACT_INSERT: the same seqtree_insert_at as the primary.
@@ -180,8 +180,8 @@ ei_desc_compact(StringInfo buf, XLogReaderState *record)
 	}
 }
 
-/* The records, as the policy table hands them to the resource manager. */
-const EIRecordKind EIElasticRecords[] = {
+/* The records, as the leaf kind hands them to the resource manager. */
+const EIRecordKind EICompactRecords[] = {
 	{XLOG_EI_COMPACT_INSERT, "COMPACT_INSERT", ei_redo_compact_insert, ei_desc_compact},
 	{XLOG_EI_COMPACT_DELETE, "COMPACT_DELETE", ei_redo_compact_delete, ei_desc_compact},
 	{XLOG_EI_COMPACT_IMAGE, "COMPACT_IMAGE", ei_redo_compact_image, ei_desc_compact},

@@ -52,7 +52,7 @@
 #include "access/xact.h"
 #include "catalog/pg_am.h"
 #include "eistats.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"

@@ -6,7 +6,7 @@
  *	  one WAL-logged step under the leaf's exclusive lock.
  *
  * The page format and the operations on it that redo repeats live in
- * elastic/compact.c; this file decides and logs.  Everything above the leaf
+ * compact/compact.c; this file decides and logs.  Everything above the leaf
  * level is unaware of compact leaves: a compact leaf keeps a full high key
  * and ordinary sibling links, and its split inserts a downlink through
  * EIInsertParent like any other split.  See src/README.md, "Compact leaves
@@ -21,7 +21,7 @@
 #include "catalog/catalog.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "eistats.h"
 #include "miscadmin.h"
 #include "storage/predicate.h"
@@ -50,7 +50,7 @@ static bool ei_compact_full_seq = false;
 
 /*
  * Is the table of the given OID a heap table (the only kind whose line
- * pointers elastic/heapkey.c understands)?
+ * pointers compact/heapkey.c understands)?
  */
 static bool
 ei_table_is_heap(Oid relid)
@@ -72,7 +72,7 @@ ei_table_is_heap(Oid relid)
  * INCLUDE columns are allowed: they are plain columns, read from the heap
  * with the keys where a whole entry is needed (index-only scans,
  * expansion).  Cached in
- * the policy's cache (EIGetPolicyCache) for the index's current file: the
+ * the leaf kind's cache (EIGetLeafKindCache) for the index's current file: the
  * cache outlives an in-place relcache rebuild, and a table whose access
  * method changed (a rewrite) gave the index a new file, so the answer is
  * derived again then.  The information itself lives in rd_indexcxt, which
@@ -81,16 +81,16 @@ ei_table_is_heap(Oid relid)
 EINormKeyInfo *
 EICompactInfo(Relation rel)
 {
-	EIElasticCache *cache;
+	EICompactCache *cache;
 	MemoryContext oldcxt;
 	EINormKeyInfo *norm;
 	bool		possible;
 	Oid			relfilenode;
 
-	/* only elastic_btree indexes have compact leaves, and this cache */
-	if (!EIRelIsElastic(rel))
+	/* only indexes whose policy has this leaf kind, and this cache */
+	if (!EIRelHasCompactKind(rel))
 		return NULL;
-	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
 	relfilenode = EIRelFileNumber(EIRelationLocator(rel));
 	if (cache->compact_checked && cache->compact_relfilenode == relfilenode)
 		return cache->compact_norm;
@@ -104,10 +104,61 @@ EICompactInfo(Relation rel)
 				norm->keylen <= SEQTREE_MAX_KEYLEN &&
 				ei_table_is_heap(rel->rd_index->indrelid));
 
-	cache = EIGetPolicyCache(rel, EI_AM_ELASTIC_BTREE, sizeof(EIElasticCache));
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
 	cache->compact_norm = possible ? norm : NULL;
 	cache->compact_relfilenode = relfilenode;
 	cache->compact_checked = true;
+	return cache->compact_norm;
+}
+
+/*
+ * Raise the error of an index that a policy was asked to give compact
+ * leaves but that cannot have them (EICompactInfo says none): its key has
+ * no normalized form (a type without the support function, an expression,
+ * a nondeterministic collation), is too long, or its table is not a heap.
+ * Catalog lookups: call before any lock.
+ */
+void
+EICompactRequire(Relation rel)
+{
+	EINormKeyInfo *norm;
+	const char *reason;
+
+	if (EICompactInfo(rel) != NULL)
+		return;
+	norm = EIGetNormKeyInfo(rel);
+	EINormKeyPad(norm);
+	if (!norm->ok)
+		reason = norm->reason;
+	else if (norm->keylen <= 0 || norm->keylen > SEQTREE_MAX_KEYLEN)
+		reason = "its normalized keys are too long";
+	else
+		reason = "its table does not use the heap access method";
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("index \"%s\" cannot have compact leaves",
+					RelationGetRelationName(rel)),
+			 errdetail("Compact leaves need normalized keys of plain columns in a heap table, but %s.",
+					   reason),
+			 errhint("Set compact_leaves = off for this index.")));
+}
+
+/*
+ * The normalized-key information EICompactInfo found for the index's
+ * current file, or NULL if it was not looked up (or there is none):
+ * reads only the cache, so it may be called under buffer locks.
+ */
+EINormKeyInfo *
+EICompactInfoCached(Relation rel)
+{
+	EICompactCache *cache;
+
+	if (!EIRelHasCompactKind(rel))
+		return NULL;
+	cache = EIGetLeafKindCache(rel, sizeof(EICompactCache));
+	if (!cache->compact_checked ||
+		cache->compact_relfilenode != EIRelFileNumber(EIRelationLocator(rel)))
+		return NULL;
 	return cache->compact_norm;
 }
 
@@ -864,3 +915,81 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
 		EICompactNKeys(page) == 0)
 		(void) EICompactExpand(rel, NULL, buf);
 }
+
+/*
+ * How many of the sorted leaf tuples entries[0..nentries) a new compact
+ * leaf takes when filled to fillfactor (EILeafKindOps.fill_count): the
+ * capacity EICompactCapacity gives for the index's key length, the TID
+ * code's bytes per entry measured on the entries themselves and a high
+ * key as long as an entry with its heap TID.  Reads only the cache
+ * EICompactInfo filled (the caller's insert_prepare), so it may run under
+ * buffer locks; 0 when the index has no compact leaves.
+ */
+int
+EICompactFillCount(Relation rel, IndexTuple *entries, int nentries,
+				   int fillfactor)
+{
+	EINormKeyInfo *norm = EICompactInfoCached(rel);
+	int			maxtids = Min(EI_MAX_ITEMS_PER_PAGE, SEQTREE_MAX_KEYS);
+	ItemPointerData *tids;
+	int			ntids = 0;
+	int			capacity;
+	int			target;
+	int			k;
+	int			taken = 0;
+
+	if (norm == NULL || nentries <= 0)
+		return 0;
+
+	/* the TIDs of as many entries as a compact leaf could hold at most */
+	tids = palloc(sizeof(ItemPointerData) * maxtids);
+	for (k = 0; k < nentries && ntids < maxtids; k++)
+		for (int t = 0; t < EILeafNTIDs(entries[k]) && ntids < maxtids; t++)
+			tids[ntids++] = EITupleIsPosting(entries[k]) ?
+				*EIPostingTID(entries[k], t) : entries[k]->t_tid;
+	capacity = EICompactCapacity(norm->keylen,
+								 IndexTupleSize(entries[0]) + sizeof(ItemPointerData),
+								 EICompactTidBytes(tids, ntids));
+	pfree(tids);
+	target = (int) ((int64) capacity * fillfactor / 100);
+
+	/* whole tuples (a posting list counts as its TIDs) up to the target */
+	for (k = 0; k < nentries; k++)
+	{
+		if (taken + EILeafNTIDs(entries[k]) > target)
+			break;
+		taken += EILeafNTIDs(entries[k]);
+	}
+	return k;
+}
+
+/*
+ * Make page, a new leaf without entries, the compact leaf of the sorted
+ * leaf tuples entries[0..nentries) (EILeafKindOps.form): no heap reads, the
+ * keys come from the tuples.  false if they do not fit or the index has no
+ * compact leaves (as the cache says: runs under buffer locks).
+ */
+bool
+EICompactFormNew(Relation rel, IndexTuple *entries, int nentries, Page page)
+{
+	EINormKeyInfo *norm = EICompactInfoCached(rel);
+
+	if (norm == NULL)
+		return false;
+	return EICompactFormLeaf(rel, norm, entries, nentries, page);
+}
+
+/* Compact leaves, as the core sees them through the policy table. */
+const EILeafKindOps EICompactLeafOps = {
+	.prepare = EICompactPrepare,
+	.insert = EICompactInsert,
+	.split = EICompactSplit,
+	.read = EICompactScanRead,
+	.rescan = EICompactScanRescan,
+	.endscan = EICompactScanEnd,
+	.vacuum = EICompactVacuumLeaf,
+	.verify = EICompactVerifyLeaf,
+	.fill_count = EICompactFillCount,
+	.form = EICompactFormNew,
+	.records = EICompactRecords,
+};

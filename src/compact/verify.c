@@ -15,7 +15,7 @@
  */
 #include "postgres.h"
 
-#include "eielastic.h"
+#include "eicompact.h"
 
 static EIHeapKeyResult ei_verify_read_key(EIHeapKeyReader *reader,
 										  ItemPointer tid);
@@ -242,26 +242,4 @@ EICompactVerifyLeaf(EIVerifyContext *cxt, BlockNumber blkno, Page page,
 	if (prevkey != NULL)
 		pfree(prevkey);
 	return summary;
-}
-
-/*
- * elastic_index_check on the elastic policy's part of the metapage
- * (EITreePolicy.verify_extra): a known state, and zeros in the words only
- * an osm_tree uses.
- */
-void
-EIElasticVerifyMeta(EIVerifyContext *cxt)
-{
-	const EIMetaPageData *meta = cxt->meta;
-	uint32		state = EIElasticMetaState(meta);
-
-	if (state != EI_STATE_NORMAL && state != EI_STATE_SHRINKING &&
-		state != EI_STATE_EXPANDING)
-		EIVerifyCorrupt(cxt, EI_METAPAGE, InvalidOffsetNumber,
-						"metapage has size policy state %u", state);
-	for (int i = 1; i < EI_META_POLICY_WORDS; i++)
-		if (meta->policy[i] != 0)
-			EIVerifyCorrupt(cxt, EI_METAPAGE, InvalidOffsetNumber,
-							"metapage policy word %d is %u, expected 0 in an elastic_btree index",
-							i, meta->policy[i]);
 }

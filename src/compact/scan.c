@@ -17,7 +17,7 @@
 #include "access/nbtree.h"
 #include "access/relscan.h"
 #include "access/table.h"
-#include "eielastic.h"
+#include "eicompact.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -348,7 +348,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * Index-only scans read each entry's key.  Keys toasted out of line are
 	 * read after the others, with the leaf unlocked but still pinned: the
 	 * items are those the locked leaf held, and the pin keeps their TIDs
-	 * from being reused meanwhile (see elastic/heapkey.c).
+	 * from being reused meanwhile (see compact/heapkey.c).
 	 */
 	/* the TIDs of lo..hi, decoded once (the searches' group, if it holds them) */
 	if (hi >= lo && hi - lo + 1 > (int) lengthof(tidbuf))

@@ -1,0 +1,169 @@
+CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_osm_compact CASCADE;
+CREATE SCHEMA ei_osm_compact;
+SET search_path = ei_osm_compact, public;
+RESET client_min_messages;
+\i test/sql/differential_harness.sql
+--
+-- Compact leaves in osm_tree (the compact_leaves reloption, src/README.md,
+-- "osm_tree"): bulk appends past the right edge write the leaves they fill
+-- compact, from the entries' own keys.  Near-sorted rows (K = L = 5%) by
+-- INSERT ... SELECT and COPY, with and without the insert buffer, small
+-- batches, direct inserts, duplicates; every scan kind compared with btree
+-- and a sequential scan on the same rows; churn and VACUUM; the verifier;
+-- what cannot have compact leaves; ALTER INDEX ... SET (compact_leaves = off).
+--
+SET ei_test.am = 'osm_tree';
+SET osm_tree.flush_worker = off;
+-- k: int8, near-sorted; ts: timestamp, the same order; d: int8, 4 rows a key
+CREATE TABLE oc_src AS
+SELECT pos::int AS id, key AS k,
+	   timestamp '2020-01-01' + key * interval '1 second' AS ts, key / 4 AS d
+FROM elastic_index_near_sorted(60000, 5, 5);
+SELECT ei_setup('oc', 'oc_src', 2000);
+CREATE INDEX oc_bt_k ON oc_bt USING btree (k);
+CREATE INDEX oc_bt_ts ON oc_bt USING btree (ts);
+CREATE INDEX oc_bt_d ON oc_bt USING btree (d);
+CREATE INDEX oc_ei_k ON oc_ei USING osm_tree (k) WITH (compact_leaves = on);
+CREATE INDEX oc_ei_ts ON oc_ei USING osm_tree (ts) WITH (compact_leaves = on);
+CREATE INDEX oc_ei_d ON oc_ei USING osm_tree (d) WITH (compact_leaves = on, deduplicate_items = on);
+-- the same rows without the option, for the sizes
+CREATE INDEX oc_std_k ON oc_seq USING osm_tree (k);
+SELECT c.relname, c.reloptions FROM pg_class c
+WHERE c.relname IN ('oc_ei_k', 'oc_ei_d', 'oc_std_k') ORDER BY 1;
+
+-- Sorted batches of INSERT ... SELECT, without the insert buffer
+SET osm_tree.buffer_size = 0;
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT * FROM oc_src WHERE id > 2000 AND id <= 25000 ORDER BY id');
+RESET osm_tree.buffer_size;
+-- COPY in two transactions (the batch path), with the insert buffer on
+SELECT current_setting('data_directory') || '/ei_osm_compact.copy' AS copyfile \gset
+COPY (SELECT * FROM oc_src WHERE id > 25000 AND id <= 40000 ORDER BY id) TO :'copyfile';
+SELECT ei_exec('oc', format('COPY %%I FROM %L', :'copyfile'));
+COPY (SELECT * FROM oc_src WHERE id > 40000 AND id <= 52000 ORDER BY id) TO :'copyfile';
+SELECT ei_exec('oc', format('COPY %%I FROM %L', :'copyfile'));
+ANALYZE oc_seq, oc_bt, oc_ei;
+-- the appended leaves are compact: the index is a fraction of btree's
+SELECT (SELECT compact_leaf_pages > 0 FROM elastic_index_stats('oc_ei_k')) AS k_compact,
+	   (SELECT compact_leaf_pages > 0 FROM elastic_index_stats('oc_ei_ts')) AS ts_compact,
+	   (SELECT compact_leaf_pages > 0 FROM elastic_index_stats('oc_ei_d')) AS d_compact,
+	   (SELECT compact_leaf_pages FROM elastic_index_stats('oc_std_k')) AS std_compact,
+	   pg_relation_size('oc_ei_k') < pg_relation_size('oc_bt_k') * 0.4 AS k_small,
+	   pg_relation_size('oc_ei_k') < pg_relation_size('oc_std_k') * 0.7 AS k_smaller_than_standard;
+SELECT (SELECT entries FROM elastic_index_stats('oc_ei_k')) AS k_entries,
+	   (SELECT entries FROM elastic_index_stats('oc_ei_d')) AS d_entries;
+SELECT ei_check_all('oc');
+SELECT * FROM ei_diff_col('oc', 'k', '1000', '41000');
+SELECT * FROM ei_diff_col('oc', 'ts', '''2020-01-01 02:00:00''', '''2020-01-01 11:00:00''');
+SELECT * FROM ei_diff_col('oc', 'd', '300', '11000');
+SELECT ei_diff('oc', 'SELECT k, id FROM %I WHERE k = ANY (''{3, 7777, 25000, 39999, 51999, 99999}'')', false, '{index,bitmap}');
+SELECT ei_diff('oc', 'SELECT k FROM %I WHERE k = ANY (''{3, 7777, 25000, 39999, 51999}'') ORDER BY k DESC', true, '{index,indexonly}');
+SELECT ei_diff('oc', 'SELECT d FROM %I WHERE d BETWEEN 5000 AND 5010 ORDER BY d DESC', true, '{index,indexonly}');
+
+-- backward scroll cursor across compact leaves
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+BEGIN;
+DECLARE cur SCROLL CURSOR FOR SELECT k FROM oc_ei WHERE k BETWEEN 20000 AND 30000 ORDER BY k DESC;
+FETCH 2 FROM cur;
+FETCH ABSOLUTE 5000 FROM cur;
+FETCH BACKWARD 2 FROM cur;
+MOVE FORWARD ALL FROM cur;
+FETCH BACKWARD 2 FROM cur;
+COMMIT;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- Small batches go to the insert buffer (osm_tree.top_inserts off) and its
+-- flush, single rows straight into the tree (batch_size 1), rows that
+-- arrived late and duplicate keys land in compact leaves (their searches
+-- read keys from the heap; a full one splits)
+SET osm_tree.top_inserts = off;
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT * FROM oc_src WHERE id > 52000 AND id <= 53000 ORDER BY id');
+SELECT (SELECT entries > 0 FROM osm_tree_buffer_stats('oc_ei_k')) AS buffered;
+SELECT osm_tree_flush('oc_ei_k') > 0 AS flushed;
+RESET osm_tree.top_inserts;
+SET osm_tree.batch_size = 1;
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT * FROM oc_src WHERE id > 53000 AND id <= 54000 ORDER BY id');
+RESET osm_tree.batch_size;
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT id + 100000, k, ts, d FROM oc_src WHERE id %% 13 = 0 AND id <= 50000');
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT * FROM oc_src WHERE id > 54000 ORDER BY id');
+SELECT ei_check_all('oc');
+SELECT * FROM ei_diff_col('oc', 'k', '1000', '50000');
+SELECT * FROM ei_diff_col('oc', 'd', '300', '14000');
+SELECT ei_diff('oc', 'SELECT k, id FROM %I WHERE k = ANY (''{13, 7800, 25012, 39988, 59999}'')', false, '{index,bitmap}');
+
+-- Churn: deletes, updates (new entries everywhere), VACUUM
+SELECT ei_exec('oc', 'DELETE FROM %I WHERE id %% 7 = 0');
+SELECT ei_exec('oc', 'UPDATE %I SET k = k + 1, d = d + 1 WHERE id %% 11 = 0');
+SELECT ei_exec('oc', 'DELETE FROM %I WHERE k BETWEEN 10000 AND 14000');
+VACUUM oc_seq, oc_bt, oc_ei;
+ANALYZE oc_seq, oc_bt, oc_ei;
+SELECT ei_check_all('oc');
+SELECT (SELECT compact_leaf_pages > 0 FROM elastic_index_stats('oc_ei_k')) AS k_compact_after_vacuum;
+SELECT * FROM ei_diff_col('oc', 'k', '9000', '50000');
+SELECT * FROM ei_diff_col('oc', 'ts', '''2020-01-01 03:00:00''', '''2020-01-01 12:00:00''');
+SELECT ei_diff('oc', 'SELECT d FROM %I WHERE d BETWEEN 2400 AND 3600 ORDER BY d', true, '{index,indexonly}');
+
+-- ALTER INDEX ... SET (compact_leaves = off): leaves appended from then on
+-- are standard, those already compact stay so (osm_tree never expands
+-- them) until REINDEX, which builds standard leaves
+SELECT compact_leaf_pages AS compact_before FROM elastic_index_stats('oc_ei_k') \gset
+ALTER INDEX oc_ei_k SET (compact_leaves = off);
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT id + 200000, k + 100000, ts, d FROM oc_src ORDER BY id');
+SELECT compact_leaf_pages = :compact_before AS compact_kept,
+	   leaf_pages - compact_leaf_pages > 100 AS new_leaves_standard
+FROM elastic_index_stats('oc_ei_k');
+SELECT ei_check_all('oc');
+SELECT * FROM ei_diff_col('oc', 'k', '20000', '130000');
+REINDEX INDEX oc_ei_k;
+SELECT compact_leaf_pages FROM elastic_index_stats('oc_ei_k');
+SELECT ei_diff('oc', 'SELECT k, id FROM %I WHERE k BETWEEN 30000 AND 30100', false, '{index,bitmap}');
+-- and back on: bulk appends write compact leaves again
+ALTER INDEX oc_ei_k SET (compact_leaves = on);
+SELECT ei_exec('oc', 'INSERT INTO %I SELECT id + 300000, k + 200000, ts, d FROM oc_src ORDER BY id');
+SELECT compact_leaf_pages > 0 AS compact_again FROM elastic_index_stats('oc_ei_k');
+SELECT ei_check_all('oc');
+SELECT * FROM ei_diff_col('oc', 'k', '150000', '230000');
+
+-- the size model of hypothetical indexes counts the compact leaves bulk
+-- appends write (src/README.md, "Hypothetical indexes")
+SELECT elastic_index_hypothetical_reset();
+SELECT indexrelid AS hyp_std
+FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_ei USING osm_tree (k)') \gset
+SELECT indexrelid AS hyp_compact
+FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_ei USING osm_tree (k) WITH (compact_leaves = on)') \gset
+SELECT c.compact_leaves > 0 AS compact_modeled, s.compact_leaves AS standard_compact,
+	   c.total_pages < s.total_pages * 0.5 AS compact_smaller
+FROM elastic_index_hypothetical_estimate(:hyp_compact) c,
+	 elastic_index_hypothetical_estimate(:hyp_std) s;
+SELECT elastic_index_hypothetical_reset();
+
+-- Indexes that cannot have compact leaves: refused at CREATE INDEX, and
+-- after ALTER INDEX ... SET at the first insert
+CREATE TABLE oc_other (n numeric, k int8, t text COLLATE "C");
+INSERT INTO oc_other SELECT g, g, g::text FROM generate_series(1, 100) g;
+\set VERBOSITY default
+CREATE INDEX oc_num ON oc_other USING osm_tree (n) WITH (compact_leaves = on);
+CREATE INDEX oc_expr ON oc_other USING osm_tree ((k + 1)) WITH (compact_leaves = on);
+SELECT * FROM elastic_index_hypothetical_create('CREATE INDEX ON oc_other USING osm_tree (n) WITH (compact_leaves = on)');
+CREATE INDEX oc_num ON oc_other USING osm_tree (n);
+ALTER INDEX oc_num SET (compact_leaves = on);
+INSERT INTO oc_other VALUES (101, 101, '101');
+ALTER INDEX oc_num RESET (compact_leaves);
+INSERT INTO oc_other VALUES (101, 101, '101');
+\set VERBOSITY terse
+-- text under C can
+CREATE INDEX oc_text ON oc_other USING osm_tree (t) WITH (compact_leaves = on);
+SELECT elastic_index_check('oc_text', true);
+-- elastic_btree does not know the option
+CREATE INDEX oc_eb ON oc_other USING elastic_btree (k) WITH (compact_leaves = on);
+
+SET client_min_messages = warning;
+DROP SCHEMA ei_osm_compact CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
