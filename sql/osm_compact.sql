@@ -128,6 +128,93 @@ SELECT compact_leaf_pages > 0 AS compact_again FROM elastic_index_stats('oc_ei_k
 SELECT ei_check_all('oc');
 SELECT * FROM ei_diff_col('oc', 'k', '150000', '230000');
 
+-- CREATE INDEX and REINDEX with compact_leaves = on build compact leaves
+-- (src/README.md, "Building"): the loader forms the leaf level in the
+-- kind, as bulk appends do, from the entries alone; the rightmost leaf
+-- stays standard.  Int8 keys (unique), duplicates (4 rows a key, posting
+-- lists: deduplicate_items is on by default) and text under "C", built on
+-- rows already loaded, then appends, late rows, deletes and VACUUM.
+CREATE TABLE ob_src AS
+SELECT id, k, d, lpad(k::text, 8, '0') COLLATE "C" AS t FROM oc_src;
+SELECT ei_setup('ob', 'ob_src', 50000);
+CREATE INDEX ob_bt_k ON ob_bt USING btree (k);
+CREATE INDEX ob_bt_d ON ob_bt USING btree (d);
+CREATE INDEX ob_bt_t ON ob_bt USING btree (t);
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX ob_ei_k ON ob_ei USING osm_tree (k) WITH (compact_leaves = on);
+CREATE INDEX ob_ei_d ON ob_ei USING osm_tree (d) WITH (compact_leaves = on);
+CREATE INDEX ob_ei_t ON ob_ei USING osm_tree (t) WITH (compact_leaves = on);
+-- the same rows without the option
+CREATE INDEX ob_std_k ON ob_seq USING osm_tree (k);
+CREATE INDEX ob_std_d ON ob_seq USING osm_tree (d);
+CREATE INDEX ob_std_t ON ob_seq USING osm_tree (t);
+ANALYZE ob_seq, ob_bt, ob_ei;
+-- all leaves compact but the last few (less than a compact leaf holds); a
+-- fraction of the standard build
+SELECT i AS index,
+	   s.compact_leaf_pages > s.leaf_pages / 2 AND s.leaf_pages - s.compact_leaf_pages <= 10 AS mostly_compact,
+	   s.entries, s.leaf_pages < 40 AS few_leaves
+FROM unnest(ARRAY['ob_ei_k', 'ob_ei_d', 'ob_ei_t']) i, elastic_index_stats(i::regclass) s;
+SELECT pg_relation_size('ob_ei_k') < pg_relation_size('ob_std_k') * 0.3 AS k_small,
+	   pg_relation_size('ob_ei_d') < pg_relation_size('ob_std_d') * 0.5 AS d_small,
+	   pg_relation_size('ob_ei_t') < pg_relation_size('ob_std_t') * 0.3 AS t_small,
+	   pg_relation_size('ob_ei_k') < pg_relation_size('ob_bt_k') * 0.3 AS k_small_btree;
+SELECT ei_check_all('ob');
+SELECT * FROM ei_diff_col('ob', 'k', '1000', '41000');
+SELECT * FROM ei_diff_col('ob', 'd', '300', '11000');
+SELECT * FROM ei_diff_col('ob', 't', '''00001000''', '''00041000''');
+SELECT ei_diff('ob', 'SELECT k, id FROM %I WHERE k = ANY (''{3, 7777, 25000, 39999, 49999, 99999}'')', false, '{index,bitmap}');
+SELECT ei_diff('ob', 'SELECT d FROM %I WHERE d BETWEEN 5000 AND 5010 ORDER BY d DESC', true, '{index,indexonly}');
+SELECT ei_diff('ob', 'SELECT t FROM %I WHERE t = ANY (''{00000003, 00025000, 00049999}'') ORDER BY t', true, '{index,indexonly}');
+-- appends past the right edge, rows that arrived late (in compact leaves),
+-- deletes and VACUUM
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT * FROM ob_src WHERE id > 50000 ORDER BY id');
+SELECT ei_exec('ob', 'INSERT INTO %I SELECT id + 100000, k, d, t FROM ob_src WHERE id %% 13 = 0 AND id <= 50000');
+SELECT ei_exec('ob', 'DELETE FROM %I WHERE id %% 7 = 0');
+SELECT ei_exec('ob', 'DELETE FROM %I WHERE k BETWEEN 10000 AND 12000');
+VACUUM ob_seq, ob_bt, ob_ei;
+ANALYZE ob_seq, ob_bt, ob_ei;
+SELECT ei_check_all('ob');
+SELECT * FROM ei_diff_col('ob', 'k', '9000', '55000');
+SELECT * FROM ei_diff_col('ob', 'd', '2000', '14000');
+SELECT * FROM ei_diff_col('ob', 't', '''00009000''', '''00055000''');
+-- REINDEX builds them again
+REINDEX INDEX ob_ei_k;
+REINDEX INDEX ob_ei_t;
+SELECT i AS index,
+	   s.compact_leaf_pages > s.leaf_pages / 2 AND s.leaf_pages - s.compact_leaf_pages <= 10 AS mostly_compact
+FROM unnest(ARRAY['ob_ei_k', 'ob_ei_t']) i, elastic_index_stats(i::regclass) s;
+SELECT ei_check_all('ob');
+SELECT ei_diff('ob', 'SELECT k, id FROM %I WHERE k BETWEEN 30000 AND 30100', false, '{index,bitmap}');
+SELECT ei_diff('ob', 'SELECT t FROM %I WHERE t >= ''00049000'' ORDER BY t DESC', true, '{index,indexonly}');
+-- A parallel build loads the merged stream through the same loader: the
+-- same leaves as the serial build (the build with every worker failing
+-- shows that workers were launched)
+SET max_parallel_maintenance_workers = 2;
+SET min_parallel_table_scan_size = 0;
+ALTER TABLE ob_ei SET (parallel_workers = 2);
+SET elastic_index.debug_fault = in_build_worker;
+\set VERBOSITY terse
+CREATE INDEX ob_par_k ON ob_ei USING osm_tree (k) WITH (compact_leaves = on);
+RESET elastic_index.debug_fault;
+CREATE INDEX ob_par_k ON ob_ei USING osm_tree (k) WITH (compact_leaves = on);
+CREATE INDEX ob_par_d ON ob_ei USING osm_tree (d) WITH (compact_leaves = on);
+SELECT p.leaf_pages = s.leaf_pages AS same_leaves,
+	   p.compact_leaf_pages = s.compact_leaf_pages AS same_compact,
+	   p.entries = s.entries AS same_entries,
+	   pg_relation_size('ob_par_k') = pg_relation_size('ob_ei_k') AS same_size
+FROM elastic_index_stats('ob_par_k') p, elastic_index_stats('ob_ei_k') s;
+SET max_parallel_maintenance_workers = 0;
+REINDEX INDEX ob_ei_d;
+SELECT p.compact_leaf_pages = s.compact_leaf_pages AND p.compact_leaf_pages > 0 AS same_compact_d
+FROM elastic_index_stats('ob_par_d') p, elastic_index_stats('ob_ei_d') s;
+RESET max_parallel_maintenance_workers;
+RESET min_parallel_table_scan_size;
+DROP INDEX ob_ei_k, ob_ei_d;
+SELECT ei_check_all('ob');
+SELECT * FROM ei_diff_col('ob', 'k', '9000', '55000');
+SELECT ei_diff('ob', 'SELECT d FROM %I WHERE d BETWEEN 5000 AND 5010 ORDER BY d DESC', true, '{index,indexonly}');
+
 -- the size model of hypothetical indexes counts the compact leaves bulk
 -- appends write (src/README.md, "Hypothetical indexes")
 SELECT elastic_index_hypothetical_reset();

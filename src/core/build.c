@@ -212,6 +212,17 @@ typedef struct EILoadState
 	 */
 	bool		dedup;
 	EIPostingRun run;
+
+	/*
+	 * Leaves in the policy's kind (form_leaves; src/README.md, "Compact
+	 * leaves in osm_tree"): the leaf level's entries are collected here
+	 * until they hold more heap TIDs than any leaf of the kind takes, then
+	 * formed into one (EIFormKindLeaf) of as many as fill_count says.
+	 */
+	const EILeafKindOps *kind;	/* NULL: standard leaves only */
+	IndexTuple *kindents;		/* EI_MAX_ITEMS_PER_PAGE + 1 at most */
+	int			nkindents;
+	int			nkindtids;		/* heap TIDs kindents hold */
 } EILoadState;
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
@@ -250,6 +261,10 @@ static void ei_load_entry(EILoadState *lstate, IndexTuple itup);
 static void ei_load_flush_run(EILoadState *lstate);
 static void ei_load_place(EILoadState *lstate, EILoadLevel *lvl,
 						  IndexTuple itup, IndexTuple next);
+static void ei_load_kind_leaves(EILoadState *lstate);
+static void ei_load_kind_end(EILoadState *lstate);
+static void ei_load_close_page(EILoadState *lstate, EILoadLevel *lvl,
+							   IndexTuple hikey);
 static void ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl,
 							  IndexTuple first);
 static void ei_load_write_page(EILoadState *lstate, EILoadLevel *lvl);
@@ -1166,6 +1181,7 @@ static void
 ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 {
 	Relation	index = bstate->index;
+	const EITreePolicy *policy = EIGetPolicyChecked(index);
 	TupleDesc	itupdesc = RelationGetDescr(index);
 	int			natts = bstate->natts;
 	EILoadState lstate;
@@ -1177,6 +1193,17 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	lstate.fillfactor = EIGetFillFactor(index);
 	lstate.dedup = EIGetDeduplicate(index, true);
 	lstate.run.base = NULL;
+	lstate.kind = NULL;
+	lstate.nkindents = 0;
+	lstate.nkindtids = 0;
+	if (policy->leaf != NULL && policy->leaf->fill_count != NULL &&
+		policy->leaf->form != NULL && policy->form_leaves != NULL &&
+		policy->form_leaves(index))
+	{
+		lstate.kind = policy->leaf;
+		lstate.kindents = palloc(sizeof(IndexTuple) *
+								 (EI_MAX_ITEMS_PER_PAGE + 1));
+	}
 
 	/* block 0 is the metapage; it is written once the root is known */
 	metabuf = ei_load_extend(index);
@@ -1229,6 +1256,7 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		ExecDropSingleTupleTableSlot(slot);
 
 	ei_load_flush_run(&lstate);
+	ei_load_kind_end(&lstate);
 	ei_load_finish(&lstate);
 
 	/* now that the root is known, write the metapage */
@@ -1344,6 +1372,18 @@ ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
 {
 	IndexTuple	prev = lvl->pending;
 
+	/* the leaf level, formed in the policy's kind: collect */
+	if (lvl->level == 0 && lstate->kind != NULL)
+	{
+		lstate->kindents[lstate->nkindents++] = itup;
+		lstate->nkindtids += EILeafNTIDs(itup);
+		if (lstate->nkindtids > EI_MAX_ITEMS_PER_PAGE)
+			ei_load_kind_leaves(lstate);
+		/* what is left fits one leaf: the array stays bounded */
+		Assert(lstate->nkindtids <= EI_MAX_ITEMS_PER_PAGE);
+		return;
+	}
+
 	lvl->pending = itup;
 	if (prev != NULL)
 	{
@@ -1448,24 +1488,101 @@ ei_load_place(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup,
 }
 
 /*
+ * Form leaves of the policy's kind from the leaf level's collected entries
+ * while they fill one at the fill factor (fill_count takes fewer than all
+ * of them), each behind a high key between its last entry and the next,
+ * as a bulk append forms them (EIFormKindLeaf, no heap reads); a standard
+ * leaf being filled is finished first.  Entries the kind cannot take (it
+ * takes none, or they do not fit) go on standard leaves.  What is left is
+ * less than a leaf of the kind takes at the fill factor.
+ */
+static void
+ei_load_kind_leaves(EILoadState *lstate)
+{
+	EILoadLevel *lvl = lstate->leaf;
+	IndexTuple *ents = lstate->kindents;
+
+	for (;;)
+	{
+		int			n = lstate->nkindents;
+		int			take;
+		int			used;
+		Page		page = NULL;
+		IndexTuple	hikey = NULL;
+
+		CHECK_FOR_INTERRUPTS();
+		take = lstate->kind->fill_count(lstate->index, ents, n,
+										lstate->fillfactor);
+		/* (a leaf always has a next entry: its high key needs it) */
+		if (take >= n || (take == 0 && n < 2))
+			break;
+		used = Max(take, 1);
+		if (take > 0)
+			page = EIFormKindLeaf(lstate->index, lstate->kind, EI_LEAF, ents,
+								  &take, 0, &hikey);
+		if (page != NULL)
+		{
+			if (lvl->ndata > 0)
+				ei_load_next_page(lstate, lvl, ents[0]);
+			EIPageGetOpaque(page)->ei_prev = EIPageGetOpaque(lvl->page)->ei_prev;
+			memcpy(lvl->page, page, BLCKSZ);
+			pfree(page);
+			ei_load_close_page(lstate, lvl, hikey);
+			used = take;
+		}
+		else
+		{
+			for (int j = 0; j < used; j++)
+				ei_load_place(lstate, lvl, ents[j], ents[j + 1]);
+		}
+		for (int j = 0; j < used; j++)
+		{
+			lstate->nkindtids -= EILeafNTIDs(ents[j]);
+			pfree(ents[j]);
+		}
+		memmove(ents, ents + used, sizeof(IndexTuple) * (n - used));
+		lstate->nkindents -= used;
+	}
+}
+
+/*
+ * At the end of the load, form the collected entries that still fill a
+ * leaf of the policy's kind, and put the rest on standard leaves: the
+ * rightmost leaf stays standard, as after a bulk append, so that appends
+ * add to it in bulk.
+ */
+static void
+ei_load_kind_end(EILoadState *lstate)
+{
+	int			n;
+
+	if (lstate->kind == NULL)
+		return;
+	ei_load_kind_leaves(lstate);
+	n = lstate->nkindents;
+	lstate->kind = NULL;
+	for (int j = 0; j < n; j++)
+		ei_load_add(lstate, lstate->leaf, lstate->kindents[j]);
+	pfree(lstate->kindents);
+	lstate->kindents = NULL;
+	lstate->nkindents = 0;
+}
+
+/*
  * Finish the level's current page, with first's pivot as its high key, and
  * start a new page to its right whose downlink goes to the level above.
  */
 static void
 ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
 {
-	bool		isleaf = (lvl->level == 0);
 	Page		page = lvl->page;
 	IndexTuple	hikey;
-	Buffer		nbuf;
-	BlockNumber oblkno = lvl->blkno;
-	BlockNumber nblkno;
 
 	/*
 	 * The high key: a pivot of the leaf item, separating it from the page's
 	 * last item (EIFormPivot); inner pivots are copied.
 	 */
-	if (isleaf)
+	if (lvl->level == 0)
 		hikey = EIFormPivot(lstate->index,
 							(IndexTuple) PageGetItem(page,
 													 PageGetItemId(page,
@@ -1475,15 +1592,34 @@ ei_load_next_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple first)
 		hikey = CopyIndexTuple(first);
 	EITupleSetDownlink(hikey, InvalidBlockNumber);
 
-	nbuf = ei_load_extend(lstate->index);
-	nblkno = BufferGetBlockNumber(nbuf);
-
-	/* finish the old page: right link, high key in front of the data */
-	EIPageGetOpaque(page)->ei_next = nblkno;
+	/* in front of the data */
 	if (PageAddItem(page, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
 					EI_HIKEY, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "failed to add high key to block %u of index \"%s\"",
-			 oblkno, RelationGetRelationName(lstate->index));
+			 lvl->blkno, RelationGetRelationName(lstate->index));
+	ei_load_close_page(lstate, lvl, hikey);
+}
+
+/*
+ * Finish the level's current page, which holds its high key hikey (the
+ * level above takes ownership of that copy for the downlink): link it to a
+ * new page to its right, write it, and start the new one, whose downlink
+ * goes to the level above.
+ */
+static void
+ei_load_close_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple hikey)
+{
+	bool		isleaf = (lvl->level == 0);
+	Page		page = lvl->page;
+	Buffer		nbuf;
+	BlockNumber oblkno = lvl->blkno;
+	BlockNumber nblkno;
+
+	nbuf = ei_load_extend(lstate->index);
+	nblkno = BufferGetBlockNumber(nbuf);
+
+	/* finish the old page: right link */
+	EIPageGetOpaque(page)->ei_next = nblkno;
 	ei_load_write_page(lstate, lvl);
 
 	/* start the new page */

@@ -1006,27 +1006,11 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	 */
 	take = Min(ops->fill_count(rel, merged, nmerged, EIGetFillFactor(rel)),
 			   nmerged - 1);
-	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
-	{
-		leftpage = PageGetTempPage(origpage);
-		EIInitPage(leftpage, (oopaque->ei_flags &
-							  ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
-				   EI_INCOMPLETE_SPLIT, 0);
-		/* not the rightmost once linked (the real link is set below) */
-		EIPageGetOpaque(leftpage)->ei_next = EI_METAPAGE;
-		lefthikey = EIFormPivot(rel, merged[take - 1], merged[take]);
-		if (PageAddItem(leftpage, (Item) lefthikey,
-						MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
-						false, false) == InvalidOffsetNumber)
-			elog(ERROR, "failed to add high key to left page of split");
-		if (ops->form(rel, merged, take, leftpage))
-			break;
-		pfree(leftpage);
-		pfree(lefthikey);
-		leftpage = NULL;
-		lefthikey = NULL;
-		take -= Max(take / 8, 1);
-	}
+	leftpage = EIFormKindLeaf(rel, ops,
+							  (oopaque->ei_flags &
+							   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
+							  EI_INCOMPLETE_SPLIT,
+							  merged, &take, nold, &lefthikey);
 	if (leftpage == NULL)
 	{
 		pfree(merged);
@@ -1142,27 +1126,12 @@ ei_append_policy_leaf(Relation rel, Page origpage, IndexTuple *items,
 		return NULL;
 	}
 
-	/* the estimate may be high for an unlucky run: try a little less */
-	for (int attempt = 0; attempt < 3 && take > nold; attempt++)
-	{
-		page = PageGetTempPage(origpage);
-		EIInitPage(page, (oopaque->ei_flags &
-						  ~(EI_ROOT | EI_HAS_GARBAGE | EI_INCOMPLETE_SPLIT |
-							EI_ACCESSED)) | EI_INCOMPLETE_SPLIT, 0);
-		/* not the rightmost once linked (the caller sets the real link) */
-		EIPageGetOpaque(page)->ei_next = EI_METAPAGE;
-		*hikey = EIFormPivot(rel, entries[take - 1], entries[take]);
-		if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
-						EI_HIKEY, false, false) == InvalidOffsetNumber)
-			elog(ERROR, "failed to add high key to left page of append");
-		if (ops->form(rel, entries, take, page))
-			break;
-		pfree(page);
-		pfree(*hikey);
-		page = NULL;
-		*hikey = NULL;
-		take -= Max((take - nold) / 8, 1);
-	}
+	/* the caller sets the real links */
+	page = EIFormKindLeaf(rel, ops,
+						  (oopaque->ei_flags &
+						   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
+						  EI_INCOMPLETE_SPLIT,
+						  entries, &take, nold, hikey);
 	pfree(entries);
 	if (page == NULL)
 		return NULL;

@@ -1099,6 +1099,45 @@ EIFormPivot(Relation rel, IndexTuple lastleft, IndexTuple itup)
 }
 
 /*
+ * Form a new leaf in the policy's leaf kind (ops->form) holding the first
+ * *take of the sorted leaf tuples entries, behind a high key between
+ * entries[*take - 1] and entries[*take] (which must exist: the leaf is
+ * never the rightmost), from the tuples alone; what a bulk append, a sorted
+ * run's split and a build that form such leaves share.  The page gets the
+ * flags and an ei_next of EI_METAPAGE (not the rightmost: the caller sets
+ * the real links).  The kind's estimate (fill_count) may be high for
+ * unlucky entries, so when they do not fit it tries up to twice more with
+ * an eighth fewer of those past the first nkeep, never nkeep or fewer.
+ * Returns the palloc'd page and sets *take and *hikey (palloc'd, as on the
+ * page), or returns NULL.  Reads no heap and no catalog.
+ */
+Page
+EIFormKindLeaf(Relation rel, const EILeafKindOps *ops, uint16 flags,
+			   IndexTuple *entries, int *take, int nkeep, IndexTuple *hikey)
+{
+	*hikey = NULL;
+	for (int attempt = 0; attempt < 3 && *take > nkeep; attempt++)
+	{
+		Page		page = (Page) palloc(BLCKSZ);
+
+		EIInitPage(page, flags, 0);
+		EIPageGetOpaque(page)->ei_next = EI_METAPAGE;
+		*hikey = EIFormPivot(rel, entries[*take - 1], entries[*take]);
+		if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to a new leaf of index \"%s\"",
+				 RelationGetRelationName(rel));
+		if (ops->form(rel, entries, *take, page))
+			return page;
+		pfree(page);
+		pfree(*hikey);
+		*hikey = NULL;
+		*take -= Max((*take - nkeep) / 8, 1);
+	}
+	return NULL;
+}
+
+/*
  * The bytes of a leaf entry before its TIDs: a posting list's offset, a
  * plain entry's whole size (MAXALIGNed, as index_form_tuple makes it).
  */

@@ -450,9 +450,10 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 	est->bound_pages = ei_hypo_bound_pages(hypo, heappages);
 
 	/*
-	 * osm_tree with compact_leaves: the leaves bulk appends write are
-	 * compact, filled to the fill factor of a compact leaf's capacity (the
-	 * steady state of near-sorted loads in large transactions; rows that
+	 * osm_tree with compact_leaves: the leaves CREATE INDEX and bulk
+	 * appends write are compact, filled to the fill factor of a compact
+	 * leaf's capacity (a build leaves only its last few leaves standard;
+	 * near-sorted loads in large transactions reach the same; rows that
 	 * arrive late split some of them, as they split standard ones)
 	 */
 	if (hypo->compact_appends && hypo->keylen >= 0)

@@ -843,6 +843,9 @@ extern int	EIGetRootHeight(Relation rel);
 extern IndexTuple EIFormPivot(Relation rel, IndexTuple lastleft,
 							  IndexTuple itup);
 extern IndexTuple EIFormMinusInf(BlockNumber downlink);
+extern Page EIFormKindLeaf(Relation rel, const EILeafKindOps *ops,
+						   uint16 flags, IndexTuple *entries, int *take,
+						   int nkeep, IndexTuple *hikey);
 extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
 extern Size EIPostingKeySize(IndexTuple itup);
 extern void EIPostingRunStart(EIPostingRun *run, IndexTuple itup);

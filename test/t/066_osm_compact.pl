@@ -6,7 +6,9 @@
 # leaves (COMPACT_INSERT), their splits (COMPACT_IMAGE), the insert
 # buffer's flush and VACUUM (COMPACT_DELETE); the standby must find every
 # page equal to the primary's image, and its queries and verifier must
-# agree with the primary's.  Then the primary crashes (immediate stop)
+# agree with the primary's.  Indexes built with the option (CREATE INDEX,
+# REINDEX, a parallel build) have compact leaves on the standby too.  Then
+# the primary crashes (immediate stop)
 # after more of the same since its last checkpoint, replays the WAL, and
 # the verifier and the queries must still agree.
 
@@ -119,6 +121,87 @@ is($standby->safe_psql('postgres',
 	'the standby has the same compact leaves');
 my $log = slurp_file($standby->logfile);
 unlike($log, qr/inconsistent page found/, 'no inconsistent page on the standby');
+
+# CREATE INDEX, REINDEX and a parallel build on rows already loaded form
+# compact leaves (src/README.md, "Building"): their pages reach the standby
+# as the build's full-page images (log_newpage_range), and appends after
+# the build as SPLIT records
+$primary->safe_psql(
+	'postgres', q{
+CREATE TABLE b (id int4, k int8, d int8, t text COLLATE "C")
+	WITH (parallel_workers = 2);
+INSERT INTO b SELECT id, k, k / 4, lpad(k::text, 8, '0') FROM src
+	WHERE id <= 150000 ORDER BY id;
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX b_k ON b USING osm_tree (k) WITH (compact_leaves = on);
+CREATE INDEX b_d ON b USING osm_tree (d) WITH (compact_leaves = on);
+CREATE INDEX b_t ON b USING osm_tree (t) WITH (compact_leaves = on);
+REINDEX INDEX b_d;
+SET max_parallel_maintenance_workers = 2;
+SET min_parallel_table_scan_size = 0;
+CREATE INDEX b_kp ON b USING osm_tree (k) WITH (compact_leaves = on);
+});
+my @bindexes = qw(b_k b_d b_t b_kp);
+my %bcompact;
+for my $i (@bindexes)
+{
+	$bcompact{$i} = $primary->safe_psql('postgres',
+		"SELECT compact_leaf_pages FROM elastic_index_stats('$i')");
+	cmp_ok($bcompact{$i}, '>', 5, "CREATE INDEX of $i formed compact leaves");
+}
+is($bcompact{b_kp}, $bcompact{b_k},
+	'the parallel build formed the serial build\'s compact leaves');
+$primary->safe_psql('postgres', "SELECT elastic_index_check('$_', true)")
+  for @bindexes;
+my @bqueries = (
+	'SELECT count(*), sum(id) FROM b WHERE k BETWEEN 1000 AND 120000',
+	'SELECT count(*), sum(id) FROM b WHERE d BETWEEN 5000 AND 25000',
+	'SELECT count(*), sum(id) FROM b WHERE t >= \'00100000\'',
+	'SELECT string_agg(id::text, \',\' ORDER BY k, id) FROM b WHERE k IN (3, 777, 33333, 77777, 149999)',
+);
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+for my $q (@bqueries)
+{
+	my $idx = "SET enable_seqscan = off; $q";
+	my $seq = "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q";
+	my $pwant = $primary->safe_psql('postgres', $seq);
+	is($primary->safe_psql('postgres', $idx), $pwant,
+		"primary: built index and sequential scan agree: $q");
+	is($standby->safe_psql('postgres', $idx), $pwant,
+		"standby: built index answers as the primary: $q");
+}
+for my $i (@bindexes)
+{
+	$standby->safe_psql('postgres', "SELECT elastic_index_check('$i')");
+	is($standby->safe_psql('postgres',
+			"SELECT compact_leaf_pages FROM elastic_index_stats('$i')"),
+		$bcompact{$i}, "the standby has the compact leaves $i was built with");
+}
+# appends and late rows after the build, then VACUUM
+$primary->safe_psql(
+	'postgres', q{
+INSERT INTO b SELECT id, k, k / 4, lpad(k::text, 8, '0') FROM src
+	WHERE id > 150000 ORDER BY id;
+INSERT INTO b SELECT id + 200000, k, k / 4, lpad(k::text, 8, '0') FROM src
+	WHERE id % 53 = 0 AND id <= 150000;
+DELETE FROM b WHERE id % 9 = 0;
+VACUUM b;
+});
+$primary->safe_psql('postgres', "SELECT elastic_index_check('$_', true)")
+  for @bindexes;
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+for my $q (@bqueries)
+{
+	is($standby->safe_psql('postgres', "SET enable_seqscan = off; $q"),
+		$primary->safe_psql('postgres',
+			"SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q"),
+		"standby after appends to the built index: $q");
+}
+$standby->safe_psql('postgres', "SELECT elastic_index_check('$_')")
+  for @bindexes;
+$log = slurp_file($standby->logfile);
+unlike($log, qr/inconsistent page found/,
+	'no inconsistent page on the standby after the builds');
 
 # crash: the WAL since the last checkpoint is replayed on the primary
 $primary->safe_psql('postgres', 'CHECKPOINT');
