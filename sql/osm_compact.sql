@@ -155,6 +155,22 @@ INSERT INTO oc_other VALUES (101, 101, '101');
 ALTER INDEX oc_num RESET (compact_leaves);
 INSERT INTO oc_other VALUES (101, 101, '101');
 \set VERBOSITY terse
+-- entries in the insert buffer when the option is set: refused before they
+-- enter it, and those already there still reach the tree (VACUUM's flush)
+SET osm_tree.top_inserts = off;
+INSERT INTO oc_other VALUES (102, 102, '102');
+SELECT entries FROM osm_tree_buffer_stats('oc_num');
+ALTER INDEX oc_num SET (compact_leaves = on);
+INSERT INTO oc_other VALUES (103, 103, '103');
+BEGIN;
+INSERT INTO oc_other SELECT g, g, g::text FROM generate_series(104, 110) g;
+COMMIT;
+VACUUM oc_other;
+SELECT entries FROM osm_tree_buffer_stats('oc_num');
+SELECT elastic_index_check('oc_num', true);
+SELECT count(*) FROM oc_other;
+ALTER INDEX oc_num RESET (compact_leaves);
+RESET osm_tree.top_inserts;
 -- text under C can
 CREATE INDEX oc_text ON oc_other USING osm_tree (t) WITH (compact_leaves = on);
 SELECT elastic_index_check('oc_text', true);

@@ -47,22 +47,33 @@ OsmBuildBegin(Relation index)
 }
 
 /*
+ * Refuse an entry for an index asked for compact leaves that cannot have
+ * them (osminsert, before the entry goes anywhere): an error, with nothing
+ * changed.
+ */
+void
+OsmRefuseCompactLeaves(Relation rel)
+{
+	if (OsmGetCompactLeaves(rel))
+		EICompactRequire(rel);
+}
+
+/*
  * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): look up
  * what compact leaves need (EICompactInfo: catalog reads once per index
  * file), which the leaf kind's insert and split and the bulk append's
  * forming read under their locks.  Also without the reloption: leaves made
  * compact before ALTER INDEX ... SET (compact_leaves = off) stay compact.
- * With it, an index that cannot have them (the reloption set by ALTER
- * INDEX, which cannot see the index's columns) is refused here, at its
- * first insert.
+ * Never an error: an index that cannot have them (the reloption set by
+ * ALTER INDEX, which cannot see the index's columns) refuses new entries
+ * in osminsert, but the insert buffer's flush of entries taken before the
+ * ALTER (at VACUUM, by the flush worker) must still move them into the
+ * tree, in standard leaves (OsmFormLeaves is false for such an index).
  */
 void
 OsmInsertPrepare(Relation rel, Relation heapRel)
 {
-	if (OsmGetCompactLeaves(rel))
-		EICompactRequire(rel);
-	else
-		(void) EICompactInfo(rel);
+	(void) EICompactInfo(rel);
 }
 
 /*
