@@ -336,6 +336,7 @@ extern void OsmInit(void);
 #define EIRelIsOsm(rel)	EIRelServedBy((rel), EI_AM_OSM_TREE)
 extern void OsmVacuumFlush(Relation rel);
 extern void OsmRefuseCompactLeaves(Relation rel);
+extern void OsmCheckAlteredOptions(AlterTableStmt *stmt);
 extern void OsmBuildBegin(Relation index);
 extern void OsmInsertPrepare(Relation rel, Relation heapRel);
 extern bool OsmFormLeaves(Relation rel);

@@ -11,8 +11,12 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
 #include "eiosm.h"
+#include "utils/rel.h"
 
 /*
  * Move the whole insert buffer into the tree (EITreePolicy.bulkdelete_begin
@@ -44,6 +48,45 @@ OsmBuildBegin(Relation index)
 {
 	if (OsmGetCompactLeaves(index))
 		EICompactRequire(index);
+}
+
+/*
+ * After ALTER INDEX (or ALTER TABLE on an index) ... SET or RESET of
+ * reloptions (the utility hook, osm/batch.c): an osm_tree index that now
+ * asks for compact leaves but cannot have them is refused, rolling the
+ * ALTER back.  amoptions cannot see the index's columns; left standing, the
+ * option would make every REINDEX, every rebuild by ALTER TABLE ... TYPE
+ * and the CREATE INDEX of a dump's restore or of pg_upgrade fail
+ * (OsmBuildBegin).
+ */
+void
+OsmCheckAlteredOptions(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+	bool		setsoptions = false;
+	Oid			relid;
+	Relation	rel;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetRelOptions ||
+			cmd->subtype == AT_ReplaceRelOptions)
+			setsoptions = true;
+	}
+	if (!setsoptions || stmt->relation == NULL)
+		return;
+
+	/* the ALTER locked the relation; see its new options */
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid))
+		return;
+	CommandCounterIncrement();
+	rel = relation_open(relid, NoLock);
+	if (rel->rd_rel->relkind == RELKIND_INDEX && EIRelIsOsm(rel))
+		OsmRefuseCompactLeaves(rel);
+	relation_close(rel, NoLock);
 }
 
 /*
