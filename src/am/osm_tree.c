@@ -90,6 +90,14 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 						  indexInfo->ii_ExclusionOps != NULL ||
 						  IsolationIsSerializable());
 
+	/*
+	 * An index asked for compact leaves that cannot have them (the
+	 * reloption set by ALTER INDEX) refuses the entry here, before it goes
+	 * into a batch or the insert buffer, whose flush must not fail
+	 * (OsmInsertPrepare)
+	 */
+	OsmRefuseCompactLeaves(rel);
+
 	/* the batch forms its entry in its own memory */
 	if (!direct && OsmGetBatchSize(rel) > 1)
 	{

@@ -335,6 +335,8 @@ extern void OsmInit(void);
 /* Is this index one of this policy's? */
 #define EIRelIsOsm(rel)	EIRelServedBy((rel), EI_AM_OSM_TREE)
 extern void OsmVacuumFlush(Relation rel);
+extern void OsmRefuseCompactLeaves(Relation rel);
+extern void OsmCheckAlteredOptions(AlterTableStmt *stmt);
 extern void OsmBuildBegin(Relation index);
 extern void OsmInsertPrepare(Relation rel, Relation heapRel);
 extern bool OsmFormLeaves(Relation rel);

@@ -196,6 +196,10 @@ ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+
+	/* ALTER INDEX ... SET (compact_leaves = on) where it cannot hold */
+	if (IsA(pstmt->utilityStmt, AlterTableStmt))
+		OsmCheckAlteredOptions((AlterTableStmt *) pstmt->utilityStmt);
 }
 
 /*

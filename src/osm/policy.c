@@ -11,8 +11,12 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
 #include "eiosm.h"
+#include "utils/rel.h"
 
 /*
  * Move the whole insert buffer into the tree (EITreePolicy.bulkdelete_begin
@@ -47,22 +51,72 @@ OsmBuildBegin(Relation index)
 }
 
 /*
+ * After ALTER INDEX (or ALTER TABLE on an index) ... SET or RESET of
+ * reloptions (the utility hook, osm/batch.c): an osm_tree index that now
+ * asks for compact leaves but cannot have them is refused, rolling the
+ * ALTER back.  amoptions cannot see the index's columns; left standing, the
+ * option would make every REINDEX, every rebuild by ALTER TABLE ... TYPE
+ * and the CREATE INDEX of a dump's restore or of pg_upgrade fail
+ * (OsmBuildBegin).
+ */
+void
+OsmCheckAlteredOptions(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+	bool		setsoptions = false;
+	Oid			relid;
+	Relation	rel;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetRelOptions ||
+			cmd->subtype == AT_ReplaceRelOptions)
+			setsoptions = true;
+	}
+	if (!setsoptions || stmt->relation == NULL)
+		return;
+
+	/* the ALTER locked the relation; see its new options */
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	if (!OidIsValid(relid))
+		return;
+	CommandCounterIncrement();
+	rel = relation_open(relid, NoLock);
+	if (rel->rd_rel->relkind == RELKIND_INDEX && EIRelIsOsm(rel))
+		OsmRefuseCompactLeaves(rel);
+	relation_close(rel, NoLock);
+}
+
+/*
+ * Refuse an entry for an index asked for compact leaves that cannot have
+ * them (osminsert, before the entry goes anywhere): an error, with nothing
+ * changed.
+ */
+void
+OsmRefuseCompactLeaves(Relation rel)
+{
+	if (OsmGetCompactLeaves(rel))
+		EICompactRequire(rel);
+}
+
+/*
  * Before an insert takes a leaf lock (EITreePolicy.insert_prepare): look up
  * what compact leaves need (EICompactInfo: catalog reads once per index
  * file), which the leaf kind's insert and split and the bulk append's
  * forming read under their locks.  Also without the reloption: leaves made
  * compact before ALTER INDEX ... SET (compact_leaves = off) stay compact.
- * With it, an index that cannot have them (the reloption set by ALTER
- * INDEX, which cannot see the index's columns) is refused here, at its
- * first insert.
+ * Never an error: an index that cannot have them (the reloption set by
+ * ALTER INDEX, which cannot see the index's columns) refuses new entries
+ * in osminsert, but the insert buffer's flush of entries taken before the
+ * ALTER (at VACUUM, by the flush worker) must still move them into the
+ * tree, in standard leaves (OsmFormLeaves is false for such an index).
  */
 void
 OsmInsertPrepare(Relation rel, Relation heapRel)
 {
-	if (OsmGetCompactLeaves(rel))
-		EICompactRequire(rel);
-	else
-		(void) EICompactInfo(rel);
+	(void) EICompactInfo(rel);
 }
 
 /*
