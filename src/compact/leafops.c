@@ -921,7 +921,8 @@ EICompactVacuumLeaf(Relation rel, Buffer buf, IndexBulkDeleteCallback callback,
  * leaf takes when filled to fillfactor (EILeafKindOps.fill_count): the
  * capacity EICompactCapacity gives for the index's key length, the TID
  * code's bytes per entry measured on the entries themselves and a high
- * key as long as an entry with its heap TID.  Reads only the cache
+ * key as long as the first entry's key (without a posting list's TIDs)
+ * with a heap TID.  Reads only the cache
  * EICompactInfo filled (the caller's insert_prepare), so it may run under
  * buffer locks; 0 when the index has no compact leaves.
  */
@@ -947,8 +948,9 @@ EICompactFillCount(Relation rel, IndexTuple *entries, int nentries,
 		for (int t = 0; t < EILeafNTIDs(entries[k]) && ntids < maxtids; t++)
 			tids[ntids++] = EITupleIsPosting(entries[k]) ?
 				*EIPostingTID(entries[k], t) : entries[k]->t_tid;
+	/* the high key keeps a posting list's key, not its TIDs (EIFormPivot) */
 	capacity = EICompactCapacity(norm->keylen,
-								 IndexTupleSize(entries[0]) + sizeof(ItemPointerData),
+								 EIPostingKeySize(entries[0]) + sizeof(ItemPointerData),
 								 EICompactTidBytes(tids, ntids));
 	pfree(tids);
 	target = (int) ((int64) capacity * fillfactor / 100);

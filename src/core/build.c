@@ -262,6 +262,7 @@ static void ei_load_flush_run(EILoadState *lstate);
 static void ei_load_place(EILoadState *lstate, EILoadLevel *lvl,
 						  IndexTuple itup, IndexTuple next);
 static void ei_load_kind_leaves(EILoadState *lstate);
+static int	ei_load_kind_unfit(EILoadState *lstate, IndexTuple *ents, int n);
 static void ei_load_kind_end(EILoadState *lstate);
 static void ei_load_close_page(EILoadState *lstate, EILoadLevel *lvl,
 							   IndexTuple hikey);
@@ -1493,7 +1494,8 @@ ei_load_place(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup,
  * of them), each behind a high key between its last entry and the next,
  * as a bulk append forms them (EIFormKindLeaf, no heap reads); a standard
  * leaf being filled is finished first.  Entries the kind cannot take (it
- * takes none, or they do not fit) go on standard leaves.  What is left is
+ * takes none, or they do not fit) go on standard leaves; an entry it cannot
+ * take at all goes there with as few others as it can.  What is left is
  * less than a leaf of the kind takes at the fill factor.
  */
 static void
@@ -1520,6 +1522,30 @@ ei_load_kind_leaves(EILoadState *lstate)
 		if (take > 0)
 			page = EIFormKindLeaf(lstate->index, lstate->kind, EI_LEAF, ents,
 								  &take, 0, &hikey);
+		if (page == NULL && used > 1)
+		{
+			/*
+			 * One entry the kind cannot take at all (a key too long for it)
+			 * spoils every leaf it is in: form the entries before it if
+			 * they are a quarter of the leaf or more, else put them and it
+			 * on standard leaves, with the rest of that quarter (every
+			 * round then uses a quarter of what it looked at: the load
+			 * stays linear however many entries do not fit).
+			 */
+			int			unfit = ei_load_kind_unfit(lstate, ents, used);
+
+			if (unfit < used)
+			{
+				if (unfit > 0 && unfit >= used / 4)
+				{
+					take = unfit;
+					page = EIFormKindLeaf(lstate->index, lstate->kind,
+										  EI_LEAF, ents, &take, 0, &hikey);
+				}
+				if (page == NULL)
+					used = Max(unfit + 1, used / 4);
+			}
+		}
 		if (page != NULL)
 		{
 			if (lvl->ndata > 0)
@@ -1543,6 +1569,27 @@ ei_load_kind_leaves(EILoadState *lstate)
 		memmove(ents, ents + used, sizeof(IndexTuple) * (n - used));
 		lstate->nkindents -= used;
 	}
+}
+
+/*
+ * The first of the collected entries ents[0..n) that a leaf of the policy's
+ * kind cannot hold even alone (its key cannot be stored in the kind), or n.
+ */
+static int
+ei_load_kind_unfit(EILoadState *lstate, IndexTuple *ents, int n)
+{
+	Page		page = (Page) palloc(BLCKSZ);
+	int			j;
+
+	for (j = 0; j < n; j++)
+	{
+		/* a rightmost leaf: no high key */
+		EIInitPage(page, EI_LEAF, 0);
+		if (!lstate->kind->form(lstate->index, &ents[j], 1, page))
+			break;
+	}
+	pfree(page);
+	return j;
 }
 
 /*
