@@ -97,8 +97,9 @@ ei_redo_compact_delete(XLogReaderState *record)
 }
 
 /*
- * Replay XLOG_EI_COMPACT_IMAGE: restore every image, holding them all
- * locked until the last is in place, then fix the right sibling's link.
+ * Replay XLOG_EI_COMPACT_IMAGE: restore every image and fix the right
+ * sibling's link, holding all of them locked until the last is in place, as
+ * the primary held them.
  */
 static void
 ei_redo_compact_image(XLogReaderState *record)
@@ -118,11 +119,10 @@ ei_redo_compact_image(XLogReaderState *record)
 			elog(PANIC, "elastic_index redo: compact leaf was not logged as an image");
 		XLogRecGetBlockTag(record, i, NULL, NULL, &lastblk);
 	}
-	for (i = 0; i < xlrec->nimages; i++)
-		UnlockReleaseBuffer(bufs[i]);
-
 	if (xlrec->flags & EI_XLOG_IMAGE_SIBLING)
 		EIRedoSetLeftLink(record, xlrec->nimages, lastblk);
+	for (i = 0; i < xlrec->nimages; i++)
+		UnlockReleaseBuffer(bufs[i]);
 }
 
 /*

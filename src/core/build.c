@@ -1380,8 +1380,14 @@ ei_load_add(EILoadState *lstate, EILoadLevel *lvl, IndexTuple itup)
 		lstate->nkindtids += EILeafNTIDs(itup);
 		if (lstate->nkindtids > EI_MAX_ITEMS_PER_PAGE)
 			ei_load_kind_leaves(lstate);
-		/* what is left fits one leaf: the array stays bounded */
-		Assert(lstate->nkindtids <= EI_MAX_ITEMS_PER_PAGE);
+		/*
+		 * What is left fits one leaf, so the array (EI_MAX_ITEMS_PER_PAGE +
+		 * 1 entries) stays bounded; a kind whose fill_count took all of more
+		 * would overrun it next time.
+		 */
+		if (lstate->nkindtids > EI_MAX_ITEMS_PER_PAGE)
+			elog(ERROR, "leaf kind of index \"%s\" took all of %d entries for one leaf",
+				 RelationGetRelationName(lstate->index), lstate->nkindents);
 		return;
 	}
 

@@ -341,13 +341,16 @@ ei_redo_split(XLogReaderState *record)
 		MarkBufferDirty(lbuf);
 	}
 
-	/* hold the halves locked until both are in place, as the primary did */
+	/*
+	 * Hold the halves locked until the old right sibling's left link points
+	 * to the new page too, as the primary held all three: a standby's
+	 * backward scan never sees that link lead past a half.
+	 */
+	if (XLogRecHasBlockRef(record, 2))
+		EIRedoSetLeftLink(record, 2, rightblk);
 	if (BufferIsValid(lbuf))
 		UnlockReleaseBuffer(lbuf);
 	UnlockReleaseBuffer(rbuf);
-
-	if (XLogRecHasBlockRef(record, 2))
-		EIRedoSetLeftLink(record, 2, rightblk);
 
 	if (XLogRecHasBlockRef(record, 3))
 		ei_redo_clear_incomplete(record, 3);
