@@ -124,6 +124,7 @@ static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 static int	ei_run_policy_split(Relation rel, Buffer buf, EIStack stack,
 								bool own_entries, IndexTuple *items,
 								int nitems, EIScanInsert key);
+static bool ei_entries_arrived_in_order(IndexTuple *entries, int n);
 static Page ei_append_policy_leaf(Relation rel, Page origpage,
 								  IndexTuple *items, int nitems, int *nused,
 								  IndexTuple *hikey);
@@ -1006,11 +1007,21 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	 */
 	take = Min(ops->fill_count(rel, merged, nmerged, EIGetFillFactor(rel)),
 			   nmerged - 1);
-	leftpage = EIFormKindLeaf(rel, ops,
+
+	/*
+	 * Only a leaf the merged entries fill, and whose entries arrived in their
+	 * order (ei_entries_arrived_in_order): else the leaf of the kind would
+	 * span the old leaf's range while most of its rows are still to come,
+	 * and take them one at a time
+	 */
+	if (take < nmerged - 1 && ei_entries_arrived_in_order(merged, take))
+		leftpage = EIFormKindLeaf(rel, ops,
 							  (oopaque->ei_flags &
 							   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
 							  EI_INCOMPLETE_SPLIT,
 							  merged, &take, nold, &lefthikey);
+	else
+		leftpage = NULL;
 	if (leftpage == NULL)
 	{
 		pfree(merged);
@@ -1078,6 +1089,31 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 }
 
 /*
+ * Did the entries (in key order) arrive in that order, so that their key
+ * range is filled: does at least half of them have its row in the same heap
+ * block as the row of the entry before it, or in the next?  A near-sorted
+ * run that arrived in order does (rows out of place are a few); the rows a
+ * load sends far ahead of their place (K = L = 5% of 5M rows moves them up
+ * to 250k keys) come past the right edge sparsely, from all over the
+ * transaction's heap pages, and the rows between them are still to come.
+ */
+static bool
+ei_entries_arrived_in_order(IndexTuple *entries, int n)
+{
+	int			close = 0;
+
+	for (int i = 1; i < n; i++)
+	{
+		BlockNumber prev = ItemPointerGetBlockNumber(EILeafMaxTID(entries[i - 1]));
+		BlockNumber next = ItemPointerGetBlockNumber(EILeafMinTID(entries[i]));
+
+		if (next == prev || next == prev + 1)
+			close++;
+	}
+	return 2 * close >= n - 1;
+}
+
+/*
  * A bulk append of the policy's leaf kind (ei_append_page): if the policy
  * forms new leaves in its kind and the run past the write-locked rightmost
  * leaf's last item fills such a leaf to the fill factor with the leaf's own
@@ -1119,8 +1155,14 @@ ei_append_policy_leaf(Relation rel, Page origpage, IndexTuple *items,
 
 	take = ops->fill_count(rel, entries, nold + nitems, EIGetFillFactor(rel));
 
-	/* a leaf that would not be filled, or would take the whole run */
-	if (take <= nold || take >= nold + nitems)
+	/*
+	 * A leaf that would not be filled, or would take the whole run; or whose
+	 * entries did not arrive in their order (ei_entries_arrived_in_order):
+	 * rows that came far ahead of their place, whose neighbours are still to
+	 * come, which a leaf of the kind would take one at a time.
+	 */
+	if (take <= nold || take >= nold + nitems ||
+		!ei_entries_arrived_in_order(entries, take))
 	{
 		pfree(entries);
 		return NULL;
