@@ -66,10 +66,11 @@ sub answers
 	return join("\n", @out);
 }
 
-# near-sorted rows (K = L = 5%) in sorted batches of 50000: bulk appends,
-# and dense runs through the standard leaves an earlier batch's early keys
-# made (their splits' left halves compact); rows that arrived late land in
-# compact leaves
+# near-sorted rows (K = 5%, L = 10%: a row up to 20k keys ahead, about
+# two and a half batches) in sorted batches of 7500: bulk appends, and dense
+# runs through the standard leaves earlier batches' early keys made (their
+# splits' left halves compact, src/README.md "Rows far ahead"); rows that
+# arrived late land in compact leaves
 $primary->safe_psql(
 	'postgres', q{
 CREATE EXTENSION elastic_index;
@@ -78,11 +79,11 @@ CREATE INDEX c_k ON c USING osm_tree (k) WITH (compact_leaves = on);
 CREATE INDEX c_ts ON c USING osm_tree (ts) WITH (compact_leaves = on, deduplicate_items = on);
 CREATE TABLE src AS SELECT pos::int4 AS id, key AS k,
 	timestamp '2020-01-01' + key * interval '1 second' AS ts
-FROM elastic_index_near_sorted(200000, 5, 5);
+FROM elastic_index_near_sorted(200000, 5, 10);
 });
-for my $b (0 .. 2)
+for my $b (0 .. 19)
 {
-	my ($lo, $hi) = ($b * 50000, ($b + 1) * 50000);
+	my ($lo, $hi) = ($b * 7500, ($b + 1) * 7500);
 	$primary->safe_psql('postgres',
 		"INSERT INTO c SELECT * FROM src WHERE id > $lo AND id <= $hi ORDER BY id");
 }
