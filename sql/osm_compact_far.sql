@@ -48,4 +48,9 @@ SELECT count(*), sum(k) FROM far WHERE k BETWEEN 50000 AND 150000;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT count(*), sum(k) FROM far_src WHERE k BETWEEN 50000 AND 150000;
+SET client_min_messages = warning;
 DROP SCHEMA ei_osm_compact_far CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
+RESET search_path;
