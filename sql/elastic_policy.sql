@@ -136,7 +136,10 @@ DROP TABLE hot;
 -- leaf that is at least half full, leaving the hot ones standard
 CREATE TABLE cold (k int8) WITH (autovacuum_enabled = off);
 INSERT INTO cold SELECT g FROM generate_series(1, 100000) AS g;
-CREATE INDEX cold_k ON cold USING elastic_btree (k) WITH (size_bound = '2MB');
+-- built standard under a bound it fits (a build under 2MB would form
+-- compact leaves at once), then the bound lowered
+CREATE INDEX cold_k ON cold USING elastic_btree (k) WITH (size_bound = '4MB');
+ALTER INDEX cold_k SET (size_bound = '2MB');
 SELECT elastic_btree_shrink('cold_k', 0) AS converted;
 SELECT elastic_state, compact_leaf_pages FROM elastic_index_stats('cold_k');
 SET enable_seqscan = off;

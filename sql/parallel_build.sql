@@ -191,10 +191,11 @@ DROP INDEX pb_c_s, pb_c_m, pb_c_p;
 SELECT pb_diff('SELECT id, k FROM pb WHERE k BETWEEN 10 AND 20');
 DROP INDEX pb_cic;
 
--- elastic_btree under a size bound: the build writes standard leaves either
--- way, and the leaves a shrink then makes compact are the same (on a copy
--- of the table without HOT chains, which compact leaves cannot yet read
--- right when a chain's key changed before the index existed)
+-- elastic_btree under a size bound its posting lists fit: the build, which
+-- measures its first leaves, writes standard leaves either way, and the
+-- leaves a shrink then makes compact are the same (on a copy of the table
+-- without HOT chains; sql/elastic_build_compact.sql builds compact leaves
+-- in parallel)
 CREATE TABLE pbc WITH (parallel_workers = 2, autovacuum_enabled = off)
 	AS SELECT * FROM pb;
 ALTER TABLE pbc OWNER TO regress_pb_owner;

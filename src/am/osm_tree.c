@@ -41,6 +41,7 @@ static const EITreePolicy osm_tree_policy = {
 	.split_factor = OsmGetSplitFactor,
 	.deduplicate = OsmGetDeduplicate,
 	.build_begin = OsmBuildBegin,
+	.build_leaves = OsmBuildLeaves,
 	.insert_prepare = OsmInsertPrepare,
 	.leaf_full = NULL,
 	.insert_done = NULL,

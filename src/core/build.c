@@ -214,7 +214,7 @@ typedef struct EILoadState
 	EIPostingRun run;
 
 	/*
-	 * Leaves in the policy's kind (form_leaves; src/README.md, "Compact
+	 * Leaves in the policy's kind (build_leaves; src/README.md, "Compact
 	 * leaves in osm_tree"): the leaf level's entries are collected here
 	 * until they hold more heap TIDs than any leaf of the kind takes, then
 	 * formed into one (EIFormKindLeaf) of as many as fill_count says.
@@ -223,6 +223,16 @@ typedef struct EILoadState
 	IndexTuple *kindents;		/* EI_MAX_ITEMS_PER_PAGE + 1 at most */
 	int			nkindents;
 	int			nkindtids;		/* heap TIDs kindents hold */
+	int64		nkindleaves;	/* leaves formed in the kind */
+
+	/*
+	 * Measuring (build_leaves said EI_BUILD_MEASURE): standard leaves
+	 * closed so far, and the sorted entries read when the last one closed.
+	 */
+	bool		measure;
+	double		loaded;			/* sorted entries read so far */
+	int64		nleaves;		/* leaves closed */
+	double		loaded_at_close;	/* loaded when the last one closed */
 } EILoadState;
 
 static IndexBuildResult *ei_build_tree(Relation heap, Relation index,
@@ -263,6 +273,8 @@ static void ei_load_place(EILoadState *lstate, EILoadLevel *lvl,
 						  IndexTuple itup, IndexTuple next);
 static void ei_load_kind_leaves(EILoadState *lstate);
 static int	ei_load_kind_unfit(EILoadState *lstate, IndexTuple *ents, int n);
+static void ei_load_kind_begin(EILoadState *lstate,
+							   const EILeafKindOps *kind);
 static void ei_load_kind_end(EILoadState *lstate);
 static void ei_load_close_page(EILoadState *lstate, EILoadLevel *lvl,
 							   IndexTuple hikey);
@@ -1194,16 +1206,30 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 	lstate.fillfactor = EIGetFillFactor(index);
 	lstate.dedup = EIGetDeduplicate(index, true);
 	lstate.run.base = NULL;
+	lstate.leaf = NULL;
 	lstate.kind = NULL;
 	lstate.nkindents = 0;
 	lstate.nkindtids = 0;
+	lstate.nkindleaves = 0;
+	lstate.measure = false;
+	lstate.loaded = 0;
+	lstate.nleaves = 0;
+	lstate.loaded_at_close = 0;
 	if (policy->leaf != NULL && policy->leaf->fill_count != NULL &&
-		policy->leaf->form != NULL && policy->form_leaves != NULL &&
-		policy->form_leaves(index))
+		policy->leaf->form != NULL && policy->build_leaves != NULL)
 	{
-		lstate.kind = policy->leaf;
-		lstate.kindents = palloc(sizeof(IndexTuple) *
-								 (EI_MAX_ITEMS_PER_PAGE + 1));
+		switch (policy->build_leaves(index, bstate->heap, bstate->indtuples,
+									 -1))
+		{
+			case EI_BUILD_KIND:
+				ei_load_kind_begin(&lstate, policy->leaf);
+				break;
+			case EI_BUILD_MEASURE:
+				lstate.measure = true;
+				break;
+			case EI_BUILD_STANDARD:
+				break;
+		}
 	}
 
 	/* block 0 is the metapage; it is written once the root is known */
@@ -1248,8 +1274,26 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 			}
 		}
 		ei_load_entry(&lstate, itup);
+		lstate.loaded = ++done;
 
-		if (++done % 1024 == 0)
+		/*
+		 * The sample: at least four leaves and 1/256 of the entries; the
+		 * rate of the leaves closed so far says how many all of them would
+		 * take
+		 */
+		if (lstate.measure && lstate.nleaves >= 4 &&
+			lstate.loaded_at_close >= bstate->indtuples / 256)
+		{
+			double		leaves = lstate.nleaves * bstate->indtuples /
+				lstate.loaded_at_close;
+
+			lstate.measure = false;
+			if (policy->build_leaves(index, bstate->heap, bstate->indtuples,
+									 leaves) == EI_BUILD_KIND)
+				ei_load_kind_begin(&lstate, policy->leaf);
+		}
+
+		if (done % 1024 == 0)
 			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
 	}
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
@@ -1272,6 +1316,10 @@ ei_load_tree(EIBuildState *bstate, uint32 am_kind)
 		/* an index that may hold posting lists says so (EI_VERSION_POSTING) */
 		if (lstate.dedup)
 			EIPageGetMeta(BufferGetPage(metabuf))->version = EI_VERSION_POSTING;
+		/* the policy's words: elastic_btree's state after compact leaves */
+		if (policy->build_meta != NULL)
+			policy->build_meta(index, EIPageGetMeta(BufferGetPage(metabuf)),
+							   lstate.nkindleaves > 0);
 		MarkBufferDirty(metabuf);
 		UnlockReleaseBuffer(metabuf);
 	}
@@ -1560,6 +1608,7 @@ ei_load_kind_leaves(EILoadState *lstate)
 			memcpy(lvl->page, page, BLCKSZ);
 			pfree(page);
 			ei_load_close_page(lstate, lvl, hikey);
+			lstate->nkindleaves++;
 			used = take;
 		}
 		else
@@ -1596,6 +1645,30 @@ ei_load_kind_unfit(EILoadState *lstate, IndexTuple *ents, int n)
 	}
 	pfree(page);
 	return j;
+}
+
+/*
+ * From now on, collect the leaf level's entries for leaves of the policy's
+ * kind: before the first entry, or after a sample in standard leaves, when
+ * the item the leaf level holds back (its successor not yet known) is the
+ * first collected.
+ */
+static void
+ei_load_kind_begin(EILoadState *lstate, const EILeafKindOps *kind)
+{
+	EILoadLevel *lvl = lstate->leaf;
+
+	lstate->kind = kind;
+	lstate->kindents = palloc(sizeof(IndexTuple) * (EI_MAX_ITEMS_PER_PAGE + 1));
+	lstate->nkindents = 0;
+	lstate->nkindtids = 0;
+	if (lvl != NULL && lvl->pending != NULL)
+	{
+		IndexTuple	held = lvl->pending;
+
+		lvl->pending = NULL;
+		ei_load_add(lstate, lvl, held);
+	}
 }
 
 /*
@@ -1670,6 +1743,11 @@ ei_load_close_page(EILoadState *lstate, EILoadLevel *lvl, IndexTuple hikey)
 
 	nbuf = ei_load_extend(lstate->index);
 	nblkno = BufferGetBlockNumber(nbuf);
+	if (isleaf)
+	{
+		lstate->nleaves++;
+		lstate->loaded_at_close = lstate->loaded;
+	}
 
 	/* finish the old page: right link */
 	EIPageGetOpaque(page)->ei_next = nblkno;

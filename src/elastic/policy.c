@@ -509,7 +509,8 @@ ei_age_access_hints(Relation rel)
  * split it for a while: about 70% of its capacity, the fill that scattered
  * inserts leave (ln 2), never more than the fill factor.  A fixed-width
  * column counts its width, a variable-width one (text, bytea) the average
- * width ANALYZE found in the table's column, else the type's guess.
+ * width ANALYZE found in the table's column, else the type's guess; an
+ * entry counts at most as a whole item (stale or odd statistics).
  */
 static double
 ei_standard_leaf_entries(Relation rel)
@@ -533,7 +534,7 @@ ei_standard_leaf_entries(Relation rel)
 		}
 		data = att_align_nominal(data, att->attalign) + width;
 	}
-	tupsz = MAXALIGN(sizeof(IndexTupleData) + data);
+	tupsz = Min(MAXALIGN(sizeof(IndexTupleData) + data), EI_MAX_ITEM_SIZE);
 	usable = BLCKSZ - SizeOfPageHeaderData - MAXALIGN(sizeof(EIPageOpaqueData)) -
 		(tupsz + sizeof(ItemPointerData) + sizeof(ItemIdData));
 	return Max(1.0, (double) usable / (tupsz + sizeof(ItemIdData)) *
@@ -750,6 +751,49 @@ EIElasticBuildBegin(Relation index)
 				 errdetail("Compact leaves need normalized keys, but %s.",
 						   norm->reason)));
 	pfree(norm);
+}
+
+/*
+ * Form a build's leaves compact (EITreePolicy.build_leaves)?  Without a
+ * bound, or for keys that cannot be compact, never.  Otherwise the loader
+ * measures first: the sorted entries go into standard leaves (posting lists
+ * where the index deduplicates, the entries' real widths) until a sample
+ * says how many leaves all of them would take; when those, with about one
+ * inner page per hundred leaves and the metapage, would take
+ * shrink_threshold of the bound or more (where an insert's leaf_full would
+ * start converting), the rest of the leaves are formed compact.  VACUUM
+ * does not expand the index back at once: its estimate counts entries at
+ * 70% fill, more than the build's leaves at the fill factor, so it stays
+ * above expand_threshold of the bound.  Reads catalogs and the table's
+ * size; no buffer lock is held.
+ */
+EIBuildLeavesChoice
+EIElasticBuildLeaves(Relation index, Relation heap, double ntuples,
+					 double standard_leaves)
+{
+	int64		bound = ei_bound_pages(index, heap);
+
+	if (bound <= 0)
+		return EI_BUILD_STANDARD;
+	if (standard_leaves < 0)
+		return EICompactInfo(index) != NULL ? EI_BUILD_MEASURE :
+			EI_BUILD_STANDARD;
+	return standard_leaves + floor(standard_leaves / 100) + 2 >=
+		Max(ceil(ei_shrink_threshold * bound), 1) ?
+		EI_BUILD_KIND : EI_BUILD_STANDARD;
+}
+
+/*
+ * The size policy's state in the metapage a build writes
+ * (EITreePolicy.build_meta): SHRINKING when it formed compact leaves, as
+ * after inserts that converted leaves, so that VACUUM expands them once the
+ * data shrinks; else NORMAL (EIInitMetaPage's zeros).
+ */
+void
+EIElasticBuildMeta(Relation index, EIMetaPage meta, bool kind_leaves)
+{
+	if (kind_leaves)
+		EIElasticMetaState(meta) = EI_STATE_SHRINKING;
 }
 
 /*

@@ -128,13 +128,6 @@ typedef struct EIHypoIndex
 	amcostestimate_function amcostestimate;
 } EIHypoIndex;
 
-/*
- * Average fill of compact leaves in the size model: full leaves that turn
- * compact go on taking entries and then split, and leaves that split under
- * scattered inserts end up about 70% full on average, as in any B-tree.
- */
-#define EI_HYPO_COMPACT_FILL	0.7
-
 /* The size model's figures for one hypothetical index. */
 typedef struct EIHypoEstimate
 {
@@ -411,24 +404,27 @@ ei_hypo_tid_bytes(double ntuples, BlockNumber heappages)
 }
 
 /*
- * Estimate the shape of a hypothetical index over ntuples entries.
+ * Estimate the shape of a hypothetical index over ntuples entries, as
+ * CREATE INDEX would build it now.
  *
- * Without a bound (or for keys that cannot be compact): leaves filled to
- * the fill factor, inner pages to 70%, as CREATE INDEX builds them.  With
- * a bound and compact-capable keys, once that size passes shrink_threshold
- * of the bound, full leaves become compact in place instead of splitting,
- * so the index stays at shrink_threshold x bound pages while its leaves,
- * some of them compact (EICompactCapacity entries each, EI_HYPO_COMPACT_FILL
- * of them used), can hold every entry; past that every leaf is compact and
- * it grows again, in compact leaves.  This is the size scattered inserts
- * keep the index at; CREATE INDEX itself writes standard leaves only, and
- * inserts in key order convert only the leaves at the right edge.
+ * Standard leaves filled to the fill factor, inner pages to 70%.  Every
+ * leaf compact instead, filled to the fill factor of a compact leaf's
+ * capacity (EICompactCapacity; a build leaves only its last few leaves
+ * standard), when the keys can be compact and either it is an osm_tree with
+ * compact_leaves (whose near-sorted loads in large transactions reach the
+ * same) or an elastic_btree whose standard leaves (with posting lists where
+ * it deduplicates) would take shrink_threshold of its bound
+ * (EIElasticBuildLeaves' rule, which the build applies to the leaves it
+ * measured).  Later
+ * inserts change this: scattered ones into a bounded elastic_btree convert
+ * leaves as they fill and leave them about 70% full.
  */
 static void
 ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 				 EIHypoEstimate *est)
 {
 	double		scap = ei_hypo_leaf_rows(hypo, ntuples);
+
 	/*
 	 * Inner pages: the build truncates a pivot's heap TID where the key
 	 * columns separate the pages (EIFormPivot), at nearly every leaf
@@ -437,9 +433,8 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 	Size		innersz = MAXALIGN(hypo->keysz);
 	double		icap = ei_hypo_page_capacity(innersz, innersz,
 											 EI_NONLEAF_FILLFACTOR);
+	bool		compact = false;
 	double		ccap;
-	double		limit;
-	double		leaves;
 
 	est->entries = Max(ntuples, 0);
 	est->standard_leaves = Max(1.0, ceil(est->entries / scap));
@@ -449,61 +444,27 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 	est->total_pages = 1 + est->standard_leaves + est->inner_pages;
 	est->bound_pages = ei_hypo_bound_pages(hypo, heappages);
 
-	/*
-	 * osm_tree with compact_leaves: the leaves CREATE INDEX and bulk
-	 * appends write are compact, filled to the fill factor of a compact
-	 * leaf's capacity (a build leaves only its last few leaves standard;
-	 * near-sorted loads in large transactions reach the same; rows that
-	 * arrive late split some of them, as they split standard ones)
-	 */
-	if (hypo->compact_appends && hypo->keylen >= 0)
-	{
-		ccap = floor(EICompactCapacity(hypo->keylen, hypo->pivotsz,
-									   ei_hypo_tid_bytes(ntuples, heappages)) *
-					 hypo->fillfactor / 100.0);
-		if (ccap > scap)
-		{
-			est->standard_leaves = 0;
-			est->compact_leaves = Max(1.0, ceil(est->entries / ccap));
-			ei_hypo_upper_levels(est->compact_leaves, icap,
-								 &est->inner_pages, &est->height);
-			est->total_pages = 1 + est->compact_leaves + est->inner_pages;
-		}
+	if (hypo->keylen < 0)
 		return;
-	}
-
-	if (est->bound_pages < 0 || hypo->keylen < 0)
-		return;
-	limit = EIElasticShrinkThreshold() * est->bound_pages;
-	ccap = EICompactCapacity(hypo->keylen, hypo->pivotsz,
-							 ei_hypo_tid_bytes(ntuples, heappages)) *
-		EI_HYPO_COMPACT_FILL;
-	if (est->total_pages < limit || ccap <= scap)
+	if (hypo->compact_appends)
+		compact = true;
+	else if (est->bound_pages > 0)
+		compact = est->standard_leaves + floor(est->standard_leaves / 100) + 2 >=
+			Max(ceil(EIElasticShrinkThreshold() * est->bound_pages), 1);
+	if (!compact)
 		return;
 
-	/* the leaves the index has when it reaches the limit */
-	leaves = Max(1.0, floor(limit) - 1);
-	ei_hypo_upper_levels(leaves, icap, &est->inner_pages, &est->height);
-	leaves = Max(1.0, floor(limit) - 1 - est->inner_pages);
-
-	if (leaves * ccap >= est->entries)
-	{
-		/* as many compact leaves as it takes to hold every entry */
-		double		compact = ceil((est->entries - leaves * scap) /
-								   (ccap - scap));
-
-		est->compact_leaves = Min(Max(compact, 0), leaves);
-		est->standard_leaves = leaves - est->compact_leaves;
-	}
-	else
+	ccap = floor(EICompactCapacity(hypo->keylen, hypo->pivotsz,
+								   ei_hypo_tid_bytes(ntuples, heappages)) *
+				 hypo->fillfactor / 100.0);
+	if (ccap > scap)
 	{
 		est->standard_leaves = 0;
-		est->compact_leaves = ceil(est->entries / ccap);
+		est->compact_leaves = Max(1.0, ceil(est->entries / ccap));
+		ei_hypo_upper_levels(est->compact_leaves, icap,
+							 &est->inner_pages, &est->height);
+		est->total_pages = 1 + est->compact_leaves + est->inner_pages;
 	}
-	ei_hypo_upper_levels(est->standard_leaves + est->compact_leaves, icap,
-						 &est->inner_pages, &est->height);
-	est->total_pages = 1 + est->standard_leaves + est->compact_leaves +
-		est->inner_pages;
 }
 
 /*

@@ -102,6 +102,10 @@ extern bool ei_deduplicate_items;
 /* Is this index one of this policy's? */
 #define EIRelIsElastic(rel)	EIRelServedBy((rel), EI_AM_ELASTIC_BTREE)
 extern void EIElasticBuildBegin(Relation index);
+extern EIBuildLeavesChoice EIElasticBuildLeaves(Relation index, Relation heap,
+												double ntuples,
+												double standard_leaves);
+extern void EIElasticBuildMeta(Relation index, EIMetaPage meta, bool kind_leaves);
 extern void EIElasticInsertPrepare(Relation rel, Relation heapRel);
 extern bool EIElasticLeafFull(EIInsertState istate);
 extern void EIElasticInsertDone(EIInsertState istate);

@@ -340,6 +340,8 @@ extern void OsmCheckAlteredOptions(AlterTableStmt *stmt);
 extern void OsmBuildBegin(Relation index);
 extern void OsmInsertPrepare(Relation rel, Relation heapRel);
 extern bool OsmFormLeaves(Relation rel);
+extern EIBuildLeavesChoice OsmBuildLeaves(Relation index, Relation heap,
+										  double ntuples, double standard_leaves);
 
 /* osm/verify.c: elastic_index_check on the insert buffer */
 extern void OsmVerifyBuffer(EIVerifyContext *cxt);

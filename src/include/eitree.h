@@ -713,6 +713,16 @@ typedef enum EIDedupChoice
 								 * may hold lists (EI_VERSION_POSTING) */
 } EIDedupChoice;
 
+/*
+ * What a policy says of a build's leaves (EITreePolicy.build_leaves).
+ */
+typedef enum EIBuildLeavesChoice
+{
+	EI_BUILD_STANDARD,			/* standard leaves */
+	EI_BUILD_KIND,				/* the policy's leaf kind */
+	EI_BUILD_MEASURE			/* ask again after a sample in standard leaves */
+} EIBuildLeavesChoice;
+
 typedef struct EITreePolicy
 {
 	const char *name;			/* the access method's name */
@@ -732,6 +742,22 @@ typedef struct EITreePolicy
 
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
+	/* building: form the leaves of a new index of heap's rows in the leaf
+	 * kind (leaf->fill_count, leaf->form) instead of standard?  The leaf
+	 * loader asks before its first entry (standard_leaves < 0) and, on
+	 * EI_BUILD_MEASURE, once more after a sample of the ntuples sorted
+	 * entries went into standard leaves, with standard_leaves the leaves
+	 * all of them would take at that rate; the kind applies from there
+	 * on.  May read catalogs and relation sizes: no buffer lock is held
+	 * [EI_BUILD_STANDARD] */
+	EIBuildLeavesChoice (*build_leaves) (Relation index, Relation heap,
+										 double ntuples,
+										 double standard_leaves);
+	/* building: set the policy's words of the metapage the build writes
+	 * (locked, not yet logged), knowing whether it formed leaves of the
+	 * kind [nothing] */
+	void		(*build_meta) (Relation index, EIMetaPage meta,
+							   bool kind_leaves);
 
 	/* inserting: read what leaf_full needs, before any lock: catalog
 	 * lookups, relation sizes, the metapage (heapRel: the index's table,

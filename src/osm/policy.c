@@ -131,6 +131,19 @@ OsmFormLeaves(Relation rel)
 }
 
 /*
+ * Form a build's leaves in the compact kind (EITreePolicy.build_leaves)?
+ * As for bulk appends: with the reloption (build_begin refused an index
+ * that cannot have them), from the first entry on, however many there are.
+ */
+EIBuildLeavesChoice
+OsmBuildLeaves(Relation index, Relation heap, double ntuples,
+			   double standard_leaves)
+{
+	(void) EICompactInfo(index);
+	return OsmFormLeaves(index) ? EI_BUILD_KIND : EI_BUILD_STANDARD;
+}
+
+/*
  * Set up osm_tree's settings and its per-transaction batches; called from
  * _PG_init through the access method.
  */

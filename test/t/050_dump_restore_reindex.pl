@@ -266,10 +266,11 @@ foreach my $db ('restored_c', 'restored_p')
 	is_deeply($answers, $src_answers, "$db: every query answers as in the source");
 	exclusion_holds($db, $db);
 	# compact leaves are a state of the pages, not part of the definition
-	# (docs/operations.md): the restored index is built with standard ones
+	# (docs/operations.md): the restored index is built again under its
+	# bound, which its standard leaves would not fit, so with compact ones
 	is( $node->safe_psql($db,
-			"SELECT compact_leaf_pages FROM elastic_index_stats('items_id_compact')"),
-		'0', "$db: items_id_compact is built with standard leaves");
+			"SELECT elastic_state || ' ' || (compact_leaf_pages > 0) FROM elastic_index_stats('items_id_compact')"),
+		'shrinking true', "$db: items_id_compact is built compact under its bound");
 }
 
 # the comparison sees a lost option
