@@ -16,28 +16,7 @@ RESET client_min_messages;
 -- expanded the leaves back.
 --
 SET max_parallel_maintenance_workers = 0;
--- the result of query q (one column) under one scan kind: count and md5
-CREATE FUNCTION bc_q(q text, mode text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-  PERFORM set_config('enable_seqscan', (mode = 'seq')::text, true);
-  PERFORM set_config('enable_indexscan', (mode = 'index')::text, true);
-  PERFORM set_config('enable_indexonlyscan', (mode = 'indexonly')::text, true);
-  PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, true);
-  EXECUTE 'SELECT count(*) || '':'' || md5(coalesce(string_agg(x::text, '','' ORDER BY x), '''')) FROM (' || q || ') s(x)' INTO r;
-  RETURN r;
-END $$;
--- 'ok' and the row count when every scan kind returns the sequential scan's rows
-CREATE FUNCTION bc_diff(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE s text; m text; r text; res text := 'ok';
-BEGIN
-  s := bc_q(q, 'seq');
-  FOREACH m IN ARRAY ARRAY['index', 'indexonly', 'bitmap'] LOOP
-    r := bc_q(q, m);
-    IF r <> s THEN res := res || ' MISMATCH ' || m || ' ' || r || ' vs ' || s; END IF;
-  END LOOP;
-  RETURN res || ' ' || split_part(s, ':', 1);
-END $$;
+\i test/sql/scan_kinds.sql
 
 -- 200000 scattered int8 keys: a standard build takes 551 pages (4.3 MB)
 CREATE TABLE bc (id int8, k int8) WITH (autovacuum_enabled = off);
@@ -55,11 +34,11 @@ SELECT elastic_state, compact_leaf_pages >= leaf_pages - 10 AS all_but_few_compa
 FROM elastic_index_stats('bc_k');
 SELECT elastic_index_check('bc_k', true);
 DROP INDEX bc_std;
-SELECT bc_diff('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
-SELECT bc_diff('SELECT id FROM bc WHERE k = ANY (''{0, 7, 2654435761, 999999, 1000002}'')');
-SELECT bc_diff('SELECT k FROM bc WHERE k < 5000 OR k > 995000');
+SELECT ei_scan_kinds('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
+SELECT ei_scan_kinds('SELECT id FROM bc WHERE k = ANY (''{0, 7, 2654435761, 999999, 1000002}'')');
+SELECT ei_scan_kinds('SELECT k FROM bc WHERE k < 5000 OR k > 995000');
 -- absent keys find nothing, present ones their rows
-SELECT bc_diff('SELECT id FROM bc WHERE k IN (SELECT (g * 2654435761) % 1000003 + 1 FROM generate_series(1, 300) g)');
+SELECT ei_scan_kinds('SELECT id FROM bc WHERE k IN (SELECT (g * 2654435761) % 1000003 + 1 FROM generate_series(1, 300) g)');
 
 -- the size model of a hypothetical index says what CREATE INDEX built
 SELECT h.compact_leaves > 0 AS model_compact,
@@ -74,7 +53,7 @@ INSERT INTO bc SELECT g, (g * 2654435761) % 1000003 FROM generate_series(200001,
 SELECT elastic_state, compact_leaf_pages >= leaf_pages - 10 AS all_but_few_compact
 FROM elastic_index_stats('bc_k');
 SELECT elastic_index_check('bc_k', true);
-SELECT bc_diff('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
+SELECT ei_scan_kinds('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
 
 -- REINDEX keeps the bound: compact leaves again, as many as before or fewer
 CREATE TEMP TABLE bc_before AS SELECT total_pages FROM elastic_index_stats('bc_k');
@@ -137,7 +116,7 @@ SELECT elastic_state, compact_leaf_pages,
 	   entries = (SELECT count(*) FROM bc) AS entries
 FROM elastic_index_stats('bc_k');
 SELECT elastic_index_check('bc_k', true);
-SELECT bc_diff('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
+SELECT ei_scan_kinds('SELECT k FROM bc WHERE k BETWEEN 1000 AND 400000');
 
 -- text keys in the "C" collation, 30 rows a key (posting lists are not
 -- counted: the build's estimate is one entry per row, as VACUUM's is)
@@ -148,8 +127,8 @@ SELECT elastic_state, compact_leaf_pages >= leaf_pages - 10 AS all_but_few_compa
 	   total_pages <= 1.05 * size_bound_pages AS within_bound
 FROM elastic_index_stats('bc_text_t');
 SELECT elastic_index_check('bc_text_t', true);
-SELECT bc_diff('SELECT t FROM bc_text WHERE t BETWEEN ''3'' AND ''8''');
-SELECT bc_diff('SELECT id FROM bc_text WHERE t = md5(''77'')');
+SELECT ei_scan_kinds('SELECT t FROM bc_text WHERE t BETWEEN ''3'' AND ''8''');
+SELECT ei_scan_kinds('SELECT id FROM bc_text WHERE t = md5(''77'')');
 
 -- the same keys with posting lists: their standard leaves fit the bound
 -- (the build measured them), so the build keeps them; without lists the
@@ -164,9 +143,9 @@ SELECT indexrelid::regclass AS index, elastic_state, compact_leaf_pages > 0 AS h
 FROM pg_index, elastic_index_stats(indexrelid::regclass)
 WHERE indrelid = 'bc_low'::regclass ORDER BY 1;
 SELECT elastic_index_check('bc_low_plain', true);
-SELECT bc_diff('SELECT id FROM bc_low WHERE d IN (0, 17, 99)');
+SELECT ei_scan_kinds('SELECT id FROM bc_low WHERE d IN (0, 17, 99)');
 DROP INDEX bc_low_list;
-SELECT bc_diff('SELECT d FROM bc_low WHERE d BETWEEN 10 AND 20');
+SELECT ei_scan_kinds('SELECT d FROM bc_low WHERE d BETWEEN 10 AND 20');
 
 -- DESC NULLS FIRST with NULLs, an INCLUDE column, a partial index (its
 -- entries, not the table's rows, are counted)
@@ -183,8 +162,8 @@ FROM pg_index, elastic_index_stats(indexrelid::regclass)
 WHERE indrelid = 'bc_more'::regclass ORDER BY 1;
 SELECT elastic_index_check('bc_more_desc', true), elastic_index_check('bc_more_part', true);
 DROP INDEX bc_more_part;
-SELECT bc_diff('SELECT v FROM bc_more WHERE k > 250000 OR k IS NULL');
-SELECT bc_diff('SELECT k FROM bc_more WHERE k BETWEEN 1000 AND 90000');
+SELECT ei_scan_kinds('SELECT v FROM bc_more WHERE k > 250000 OR k IS NULL');
+SELECT ei_scan_kinds('SELECT k FROM bc_more WHERE k BETWEEN 1000 AND 90000');
 
 -- keys that cannot be compact (an expression) keep standard leaves
 CREATE INDEX bc_expr ON bc_text USING elastic_btree ((t || 'x')) WITH (size_bound = '1MB');

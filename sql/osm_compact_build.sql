@@ -15,28 +15,7 @@ RESET client_min_messages;
 -- heapallindexed, then inserts, deletes and VACUUM.
 --
 SET max_parallel_maintenance_workers = 0;
--- the result of query q (one column) under one scan kind: count and md5
-CREATE FUNCTION cb_q(q text, mode text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-  PERFORM set_config('enable_seqscan', (mode = 'seq')::text, true);
-  PERFORM set_config('enable_indexscan', (mode = 'index')::text, true);
-  PERFORM set_config('enable_indexonlyscan', (mode = 'indexonly')::text, true);
-  PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, true);
-  EXECUTE 'SELECT count(*) || '':'' || md5(coalesce(string_agg(x::text, '','' ORDER BY x), '''')) FROM (' || q || ') s(x)' INTO r;
-  RETURN r;
-END $$;
--- 'ok' and the row count when every scan kind returns the sequential scan's rows
-CREATE FUNCTION cb_diff(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE s text; m text; r text; res text := 'ok';
-BEGIN
-  s := cb_q(q, 'seq');
-  FOREACH m IN ARRAY ARRAY['index', 'indexonly', 'bitmap'] LOOP
-    r := cb_q(q, m);
-    IF r <> s THEN res := res || ' MISMATCH ' || m || ' ' || r || ' vs ' || s; END IF;
-  END LOOP;
-  RETURN res || ' ' || split_part(s, ':', 1);
-END $$;
+\i test/sql/scan_kinds.sql
 
 -- 200 rows a key: posting lists of as many TIDs as a list takes
 CREATE TABLE cb_dup (id int4, d int8);
@@ -55,8 +34,8 @@ SELECT l.compact_leaf_pages >= l.leaf_pages - 3 AS list_compact,
 FROM elastic_index_stats('cb_dup_list') l, elastic_index_stats('cb_dup_plain') p;
 SELECT elastic_index_check('cb_dup_list', true), elastic_index_check('cb_dup_plain', true);
 DROP INDEX cb_dup_plain;
-SELECT cb_diff('SELECT d FROM cb_dup WHERE d BETWEEN 17 AND 700');
-SELECT cb_diff('SELECT id FROM cb_dup WHERE d = ANY (''{0, 1, 333, 999, 1000}'')');
+SELECT ei_scan_kinds('SELECT d FROM cb_dup WHERE d BETWEEN 17 AND 700');
+SELECT ei_scan_kinds('SELECT id FROM cb_dup WHERE d = ANY (''{0, 1, 333, 999, 1000}'')');
 
 -- one key 60000 times, at fill factors 10 and 100
 CREATE TABLE cb_one (id int4, k int8);
@@ -67,17 +46,17 @@ CREATE INDEX cb_one_10 ON cb_one USING osm_tree (k)
 SELECT s.compact_leaf_pages > s.leaf_pages - 3 AS mostly_compact, s.entries
 FROM elastic_index_stats('cb_one_10') s;
 SELECT elastic_index_check('cb_one_10', true);
-SELECT cb_diff('SELECT k FROM cb_one WHERE k = 42');
-SELECT cb_diff('SELECT id FROM cb_one WHERE k >= 43');
+SELECT ei_scan_kinds('SELECT k FROM cb_one WHERE k = 42');
+SELECT ei_scan_kinds('SELECT id FROM cb_one WHERE k >= 43');
 DROP INDEX cb_one_10;
 CREATE INDEX cb_one_100 ON cb_one USING osm_tree (k)
 	WITH (compact_leaves = on, fillfactor = 100);
-SELECT cb_diff('SELECT k FROM cb_one WHERE k = 42');
+SELECT ei_scan_kinds('SELECT k FROM cb_one WHERE k = 42');
 INSERT INTO cb_one SELECT g, 42 FROM generate_series(70000, 75000) g;
 DELETE FROM cb_one WHERE id % 3 = 0;
 VACUUM cb_one;
 SELECT elastic_index_check('cb_one_100', true);
-SELECT cb_diff('SELECT id FROM cb_one WHERE k = 42');
+SELECT ei_scan_kinds('SELECT id FROM cb_one WHERE k = 42');
 
 -- NULLs, runs of duplicates, heap order unlike key order; DESC, INCLUDE,
 -- two columns
@@ -97,18 +76,18 @@ FROM unnest(ARRAY['cb_mix_desc', 'cb_mix_inc', 'cb_mix_two']) i,
 	 elastic_index_stats(i::regclass) s;
 SELECT i AS index, elastic_index_check(i::regclass, true)
 FROM unnest(ARRAY['cb_mix_desc', 'cb_mix_inc', 'cb_mix_two']) i;
-SELECT cb_diff('SELECT k FROM cb_mix WHERE k IS NULL');
-SELECT cb_diff('SELECT k FROM cb_mix WHERE k BETWEEN 10 AND 150');
-SELECT cb_diff('SELECT inc FROM cb_mix WHERE k BETWEEN 50 AND 60');
-SELECT cb_diff('SELECT id FROM cb_mix WHERE k = 30 AND id > 30100');
+SELECT ei_scan_kinds('SELECT k FROM cb_mix WHERE k IS NULL');
+SELECT ei_scan_kinds('SELECT k FROM cb_mix WHERE k BETWEEN 10 AND 150');
+SELECT ei_scan_kinds('SELECT inc FROM cb_mix WHERE k BETWEEN 50 AND 60');
+SELECT ei_scan_kinds('SELECT id FROM cb_mix WHERE k = 30 AND id > 30100');
 INSERT INTO cb_mix SELECT g, CASE WHEN g % 5 = 0 THEN NULL ELSE g % 3000 END, 'y'
 FROM generate_series(60001, 70000) g;
 DELETE FROM cb_mix WHERE id % 7 = 0;
 VACUUM cb_mix;
 SELECT i AS index, elastic_index_check(i::regclass, true)
 FROM unnest(ARRAY['cb_mix_desc', 'cb_mix_inc', 'cb_mix_two']) i;
-SELECT cb_diff('SELECT k FROM cb_mix WHERE k IS NULL');
-SELECT cb_diff('SELECT k FROM cb_mix WHERE k BETWEEN 10 AND 2500');
+SELECT ei_scan_kinds('SELECT k FROM cb_mix WHERE k IS NULL');
+SELECT ei_scan_kinds('SELECT k FROM cb_mix WHERE k BETWEEN 10 AND 2500');
 
 -- keys too long for a compact leaf among ones that fit: standard leaves in
 -- between compact ones, but only around the long keys (a leaf's worth of
@@ -125,8 +104,8 @@ SELECT s.compact_leaf_pages > 0 AS compact,
 FROM elastic_index_stats('cb_text_t') s, elastic_index_stats('cb_text_std') d;
 DROP INDEX cb_text_std;
 SELECT elastic_index_check('cb_text_t', true);
-SELECT cb_diff('SELECT t FROM cb_text WHERE t BETWEEN ''00004000'' AND ''00035000''');
-SELECT cb_diff('SELECT id FROM cb_text WHERE t > ''00010000'' AND t < ''00010100''');
+SELECT ei_scan_kinds('SELECT t FROM cb_text WHERE t BETWEEN ''00004000'' AND ''00035000''');
+SELECT ei_scan_kinds('SELECT id FROM cb_text WHERE t > ''00010000'' AND t < ''00010100''');
 
 SET client_min_messages = warning;
 DROP SCHEMA ei_osm_compact_build CASCADE;
