@@ -48,6 +48,7 @@ kind_colour() {
 	btree_dedup_off | btree_grown) echo "#a0a0a0" ;;
 	brin) echo "#e69f00" ;;
 	elastic | elastic_btree | elastic_compact) echo "#0072b2" ;;
+	elastic_cbuilt) echo "#56b4e9" ;;
 	osm | osm_tree) echo "#009e73" ;;
 	*) echo "#cc79a7" ;;
 	esac
@@ -61,6 +62,7 @@ kind_label() {
 	btree_built) echo "btree (CREATE INDEX)" ;;
 	btree_grown) echo "btree (grown by inserts)" ;;
 	elastic_compact) echo "elastic_btree (compact)" ;;
+	elastic_cbuilt) echo "elastic_btree (CREATE INDEX)" ;;
 	osm) echo "osm_tree" ;;
 	*) echo "$1" ;;
 	esac

@@ -30,8 +30,10 @@
 #   bench/bounded_memory/run.sh  one-transaction COPY under osm_tree.batch_memory
 #                                with small shared_buffers: btree, osm_tree
 #   bench/memory_budget/run.sh   point lookups with the server in a memory
-#                                cgroup at three budgets: btree built and
-#                                grown, elastic_btree compact (needs root)
+#                                cgroup at four budgets: btree built and
+#                                grown, elastic_btree with a size bound
+#                                grown (compact) and built (cbuilt) (needs
+#                                root)
 #   bench/dedup/run.sh           posting lists: index sizes built and grown
 #                                on repeating and unique keys, unique-key
 #                                inserts and lookups: btree, elastic_btree

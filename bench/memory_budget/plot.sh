@@ -3,10 +3,12 @@
 # DIR/memory-budget.csv, the results of bench/memory_budget/run.sh (which
 # calls it at its end when gnuplot is installed).  The four budgets on the
 # x axis (all fits; the table fits with the compact index; the compact
-# index fits; nothing fits), one bar per
-# index (btree built, btree grown, elastic_btree compact): present-key
-# lookups per second (best round) and disk reads per lookup (that round's),
-# for uniform and for zipfian keys.
+# index fits; nothing fits), one bar per index, the two built by CREATE
+# INDEX side by side (btree built, elastic_btree cbuilt), then the two
+# grown by inserts (btree grown, elastic_btree compact); cbuilt only when
+# the CSV has it (older runs do not): present-key lookups per second (best
+# round) and disk reads per lookup (that round's), for uniform and for
+# zipfian keys.
 #
 # Usage: bench/memory_budget/plot.sh DIR [COMMAND]
 #
@@ -25,7 +27,17 @@ plot_init memory_budget memory-budget.md "$@"
 csv="$dir/memory-budget.csv"
 need_csv "$csv"
 
-kinds="btree_built btree_grown elastic_compact"
+# the tables of the CSV to draw, in the order of their bars, and their
+# kinds (bench/plot_lib.sh: colours and legends)
+if awk -F, 'NR > 1 && $4 == "cbuilt" { found = 1; exit } END { exit !found }' "$csv"; then
+	tables="built cbuilt grown compact"
+	kinds="btree_built elastic_cbuilt btree_grown elastic_compact"
+else
+	tables="built grown compact"
+	kinds="btree_built btree_grown elastic_compact"
+fi
+# wider with four bars a cluster, so that their labels do not overlap
+width=$(($(echo "$kinds" | wc -w) > 3 ? 1600 : 1200))
 
 # A datablock $NAME: one row per budget ("all 412MB"), one column per
 # index of the present-key lookups with keys $2, holding $3: "tps" (the
@@ -33,7 +45,7 @@ kinds="btree_built btree_grown elastic_compact"
 # missing.
 block() {
 	echo "\$$1 << EOD"
-	awk -F, -v dist="$2" -v what="$3" '
+	awk -F, -v dist="$2" -v what="$3" -v tables="$tables" '
 		NR > 1 && $5 == dist && $6 == "present" {
 			key = $1 SUBSEP $4
 			if (!(key in tps) || $7 + 0 > tps[key] + 0) {
@@ -44,12 +56,12 @@ block() {
 		}
 		END {
 			nb = split("all table index none", budgets, " ")
-			nt = split("built grown compact", tables, " ")
+			nt = split(tables, tabs, " ")
 			for (b = 1; b <= nb; b++) {
 				if (!(budgets[b] in mb)) continue
 				line = "\"" budgets[b] " " mb[budgets[b]] "MB\""
 				for (t = 1; t <= nt; t++) {
-					key = budgets[b] SUBSEP tables[t]
+					key = budgets[b] SUBSEP tabs[t]
 					if (!(key in tps)) line = line " -"
 					else if (what == "tps") line = line " " sprintf("%.0f", tps[key])
 					else line = line " " disk[key]
@@ -61,7 +73,7 @@ block() {
 }
 
 {
-	echo "set terminal pngcairo noenhanced size 1200,900 font ',10'"
+	echo "set terminal pngcairo noenhanced size $width,900 font ',10'"
 	echo "set output '$dir/memory-budget.png'"
 	echo "set datafile missing '-'"
 	echo "cmd = $cmd"

@@ -4,7 +4,7 @@
 # grown, on the same rows, under four memory budgets (the elastic paper's
 # point: a smaller index keeps more of what lookups read in memory).
 #
-# Three tables get the same --rows rows (k int8 = 2, 4, ..., 2N: an odd key
+# Four tables get the same --rows rows (k int8 = 2, 4, ..., 2N: an odd key
 # is absent; v int8), inserted in one scattered order, so that their heaps
 # are alike:
 #
@@ -12,6 +12,11 @@
 #   grown    a btree index that took the rows one insert at a time
 #   compact  an elastic_btree index WITH (size_bound = '1MB') that took the
 #            rows one insert at a time: every leaf that fills becomes compact
+#   cbuilt   an elastic_btree index WITH (size_bound = '1MB') created after
+#            the rows were loaded (CREATE INDEX): the build forms compact
+#            leaves when the index would not fit its bound (a build that
+#            writes standard leaves only shows as 0 compact leaves in the
+#            report); its like-for-like pair is built
 #
 # The budgets, each a memory limit on a cgroup that holds the server (its
 # shared memory, its processes and the file pages they read; shared_buffers
@@ -28,6 +33,11 @@
 #            btree does, the heap does not
 #   none     half the compact index: no index fits
 #
+# where "the compact index" is the larger of compact's and cbuilt's (so
+# that under table and index every compact index fits and no btree does)
+# and "every index" is the larger btree (built or grown) and the larger
+# compact index.
+
 # (No budget is set below 48 MB: the server may not start in less.)
 #
 # For each budget, round and table (the tables interleaved), the server is
@@ -49,8 +59,9 @@
 # device under the work directory completed, /proc/diskstats: the whole
 # machine's reads, so run it on a quiet machine; the CSV also has the bytes
 # read, which the kernel's readahead inflates).  The best
-# round counts (highest tps; its reads); ratios are compact / built and
-# compact / grown in the same run.
+# round counts (highest tps; its reads); ratios are compact / built,
+# compact / grown and cbuilt / built (both built by CREATE INDEX) in the
+# same run.
 #
 # Needs root (the cgroup, dropping the page cache) and the cgroup v1 memory
 # controller (/sys/fs/cgroup/memory) or cgroup v2 with the memory controller
@@ -169,12 +180,13 @@ pg_version=$(psql_b -c "SELECT split_part(version(), ' on ', 1)")
 psql_b -c "CREATE EXTENSION elastic_index"
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
-step "load: $rows rows into built, grown and compact"
+step "load: $rows rows into built, grown, compact and cbuilt"
 psql_b <<EOF
 CREATE TABLE src AS SELECT 2 * i AS k, i AS v FROM generate_series(1, $rows) i ORDER BY hashint8(i);
 CREATE TABLE t_built (k int8, v int8);
 CREATE TABLE t_grown (k int8, v int8);
 CREATE TABLE t_compact (k int8, v int8);
+CREATE TABLE t_cbuilt (k int8, v int8);
 CREATE INDEX t_grown_k ON t_grown USING btree (k);
 CREATE INDEX t_compact_k ON t_compact USING elastic_btree (k) WITH (size_bound = '1MB');
 INSERT INTO t_built SELECT k, v FROM src;
@@ -184,9 +196,14 @@ step "load: grown"
 psql_b -c "INSERT INTO t_grown SELECT k, v FROM src"
 step "load: compact"
 psql_b -c "INSERT INTO t_compact SELECT k, v FROM src"
-psql_b -c "DROP TABLE src" -c "VACUUM ANALYZE t_built, t_grown, t_compact" -c "CHECKPOINT"
+step "load: cbuilt"
+psql_b <<EOF
+INSERT INTO t_cbuilt SELECT k, v FROM src;
+CREATE INDEX t_cbuilt_k ON t_cbuilt USING elastic_btree (k) WITH (size_bound = '1MB');
+EOF
+psql_b -c "DROP TABLE src" -c "VACUUM ANALYZE t_built, t_grown, t_compact, t_cbuilt" -c "CHECKPOINT"
 
-tables="built grown compact"
+tables="built grown compact cbuilt"
 declare -A heap_mb index_mb files
 for t in $tables; do
 	read -r h i hf if < <(psql_b -F ' ' -c "SELECT pg_relation_size('t_$t') / 1048576.0, pg_relation_size('t_${t}_k') / 1048576.0, pg_relation_filepath('t_$t'), pg_relation_filepath('t_${t}_k')")
@@ -194,8 +211,11 @@ for t in $tables; do
 	index_mb[$t]=$(printf '%.1f' "$i")
 	files[$t]="$hf $if"
 done
-compact_leaves=$(psql_b -c "SELECT compact_leaf_pages || ' of ' || leaf_pages FROM elastic_index_stats('t_compact_k')")
-step "sizes MB: heap ${heap_mb[built]}, built ${index_mb[built]}, grown ${index_mb[grown]}, compact ${index_mb[compact]} ($compact_leaves leaves compact)"
+declare -A leaves
+for t in compact cbuilt; do
+	leaves[$t]=$(psql_b -c "SELECT compact_leaf_pages || ' of ' || leaf_pages FROM elastic_index_stats('t_${t}_k')")
+done
+step "sizes MB: heap ${heap_mb[built]}, built ${index_mb[built]}, grown ${index_mb[grown]}, compact ${index_mb[compact]} (${leaves[compact]} leaves compact), cbuilt ${index_mb[cbuilt]} (${leaves[cbuilt]} leaves compact)"
 
 # The pgbench script of key choice $1 (uniform, zipfian), query $2, table $3.
 pgbench_script() {
@@ -289,14 +309,19 @@ if [ -z "$budgets" ] && [ -z "$overhead" ]; then
 fi
 if [ -z "$budgets" ]; then
 	budgets=$(awk -v h="${heap_mb[built]}" -v b="${index_mb[built]}" \
-		-v g="${index_mb[grown]}" -v c="${index_mb[compact]}" -v o="$overhead" 'BEGIN {
+		-v g="${index_mb[grown]}" -v c1="${index_mb[compact]}" -v c2="${index_mb[cbuilt]}" -v o="$overhead" 'BEGIN {
 		big = (b > g) ? b : g
+		# the larger compact index, so that every compact index fits
+		c = (c1 > c2) ? c1 : c2
 		# shared_buffers takes a quarter, the processes o: the kernel keeps
 		# 3/4 x budget - o of file pages
 		printf "%d %d %d %d\n", (h + big + c + 64 + o) * 4 / 3, (h + (c + b) / 2 + o) * 4 / 3,
 			((c + b) / 2 + o) * 4 / 3, (c / 2 + o) * 4 / 3 }')
 fi
 read -r budget_mb[all] budget_mb[table] budget_mb[index] budget_mb[none] <<<"$budgets"
+if awk -v b="${index_mb[built]}" -v c1="${index_mb[compact]}" -v c2="${index_mb[cbuilt]}" 'BEGIN { exit !(c1 >= b || c2 >= b) }'; then
+	step "warning: a compact index (compact ${index_mb[compact]} MB, cbuilt ${index_mb[cbuilt]} MB) is not smaller than the built btree (${index_mb[built]} MB): the budgets table and index do not separate them"
+fi
 # below about 48 MB the server itself may not start in the cgroup
 for budget in all table index none; do
 	[ "${budget_mb[$budget]}" -ge 48 ] || budget_mb[$budget]=48
@@ -333,7 +358,8 @@ cp "$results" "$out/memory-budget.csv"
 awk -F, -v cmd="$command_line" -v pgver="$pg_version" -v extver="$ext_version" \
 	-v rows="$rows" -v secs="$secs" -v warm="$warm" -v rounds="$rounds" -v overhead="$overhead" \
 	-v heap="${heap_mb[built]}" -v sbuilt="${index_mb[built]}" -v sgrown="${index_mb[grown]}" \
-	-v scompact="${index_mb[compact]}" -v cleaves="$compact_leaves" -v device="${device:-unknown}" \
+	-v scompact="${index_mb[compact]}" -v cleaves="${leaves[compact]}" \
+	-v scbuilt="${index_mb[cbuilt]}" -v cbleaves="${leaves[cbuilt]}" -v device="${device:-unknown}" \
 	-v nproc="$(nproc)" -v date="$(date -u '+%Y-%m-%d %H:%M UTC')" -v commit="$(repo_commit "$repo")" \
 	-f "$here/report.awk" "$results" >"$out/memory-budget.md"
 step "report: $out/memory-budget.csv, $out/memory-budget.md"
@@ -341,7 +367,7 @@ if command -v gnuplot >/dev/null; then
 	step "plot: $out/memory-budget.png"
 	bash "$here/plot.sh" "$out" "$command_line" >/dev/null ||
 		echo "run.sh: bench/memory_budget/plot.sh failed; the CSV and the report are written" >&2
-	printf '\n![memory-budget.png: tps and disk reads per query of compact against the built and the grown btree, per budget](memory-budget.png)\n\nDrawn from memory-budget.csv by `bench/memory_budget/plot.sh` (`bench/memory_budget/plot.sh DIR` redraws it).\n' >>"$out/memory-budget.md"
+	printf '\n![memory-budget.png: tps and disk reads per query of compact and cbuilt against the built and the grown btree, per budget](memory-budget.png)\n\nDrawn from memory-budget.csv by `bench/memory_budget/plot.sh` (`bench/memory_budget/plot.sh DIR` redraws it).\n' >>"$out/memory-budget.md"
 fi
 step "done in $((($(date +%s) - start_epoch) / 60)) min $((($(date +%s) - start_epoch) % 60)) s"
 exit 0
