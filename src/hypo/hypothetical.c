@@ -409,15 +409,15 @@ ei_hypo_tid_bytes(double ntuples, BlockNumber heappages)
  *
  * Standard leaves filled to the fill factor, inner pages to 70%.  Every
  * leaf compact instead, filled to the fill factor of a compact leaf's
- * capacity (EICompactCapacity; a build leaves only its last few leaves
- * standard), when the keys can be compact and either it is an osm_tree with
- * compact_leaves (whose near-sorted loads in large transactions reach the
- * same) or an elastic_btree whose standard leaves (with posting lists where
- * it deduplicates) would take shrink_threshold of its bound
+ * capacity (EICompactCapacity; a build leaves its last few leaves standard,
+ * and an elastic_btree build the leaves of its sample too), when the keys
+ * can be compact and either it is an osm_tree with compact_leaves (whose
+ * near-sorted loads in large transactions reach the same) or an
+ * elastic_btree whose standard leaves (with posting lists where it
+ * deduplicates) would take shrink_threshold of its bound
  * (EIElasticBuildLeaves' rule, which the build applies to the leaves it
- * measured).  Later
- * inserts change this: scattered ones into a bounded elastic_btree convert
- * leaves as they fill and leave them about 70% full.
+ * measured).  Later inserts change this: scattered ones into a bounded
+ * elastic_btree convert leaves as they fill and leave them about 70% full.
  */
 static void
 ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
