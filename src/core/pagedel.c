@@ -49,6 +49,8 @@
 #ifdef EI_FAULT_INJECTION
 /* the longest the extension gate waits for a waiter (milliseconds) */
 #define EI_EXTENSION_GATE_CAP_MS	5000
+/* extensions a session gates at most while the cap releases them */
+#define EI_EXTENSION_GATE_TRIES	4
 
 /* debug fault injection for crash tests (elastic_index.debug_fault) */
 int			ei_debug_fault = EI_FAULT_NONE;
@@ -87,7 +89,9 @@ EIFaultGate(int point, uint32 gate)
  * Hold a backend that has just added a page to the index, holding the
  * relation extension lock but not yet the page's buffer lock, until another
  * backend waits for the extension lock, for at most a few seconds; once per
- * session, at its first extension after the debug GUC was set.
+ * session, at its first extension after the debug GUC was set, and again at
+ * its next extensions (up to EI_EXTENSION_GATE_TRIES in all) while the cap
+ * rather than a waiter released it (an index nobody else was extending).
  *
  * The holder of an extension lock may take no heavyweight lock, so this
  * polls instead of waiting on an advisory lock, reporting the wait event
@@ -97,13 +101,14 @@ EIFaultGate(int point, uint32 gate)
 void
 EIFaultExtensionGate(Relation rel)
 {
-	static bool fired = false;
+	static int	tries = 0;
 	int			waited_ms = 0;
 	bool		waiter = false;
 
-	if (ei_debug_fault != EI_FAULT_EXTENSION_GATE || fired)
+	if (ei_debug_fault != EI_FAULT_EXTENSION_GATE ||
+		tries >= EI_EXTENSION_GATE_TRIES)
 		return;
-	fired = true;
+	tries++;
 	while (waited_ms < EI_EXTENSION_GATE_CAP_MS)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -118,6 +123,8 @@ EIFaultExtensionGate(Relation rel)
 		pgstat_report_wait_end();
 		waited_ms += 10;
 	}
+	if (waiter)
+		tries = EI_EXTENSION_GATE_TRIES;
 	elog(LOG, "elastic_index: extension gate of index \"%s\" released %s after %d ms",
 		 RelationGetRelationName(rel),
 		 waiter ? "by a waiter" : "by its time cap", waited_ms);

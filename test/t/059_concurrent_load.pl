@@ -111,8 +111,10 @@ sub load_round
 	$gate->quit;
 	my $log = slurp_file($node->logfile, $log_offset);
 	# The gate only makes contention likely: stream 0's first extension
-	# may be of an index the others do not extend within its time cap, and
-	# then the spares below come from the streams' own contention.
+	# may be of an index the others do not extend within its time cap (on a
+	# loaded machine: the 17 row of a matrix run beside a benchmark); it
+	# then holds its next extensions, four in all, and if none meets a
+	# waiter the spares below come from the streams' own contention.
 	diag("round $r: stream 0's extension gate timed out")
 	  unless $log =~ /extension gate of index "\w+" released by a waiter/;
 	like($log, qr/added \d+ spare pages to index/, "round $r: a stream added spare pages");
