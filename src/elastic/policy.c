@@ -327,12 +327,27 @@ EIParseSizeBound(const char *value, int64 *kb, double *percent,
 }
 
 /*
- * The current elastic_btree.shrink_threshold.
+ * The index size in pages at which a bound of bound pages starts making
+ * leaves compact: shrink_threshold of it, at least one page.
  */
-double
-EIElasticShrinkThreshold(void)
+static int64
+ei_shrink_pages(int64 bound)
 {
-	return ei_shrink_threshold;
+	return Max((int64) ceil(ei_shrink_threshold * bound), 1);
+}
+
+/*
+ * Would an index whose leaf level takes standard_leaves standard leaves
+ * (plus one inner page per hundred leaves and two, as ei_expanded_pages
+ * counts) reach where a bound of bound pages starts making leaves compact?
+ * The rule of builds (EIElasticBuildLeaves) and of the hypothetical
+ * index's size model.
+ */
+bool
+EIElasticStandardPassesBound(double standard_leaves, int64 bound)
+{
+	return bound > 0 && standard_leaves + floor(standard_leaves / 100) + 2 >=
+		ei_shrink_pages(bound);
 }
 
 /*
@@ -778,8 +793,7 @@ EIElasticBuildLeaves(Relation index, Relation heap, double ntuples,
 	if (standard_leaves < 0)
 		return EICompactInfo(index) != NULL ? EI_BUILD_MEASURE :
 			EI_BUILD_STANDARD;
-	return standard_leaves + floor(standard_leaves / 100) + 2 >=
-		Max(ceil(ei_shrink_threshold * bound), 1) ?
+	return EIElasticStandardPassesBound(standard_leaves, bound) ?
 		EI_BUILD_KIND : EI_BUILD_STANDARD;
 }
 
@@ -822,7 +836,7 @@ EIElasticInsertPrepare(Relation rel, Relation heapRel)
 			int64		bound = ei_cached_bound_pages(rel, heapRel);
 
 			if (bound > 0)
-				compact_pages = Max((int64) ceil(ei_shrink_threshold * bound), 1);
+				compact_pages = ei_shrink_pages(bound);
 		}
 	}
 

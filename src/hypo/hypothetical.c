@@ -448,9 +448,9 @@ ei_hypo_estimate(EIHypoIndex *hypo, double ntuples, BlockNumber heappages,
 		return;
 	if (hypo->compact_appends)
 		compact = true;
-	else if (est->bound_pages > 0)
-		compact = est->standard_leaves + floor(est->standard_leaves / 100) + 2 >=
-			Max(ceil(EIElasticShrinkThreshold() * est->bound_pages), 1);
+	else
+		compact = EIElasticStandardPassesBound(est->standard_leaves,
+											   est->bound_pages);
 	if (!compact)
 		return;
 

@@ -120,7 +120,7 @@ extern int64 EIElasticExpand(Relation rel, int64 max_leaves);
 extern bool EIValidateSizeBound(const char *value, char **hint);
 extern bool EIParseSizeBound(const char *value, int64 *kb, double *percent,
 							 const char **hint);
-extern double EIElasticShrinkThreshold(void);
+extern bool EIElasticStandardPassesBound(double standard_leaves, int64 bound);
 extern const char *EIElasticDefaultBound(void);
 
 #endif							/* EIELASTIC_H */

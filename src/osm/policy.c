@@ -139,8 +139,8 @@ EIBuildLeavesChoice
 OsmBuildLeaves(Relation index, Relation heap, double ntuples,
 			   double standard_leaves)
 {
-	(void) EICompactInfo(index);
-	return OsmFormLeaves(index) ? EI_BUILD_KIND : EI_BUILD_STANDARD;
+	return OsmGetCompactLeaves(index) && EICompactInfo(index) != NULL ?
+		EI_BUILD_KIND : EI_BUILD_STANDARD;
 }
 
 /*
