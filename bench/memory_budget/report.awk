@@ -3,7 +3,9 @@
 # queries,buffer_misses,disk_reads,disk_sectors); the variables come from
 # run.sh.  Three tables: lookups per second, disk reads, shared-buffer
 # misses; cbuilt's columns only when the CSV has cbuilt rows (older runs
-# have built, grown and compact only).
+# have built, grown and compact only).  A join statement looks up 100 keys:
+# its rows count lookups (tps and queries times 100), so that every row is
+# per lookup.
 
 # The headings "$1 built | $1 grown | ..." of the tables in the report.
 function cols(measure, t, line) {
@@ -68,8 +70,9 @@ function rows_of(m, digits, withratios, withkb, b, d, q, bud, sfx) {
 		bud = budgets[b]
 		if (!(bud in mb)) continue
 		for (d = 1; d <= 2; d++)
-			for (q = 1; q <= 3; q++) {
+			for (q = 1; q <= nq; q++) {
 				sfx = SUBSEP dists[d] SUBSEP queries[q]
+				if (!((bud SUBSEP tabs[1] sfx) in m)) continue
 				printf "| %s | %d | %s | %s |%s%s\n", bud, mb[bud], dists[d], queries[q], \
 					cells(m, sfx, bud, digits, withratios), withkb ? cells(kbytes, sfx, bud, 1, 0) : ""
 			}
@@ -77,6 +80,10 @@ function rows_of(m, digits, withratios, withkb, b, d, q, bud, sfx) {
 }
 
 NR == 1 { next }
+$6 == "join" {
+	$7 *= 100
+	$8 *= 100
+}
 {
 	key = $1 SUBSEP $4 SUBSEP $5 SUBSEP $6
 	if (!(key in tps) || $7 + 0 > tps[key] + 0) {
@@ -101,7 +108,7 @@ END {
 		ratcols = ratcols " | " rats[r]
 	nb = split("all table index none", budgets, " ")
 	split("uniform zipfian", dists, " ")
-	split("present absent range", queries, " ")
+	nq = split("present absent range join", queries, " ")
 
 	print "# Point lookups under a memory budget: compact leaves against btree"
 	print ""
@@ -114,8 +121,8 @@ END {
 	printf "- Budgets: a memory cgroup around the server (shared memory, processes, the file pages they read), shared_buffers a quarter of it; what it leaves for file pages (3/4 of the budget - %d MB for the processes, measured) is, with \"compact index\" the larger of the elastic_btree indexes: all = heap + the larger btree + the compact index + 64 MB; table = halfway between heap + compact index and heap + built btree (the table fits with any compact index, not with a btree); index = halfway between the compact and the built index (every compact index fits, no btree, not the heap); none = half the compact index.\n", overhead
 	if (scompact + 0 >= sbuilt + 0 || (("cbuilt" in seen) && scbuilt != "" && scbuilt + 0 >= sbuilt + 0))
 		print "- Note: an elastic_btree index is not smaller than the built btree here, so the budgets table and index do not separate the compact index from the btree (they are set from the larger elastic_btree index)."
-	printf "- Per budget, round and table (the tables interleaved): page cache dropped, server restarted in the cgroup, heap and index read once, then per key choice %d s of present-key lookups, then %d s per query; 1 pgbench client, prepared statements, sequential and bitmap scans off; best of %d rounds (highest tps).\n", warm, secs, rounds
-	print "- Queries: present = `SELECT v FROM t WHERE k = :k` on a key in the table; absent = the same on an odd key; range = `sum(v)` over 100 rows. Keys: uniform, or random_zipfian(0, N-1, 1.1) scattered by permute()."
+	printf "- Per budget, round and table (the tables interleaved): page cache dropped, server restarted in the cgroup, heap and index read once, then per key choice %d s of present-key lookups, then %d s per query; 1 pgbench client, prepared statements, sequential and bitmap scans, hash and merge joins off; best of %d rounds (highest tps).\n", warm, secs, rounds
+	print "- Queries: present = `SELECT v FROM t WHERE k = :k` on a key in the table; absent = the same on an odd key; range = `sum(v)` over 100 rows; join = 100 present keys in one statement, looked up by a nested-loop join (`SELECT sum(v) FROM generate_series(1, 100) g JOIN t ON k = f(g)`, uniform keys only), counted per lookup (its tps is lookups per second), which leaves out the statement's fixed cost per key. Keys: uniform, or random_zipfian(0, N-1, 1.1) scattered by permute()."
 	printf "- misses/q: shared-buffer misses (heap and index) per query, pg_statio; disk/q: read requests per query the device %s completed (/proc/diskstats: the whole machine's reads); KB/q: kilobytes it read per query (readahead included).\n", device
 	print ""
 	print "## Lookups per second (best round)"

@@ -47,11 +47,17 @@
 # zipfian, random_zipfian(0, N-1, 1.1) through permute() so that hot keys
 # lie scattered), pgbench runs present-key lookups for --warm seconds to
 # settle the cache, then measures for --secs seconds each, one client,
-# sequential and bitmap scans off:
+# sequential and bitmap scans, hash and merge joins off:
 #
 #   present  SELECT v FROM t WHERE k = :k   (a key in the table)
 #   absent   the same with an odd key (in no table)
 #   range    sum(v) over k BETWEEN :k AND :k + 198 (100 rows)
+#   join     100 present keys, uniform, looked up in one statement by a
+#            nested-loop join (SELECT sum(v) FROM generate_series(1, 100) g
+#            JOIN t ON k = f(g)): the lookups without a statement's fixed
+#            cost per key (parse-free prepared execution, the client round
+#            trip), as a lookup join or an IN list pays them; the report
+#            counts its lookups, 100 a statement
 #
 # and reports per query: transactions per second (tps), shared-buffer
 # misses per query (index and heap pages from pg_statio, which may come
@@ -227,14 +233,25 @@ pgbench_script() {
 	present) echo "\\set k 2 * :r + 2" ;;
 	absent) echo "\\set k 2 * :r + 1" ;;
 	range) echo "\\set k 2 * :r + 2" ;;
+	join) echo "\\set s random(0, 1000000000)" ;;
 	esac
 	case $2 in
 	present | absent) echo "SELECT v FROM t_$3 WHERE k = :k;" ;;
 	range) echo "SELECT sum(v) FROM t_$3 WHERE k BETWEEN :k AND :k + 198;" ;;
+	join) echo "SELECT sum(v) FROM generate_series(1, 100) g JOIN t_$3 ON k = 2 * ((hashint8(g + :s) & 2147483647) % $rows) + 2;" ;;
+	esac
+}
+
+# The queries run with key choice $1: join's keys are uniform only (they
+# are computed in the statement, where pgbench's zipfian choice is not).
+queries_of() {
+	case $1 in
+	uniform) echo "present absent range join" ;;
+	zipfian) echo "present absent range" ;;
 	esac
 }
 for dist in uniform zipfian; do
-	for q in present absent range; do
+	for q in $(queries_of "$dist"); do
 		for t in $tables; do
 			pgbench_script "$dist" "$q" "$t" >"$work/$dist-$q-$t.sql"
 		done
@@ -285,7 +302,7 @@ misses() {
 # the transactions.
 run_pgbench() {
 	local log
-	log=$(PGOPTIONS="-c enable_seqscan=off -c enable_bitmapscan=off" as_pg "$PG_BINDIR/pgbench" -n -M prepared \
+	log=$(PGOPTIONS="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_hashjoin=off -c enable_mergejoin=off" as_pg "$PG_BINDIR/pgbench" -n -M prepared \
 		-h "$sock" -p "$port" -U "$dbuser" -c 1 -T "$3" -f "$work/$1-$2.sql" bench 2>&1) || {
 		echo "$log" >&2
 		return 1
@@ -337,7 +354,7 @@ for budget in all table index none; do
 			read_in_cgroup "$t"
 			for dist in uniform zipfian; do
 				run_pgbench "$dist-present" "$t" "$warm" >/dev/null
-				for q in present absent range; do
+				for q in $(queries_of "$dist"); do
 					m0=$(misses "$t")
 					read -r r0 s0 < <(disk_reads; echo)
 					read -r tps n < <(run_pgbench "$dist-$q" "$t" "$secs")
