@@ -19,7 +19,7 @@ CREATE FUNCTION ei_scan_result(q text, mode text) RETURNS text LANGUAGE plpgsql 
 DECLARE r text;
 BEGIN
   PERFORM set_config('enable_seqscan', (mode = 'seq')::text, true);
-  PERFORM set_config('enable_indexscan', (mode = 'index')::text, true);
+  PERFORM set_config('enable_indexscan', (mode IN ('index', 'indexonly'))::text, true);
   PERFORM set_config('enable_indexonlyscan', (mode = 'indexonly')::text, true);
   PERFORM set_config('enable_bitmapscan', (mode = 'bitmap')::text, true);
   EXECUTE 'SELECT count(*) || '':'' || md5(coalesce(string_agg(x::text, '','' ORDER BY x), '''')) FROM (' || q || ') s(x)' INTO r;
