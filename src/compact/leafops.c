@@ -461,6 +461,12 @@ EICompactInsert(EIInsertState istate)
 	if (relocked && istate->own_entry)
 		CheckForSerializableConflictIn(rel, NULL, BufferGetBlockNumber(buf));
 
+	if (loc.exact && istate->may_be_present)
+	{
+		/* a batch's or flush's entry that is here already (an earlier try) */
+		EIRelBuf(rel, buf);
+		return EI_LEAF_INSERTED;
+	}
 	if (loc.exact)
 		elog(ERROR, "entry for heap TID (%u,%u) is already in index \"%s\"",
 			 ItemPointerGetBlockNumber(&itup->t_tid),

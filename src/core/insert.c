@@ -160,6 +160,7 @@ ei_insert_begin(EIInsertState istate, Relation rel, Relation heapRel,
 	istate->nposting = NULL;
 	istate->origitup = NULL;
 	istate->deduplicate = false;
+	istate->may_be_present = false;
 
 	/*
 	 * Pivots are copies of the first item of their right page, so a page's
@@ -260,7 +261,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
-			if (from_batch &&
+			if ((from_batch || istate->may_be_present) &&
 				ei_leaf_holds(rel, istate->key, page, &offnum))
 			{
 				/* there already */
@@ -594,6 +595,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			 * it splits as for any insert.
 			 */
 			ei_insert_begin(&istate, rel, heapRel, items[i]);
+			istate.may_be_present = true;
 			if (dense)
 			{
 				istate.run_next = items + i + 1;

@@ -576,6 +576,14 @@ typedef struct EIInsertStateData
 
 	/* a full leaf gets a dedup pass before it splits (EIGetDeduplicate) */
 	bool		deduplicate;
+
+	/*
+	 * An entry of osm_tree's sorted batches or insert-buffer flushes, which
+	 * may be in the tree already (a flush interrupted after it moved some
+	 * entries, a batch applied again): a leaf that holds it, of any kind,
+	 * leaves it there instead of raising a duplicate-entry error.
+	 */
+	bool		may_be_present;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;
