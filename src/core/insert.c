@@ -245,6 +245,9 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 	/* a policy's leaf that unlocks itself checks again (src/README.md) */
 	istate->own_entry = own_entry;
+	/* a batch's entry may be in the tree already, on a leaf of any kind */
+	if (from_batch)
+		istate->may_be_present = true;
 	for (;;)
 	{
 		Page		page;
@@ -292,7 +295,10 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 			}
 		}
 
-		/* an entry found there already was not inserted, nor counted */
+		/*
+		 * an entry a standard leaf holds already was not inserted, nor counted
+		 * (one a compact leaf holds is counted as a descent or fast-path insert)
+		 */
 		EIStatsCount(rel, via_pole ? EI_STAT_FASTPATH_INSERTS :
 					 EI_STAT_DESCENTS, 1);
 
