@@ -4,8 +4,12 @@
 -- raised "entry for heap TID ... is already in index" on compact leaves,
 -- and every later flush and VACUUM with it).  Needs a build with
 -- EI_FAULT_INJECTION, as every suite's build is.
-SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS elastic_index;
+-- everything this file creates lives in its own schema
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS ei_flush_retry CASCADE;
+CREATE SCHEMA ei_flush_retry;
+SET search_path = ei_flush_retry, public;
 RESET client_min_messages;
 
 CREATE TABLE fr (seq int8);
@@ -40,6 +44,7 @@ SET enable_indexonlyscan = off;
 SET enable_bitmapscan = off;
 SELECT count(*), count(DISTINCT ctid), sum(seq) FROM fr WHERE seq >= 0;
 RESET ALL;
+SET search_path = ei_flush_retry, public;
 
 -- the same with standard leaves, which already took it
 CREATE TABLE fs (seq int8);
@@ -58,4 +63,8 @@ SET enable_bitmapscan = off;
 SELECT count(*), count(DISTINCT ctid), sum(seq) FROM fs WHERE seq >= 0;
 RESET ALL;
 
-DROP TABLE fr, fs;
+SET client_min_messages = warning;
+DROP SCHEMA ei_flush_retry CASCADE;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;
+RESET client_min_messages;
