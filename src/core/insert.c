@@ -264,7 +264,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
-			if ((from_batch || istate->may_be_present) &&
+			if (istate->may_be_present &&
 				ei_leaf_holds(rel, istate->key, page, &offnum))
 			{
 				/* there already */
