@@ -64,6 +64,9 @@ static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 static int	ei_stream_aligned_split(Relation rel, Page page,
 									IndexTuple newitem, OffsetNumber *origoff,
 									int nitems, bool *feasible, int best);
+static void ei_check_split_bounds(Relation rel, BlockNumber blkno,
+								  Page leftpage, Page rightpage,
+								  bool rightmost);
 static inline IndexTuple ei_split_item(Page page, const OffsetNumber *origoff,
 									 IndexTuple newitem, int k);
 static int	ei_key_aligned_split(Page page, IndexTuple newitem,
@@ -2073,6 +2076,9 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	rightpage = PageGetTempPage(origpage);
 	EISplitBuildPages(rel, origpage, firstright, newitemoff, newitem,
 					  newitemonleft, lefthikey, leftpage, rightpage);
+	if (isleaf)
+		ei_check_split_bounds(rel, origblk, leftpage, rightpage,
+							  EI_RIGHTMOST(oopaque));
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);
@@ -2118,6 +2124,54 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 		RelationSetTargetBlock(rel, InvalidBlockNumber);
 
 	return rbuf;
+}
+
+/*
+ * Check the two halves of a leaf split, built in private memory, before
+ * they are installed: the left half's last item (a posting list by its
+ * last TID) must sort before the new high key, and the right half's first
+ * item (by its first TID) must not.  A split that broke either would put
+ * entries where descents do not look for them, so it fails here instead,
+ * while nothing has changed yet (elog: only a defect in the split's choice
+ * of its high key can get here, never a page read from disk, whose items
+ * EICheckPageItems checked and whose order the split keeps).  rightmost:
+ * the split page was the rightmost, so the right half has no high key.
+ */
+static void
+ei_check_split_bounds(Relation rel, BlockNumber blkno, Page leftpage,
+					  Page rightpage, bool rightmost)
+{
+	EIPageOpaque lopaque = EIPageGetOpaque(leftpage);
+	BlockNumber lnext = lopaque->ei_next;
+	OffsetNumber lmax = PageGetMaxOffsetNumber(leftpage);
+	OffsetNumber rfirst = rightmost ? EI_HIKEY : EI_FIRSTKEY;
+	EIScanInsert key;
+	const char *what = NULL;
+
+	/* the left half has a high key whatever its links say yet */
+	lopaque->ei_next = EI_METAPAGE;
+	if (lmax >= EI_FIRSTKEY)
+	{
+		IndexTuple	last = EIReadTuple(leftpage, lmax);
+
+		key = EIMakeScanKey(rel, last, true);
+		key->scantid_data = *EILeafMaxTID(last);
+		key->scantid = &key->scantid_data;
+		if (EICompare(rel, key, leftpage, EI_HIKEY) >= 0)
+			what = "the left half's last item is not less than its high key";
+		pfree(key);
+	}
+	if (what == NULL && PageGetMaxOffsetNumber(rightpage) >= rfirst)
+	{
+		key = EIMakeScanKey(rel, EIReadTuple(rightpage, rfirst), true);
+		if (EICompare(rel, key, leftpage, EI_HIKEY) < 0)
+			what = "the right half's first item is less than the left half's high key";
+		pfree(key);
+	}
+	lopaque->ei_next = lnext;
+	if (what != NULL)
+		elog(ERROR, "split of block %u of index \"%s\" refused: %s",
+			 blkno, RelationGetRelationName(rel), what);
 }
 
 /*
@@ -2793,7 +2847,14 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 		newitemoff <= maxoff && feasible[newitemoff - first + 1] &&
 		EISameKey(EIReadTuple(page, newitemoff - 1), newitem) &&
 		!EISameKey(EIReadTuple(page, newitemoff), newitem);
+	/*
+	 * Not after a posting split: the new item then carries the list's old
+	 * last TID (ei_posting_split_prepare), and the batch's next entries,
+	 * which sort after the entry itself, may sort before it; a separator
+	 * taken from one of them would be less than the new item on the left.
+	 */
 	batchrun = isleaf && istate != NULL && istate->run_next != NULL &&
+		istate->postingoff == 0 &&
 		newitemoff <= maxoff && !runend && !keyend;
 
 	if (batchrun)
