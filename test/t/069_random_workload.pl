@@ -117,7 +117,8 @@ CREATE INDEX os_b ON os USING osm_tree (b)
 	WITH (batch_size = 1, buffer_size = 8, flush_fraction = 0.5, sort_threshold = 16);
 CREATE INDEX os_g ON os USING osm_tree (g);
 
--- The query kind of table tbl on [lo, lo + span] answered by an index
+-- The query kind of table tbl on [lo, lo + span] (for os, lo thousandths
+-- into the clock's range) answered by an index
 -- scan, a bitmap scan and a sequential scan in the caller's snapshot
 -- (REPEATABLE READ); an error if they differ.
 CREATE FUNCTION probe(tbl text, kind int, lo int8, span int8) RETURNS void
@@ -147,6 +148,9 @@ BEGIN
 		ELSE format('SELECT count(*) FROM ev WHERE k >= %s', 10000000 + lo % 100000)
 		END;
 	ELSE
+		-- lo is a position in the clock's ticks so far, in thousandths
+		lo := (SELECT last_value FROM os_clock) * (lo % 1000) / 100;
+		hi := lo + span;
 		q := CASE kind % 6
 		WHEN 0 THEN format('SELECT count(*), sum(seq), sum(v) FROM os WHERE ts BETWEEN %s AND %s', lo, hi)
 		WHEN 1 THEN format('SELECT count(*), sum(ts) FROM os WHERE device_id = %s AND ts >= %s', lo % 40, lo)
@@ -262,10 +266,10 @@ COMMIT;
 } ],
 	probe_os => [ 3, q{
 \set kind random(0, 5)
-\set lo random(1, 600000)
+\set lo random(0, 999)
 \set span random(0, 20000)
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-SELECT probe('os', :kind, :lo * 10, :span);
+SELECT probe('os', :kind, :lo, :span);
 COMMIT;
 } ],);
 
@@ -382,7 +386,9 @@ sub maintenance_loop
 	return;
 }
 
-# What each index must answer like a sequential scan, on both servers.
+# What each index must answer like a sequential scan, on both servers (on
+# the standby, where no other index can be dropped, a condition on a part
+# of a column's range, so that the planner picks the index by itself).
 my $near_keys = join(',', map { 10000000 + 7 * $_ } 0 .. 700);
 my $tick_keys = join(',', map { 10 * (1 + 997 * $_) } 0 .. 700);
 my @queries = (
@@ -396,13 +402,13 @@ my @queries = (
 	[ 'ev', 'ev_a', 'SELECT count(*), sum(a), md5(string_agg(w, \',\' ORDER BY a, w)) FROM ev WHERE a BETWEEN 100 AND 15000' ],
 	[ 'ev', 'ev_t', 'SELECT count(*), md5(string_agg(t, \',\' ORDER BY t)) FROM ev WHERE t >= \'3\' AND t < \'c\'' ],
 	[ 'ev', 'ev_t', 'SELECT count(*), sum(id) FROM ev WHERE t > \'e\'' ],
-	[ 'os', 'os_ts', 'SELECT count(*), sum(seq), sum(v), md5(string_agg(seq::text, \',\' ORDER BY seq)) FROM os WHERE ts >= 0' ],
+	[ 'os', 'os_ts', 'SELECT count(*), sum(seq), sum(v), md5(string_agg(seq::text, \',\' ORDER BY seq)) FROM os WHERE ts BETWEEN 1000 AND 400000' ],
 	[ 'os', 'os_ts', "SELECT count(*), sum(seq) FROM os WHERE ts = ANY ('{$tick_keys}'::int8[])" ],
 	[ 'os', 'os_dev', 'SELECT count(*), sum(ts), md5(string_agg(ts::text, \',\' ORDER BY ts, seq)) FROM os WHERE device_id = 7' ],
 	[ 'os', 'os_dev', 'SELECT count(*), sum(ts) FROM os WHERE device_id BETWEEN 3 AND 9' ],
 	[ 'os', 'os_dev', 'SELECT count(*), sum(ts) FROM os WHERE device_id = 11 AND ts > 50000' ],
 	[ 'os', 'os_seq', 'SELECT count(*), sum(ts) FROM os WHERE seq BETWEEN 1000 AND 2000000' ],
-	[ 'os', 'os_b', 'SELECT count(*), sum(seq), md5(string_agg(seq::text, \',\' ORDER BY seq)) FROM os WHERE b BETWEEN 0 AND 200000000' ],
+	[ 'os', 'os_b', 'SELECT count(*), sum(seq), md5(string_agg(seq::text, \',\' ORDER BY seq)) FROM os WHERE b BETWEEN 1000 AND 400000' ],
 	[ 'os', 'os_g', 'SELECT count(*), sum(seq) FROM os WHERE g = 5' ],);
 my $n_indexes = 9;
 
