@@ -29,16 +29,7 @@ autovacuum = off
 max_wal_size = '2GB'
 });
 $primary->start;
-# every record carries a page image: a slot keeps the WAL until the standby
-# has it, through the primary's crash too
-$primary->safe_psql('postgres',
-	"SELECT pg_create_physical_replication_slot('standby_slot')");
-$primary->backup('bkp');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
-$standby->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'elastic_index'\nprimary_slot_name = 'standby_slot'");
-$standby->start;
+my $standby = ElasticIndex::Tools::slot_standby($primary);
 
 # what both servers must answer alike, through b_k and by a sequential scan
 my @queries = map { [ 'b', 'b_k', $_ ] } (

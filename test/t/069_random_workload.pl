@@ -63,15 +63,7 @@ autovacuum_naptime = 2
 deadlock_timeout = 100ms
 });
 $primary->start;
-# every record carries a page image: a slot keeps the WAL until the standby
-# has it, through the primary's crash too
-$primary->safe_psql('postgres',
-	"SELECT pg_create_physical_replication_slot('standby_slot')");
-$primary->backup('bkp');
-my $standby = PostgreSQL::Test::Cluster->new('standby');
-$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
-$standby->append_conf('postgresql.conf', "primary_slot_name = 'standby_slot'");
-$standby->start;
+my $standby = ElasticIndex::Tools::slot_standby($primary);
 
 # ev: elastic_btree indexes, one per column so that a query on a column
 # can only read its index (on the standby too); rows are made from one

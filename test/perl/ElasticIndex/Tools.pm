@@ -8,6 +8,7 @@
 #   ElasticIndex::Tools::check_all_indexes($node, $db, $label);  # tests
 #   my $res = ElasticIndex::Tools::differential($node, $db, $label, \@queries);
 #   ElasticIndex::Tools::no_invalid_indexes($node, $db, $label);  # a test
+#   my $standby = ElasticIndex::Tools::slot_standby($primary);
 
 package ElasticIndex::Tools;
 
@@ -140,6 +141,25 @@ SET enable_bitmapscan = off;};
 		$answers{$index} = $seq;
 	}
 	return \%answers;
+}
+
+# A streaming standby of a started primary (initialized with
+# allows_streaming), started, that reads through a physical replication
+# slot: with wal_consistency_checking every record carries a page image,
+# and the slot keeps the WAL until the standby has it, through the
+# primary's crashes too.
+sub slot_standby
+{
+	my ($primary) = @_;
+	$primary->safe_psql('postgres',
+		"SELECT pg_create_physical_replication_slot('standby_slot')");
+	$primary->backup('bkp');
+	my $standby = PostgreSQL::Test::Cluster->new('standby');
+	$standby->init_from_backup($primary, 'bkp', has_streaming => 1);
+	$standby->append_conf('postgresql.conf',
+		"primary_slot_name = 'standby_slot'");
+	$standby->start;
+	return $standby;
 }
 
 1;
