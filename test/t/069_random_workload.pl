@@ -228,7 +228,7 @@ WHERE ts BETWEEN (SELECT last_value * :p / 100 FROM os_clock) AND (SELECT last_v
 	os_delete => [ 2, q{
 \set p random(0, 1000)
 \set r random(100, 30000)
-DELETE FROM os WHERE ts BETWEEN (SELECT last_value * :p / 100 FROM os_clock)
+DELETE FROM os WHERE ts BETWEEN (SELECT greatest(last_value * :p / 100, 100001) FROM os_clock)
 	AND (SELECT last_value * :p / 100 + :r FROM os_clock);
 } ],
 	rollback => [ 2, q{
