@@ -38,6 +38,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"plain_tids", EI_FAULT_PLAIN_TIDS, false},
 	{"after_truncate_gate", EI_FAULT_AFTER_TRUNCATE_GATE, false},
 	{"before_truncate_gate", EI_FAULT_BEFORE_TRUNCATE_GATE, false},
+	{"run_split_posting", EI_FAULT_RUN_SPLIT_POSTING, false},
 	{NULL, 0, false}
 };
 #endif

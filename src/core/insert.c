@@ -64,9 +64,8 @@ static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 static int	ei_stream_aligned_split(Relation rel, Page page,
 									IndexTuple newitem, OffsetNumber *origoff,
 									int nitems, bool *feasible, int best);
-static void ei_check_split_bounds(Relation rel, BlockNumber blkno,
-								  Page leftpage, Page rightpage,
-								  bool rightmost);
+static const char *ei_check_split_bounds(Relation rel, Page leftpage,
+										 Page rightpage, bool rightmost);
 static inline IndexTuple ei_split_item(Page page, const OffsetNumber *origoff,
 									 IndexTuple newitem, int k);
 static int	ei_key_aligned_split(Page page, IndexTuple newitem,
@@ -2019,6 +2018,8 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	Page		rightpage;
 	EIPageOpaque lopaque;
 	EIPageOpaque ropaque;
+	const EIInsertStateData *choice = istate;
+	EIInsertStateData plain;
 
 	/*
 	 * Every item is copied to a new page below, and the right one is logged
@@ -2039,46 +2040,85 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 						   istate->nposting);
 	}
 
-	firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem, istate,
-								   &newitemonleft, &separator);
-
 	/*
-	 * The left page's new high key bounds it from the first right item, or
-	 * from the batch entry a sorted run's split falls before.
+	 * Choose the split point, form the left page's high key and build both
+	 * halves in private memory; nothing is visible yet.  A leaf's halves are
+	 * checked against the high key (ei_check_split_bounds).  A split that
+	 * fails the check after rules that looked at a batch's next entries is
+	 * chosen again without them, by the rules that take the high key from
+	 * the leaf's own items (a flush would otherwise fail the same way at
+	 * every retry); any other failure is an error.
 	 */
-	if (separator != NULL)
-		firstrightitem = separator;
-	else if (!newitemonleft && newitemoff == firstright)
-		firstrightitem = newitem;
-	else
-		firstrightitem = EIReadTuple(origpage, firstright);
-	if (isleaf)
+	for (int attempt = 0;; attempt++)
 	{
-		IndexTuple	lastleftitem = NULL;
+		const char *problem;
 
-		/* the last item left of the split, to truncate the pivot against */
+		firstright = ei_find_split_loc(rel, origpage, newitemoff, newitem,
+									   choice, &newitemonleft, &separator);
+
+		/*
+		 * The left page's new high key bounds it from the first right item,
+		 * or from the batch entry a sorted run's split falls before.
+		 */
 		if (separator != NULL)
-			lastleftitem = NULL;
-		else if (newitemonleft && newitemoff == firstright)
-			lastleftitem = newitem;
-		else if (firstright > EI_FIRST_DATA(oopaque))
-			lastleftitem = EIReadTuple(origpage, OffsetNumberPrev(firstright));
-		lefthikey = EIFormPivot(rel, lastleftitem, firstrightitem);
-	}
-	else
-	{
-		lefthikey = CopyIndexTuple(firstrightitem);
-		EITupleSetDownlink(lefthikey, InvalidBlockNumber);
-	}
+			firstrightitem = separator;
+		else if (!newitemonleft && newitemoff == firstright)
+			firstrightitem = newitem;
+		else
+			firstrightitem = EIReadTuple(origpage, firstright);
+		if (isleaf)
+		{
+			IndexTuple	lastleftitem = NULL;
 
-	/* build both halves in private memory; nothing is visible yet */
-	leftpage = PageGetTempPage(origpage);
-	rightpage = PageGetTempPage(origpage);
-	EISplitBuildPages(rel, origpage, firstright, newitemoff, newitem,
-					  newitemonleft, lefthikey, leftpage, rightpage);
-	if (isleaf)
-		ei_check_split_bounds(rel, origblk, leftpage, rightpage,
-							  EI_RIGHTMOST(oopaque));
+			/* the last item left of the split, to truncate the pivot against */
+			if (separator != NULL)
+				lastleftitem = NULL;
+			else if (newitemonleft && newitemoff == firstright)
+				lastleftitem = newitem;
+			else if (firstright > EI_FIRST_DATA(oopaque))
+				lastleftitem = EIReadTuple(origpage, OffsetNumberPrev(firstright));
+			lefthikey = EIFormPivot(rel, lastleftitem, firstrightitem);
+		}
+		else
+		{
+			lefthikey = CopyIndexTuple(firstrightitem);
+			EITupleSetDownlink(lefthikey, InvalidBlockNumber);
+		}
+
+		leftpage = PageGetTempPage(origpage);
+		rightpage = PageGetTempPage(origpage);
+		EISplitBuildPages(rel, origpage, firstright, newitemoff, newitem,
+						  newitemonleft, lefthikey, leftpage, rightpage);
+		if (!isleaf)
+			break;
+		problem = ei_check_split_bounds(rel, leftpage, rightpage,
+										EI_RIGHTMOST(oopaque));
+		if (problem == NULL)
+			break;
+		if (attempt > 0 || choice == NULL || choice->run_next == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg_internal("split of block %u of index \"%s\" refused: %s",
+									 origblk, RelationGetRelationName(rel),
+									 problem),
+					 errdetail_internal("First right offset %u, new item offset %u%s.",
+										firstright, newitemoff,
+										separator != NULL ? ", high key from a batch entry" : "")));
+		ereport(WARNING,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg_internal("split of block %u of index \"%s\" by its batch's entries refused: %s",
+								 origblk, RelationGetRelationName(rel), problem),
+				 errdetail_internal("First right offset %u, new item offset %u%s; chosen again without them.",
+									firstright, newitemoff,
+									separator != NULL ? ", high key from a batch entry" : "")));
+		plain = *choice;
+		plain.run_next = NULL;
+		plain.run_nnext = 0;
+		choice = &plain;
+		pfree(leftpage);
+		pfree(rightpage);
+		pfree(lefthikey);
+	}
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);
@@ -2131,15 +2171,15 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
  * they are installed: the left half's last item (a posting list by its
  * last TID) must sort before the new high key, and the right half's first
  * item (by its first TID) must not.  A split that broke either would put
- * entries where descents do not look for them, so it fails here instead,
- * while nothing has changed yet (elog: only a defect in the split's choice
- * of its high key can get here, never a page read from disk, whose items
- * EICheckPageItems checked and whose order the split keeps).  rightmost:
- * the split page was the rightmost, so the right half has no high key.
+ * entries where descents do not look for them.  Returns what is wrong, or
+ * NULL.  Only a defect in the split's choice of its high key can get here,
+ * never a page read from disk: EICheckPageItems checked its items, and
+ * the split keeps their order.  rightmost: the split page was the
+ * rightmost, so the right half has no high key.
  */
-static void
-ei_check_split_bounds(Relation rel, BlockNumber blkno, Page leftpage,
-					  Page rightpage, bool rightmost)
+static const char *
+ei_check_split_bounds(Relation rel, Page leftpage, Page rightpage,
+					  bool rightmost)
 {
 	EIPageOpaque lopaque = EIPageGetOpaque(leftpage);
 	BlockNumber lnext = lopaque->ei_next;
@@ -2148,7 +2188,10 @@ ei_check_split_bounds(Relation rel, BlockNumber blkno, Page leftpage,
 	EIScanInsert key;
 	const char *what = NULL;
 
-	/* the left half has a high key whatever its links say yet */
+	/*
+	 * EICompare reads the left half's high key as a pivot only on a page
+	 * that is not the rightmost; the real links are set after the check.
+	 */
 	lopaque->ei_next = EI_METAPAGE;
 	if (lmax >= EI_FIRSTKEY)
 	{
@@ -2169,9 +2212,7 @@ ei_check_split_bounds(Relation rel, BlockNumber blkno, Page leftpage,
 		pfree(key);
 	}
 	lopaque->ei_next = lnext;
-	if (what != NULL)
-		elog(ERROR, "split of block %u of index \"%s\" refused: %s",
-			 blkno, RelationGetRelationName(rel), what);
+	return what;
 }
 
 /*
@@ -2353,7 +2394,9 @@ ei_stream_split_point(Relation rel, Page page, IndexTuple newitem,
  * adds nothing, and a separator must be greater than every left item.
  * Returns the number of virtual items that go left, or -1 when the run's
  * split does not apply (dense early keys, below) or either page would not
- * fit; the caller then splits by the split factor.
+ * fit; the caller then splits by the split factor.  Never called for a
+ * split that carries a posting split, whose new item may sort after the
+ * batch's next entries (ei_find_split_loc).
  */
 static int
 ei_run_split_point(Relation rel, Page page, IndexTuple newitem, Size *sizes,
@@ -2854,7 +2897,8 @@ ei_find_split_loc(Relation rel, Page page, OffsetNumber newitemoff,
 	 * taken from one of them would be less than the new item on the left.
 	 */
 	batchrun = isleaf && istate != NULL && istate->run_next != NULL &&
-		istate->postingoff == 0 &&
+		(istate->postingoff == 0 ||
+		 ei_debug_fault == EI_FAULT_RUN_SPLIT_POSTING) &&
 		newitemoff <= maxoff && !runend && !keyend;
 
 	if (batchrun)

@@ -1121,6 +1121,11 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 #define EI_FAULT_BEFORE_TRUNCATE_GATE	14	/* VACUUM waits after recording
 											 * free pages, before it locks
 											 * the index to truncate */
+#define EI_FAULT_RUN_SPLIT_POSTING	15	/* a leaf split that carries a
+											 * posting split may take the
+											 * sorted-run rule, as before
+											 * stop 38: tests the split
+											 * check's second choice */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
