@@ -1200,7 +1200,7 @@ ei_append_policy_leaf(Relation rel, Page origpage, IndexTuple *items,
  * has no new item, so redo needs nothing new.  Like a split's first phase
  * it leaves EI_INCOMPLETE_SPLIT on buf; the caller inserts the downlink.
  * Returns the new leaf write-locked, or InvalidBuffer (nothing done) if the
- * high key does not fit on buf.
+ * high key does not fit on buf, or if the pages fail ei_check_split_bounds.
  *
  * With dedup (the index deduplicates), runs of entries with equal keys go
  * onto the new leaf as posting lists, grouped as the build groups them
@@ -1303,6 +1303,30 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	}
 	else
 		left_image = true;
+
+	/*
+	 * A standard left page and the new leaf against the new high key (as
+	 * ei_split checks its halves); on failure the run's entry takes the
+	 * ordinary path, which splits by the leaf's own items.
+	 */
+	if (!left_image)
+	{
+		const char *problem = ei_check_split_bounds(rel, leftpage, rightpage,
+													true);
+
+		if (problem != NULL)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg_internal("bulk append after block %u of index \"%s\" refused: %s",
+									 BufferGetBlockNumber(buf),
+									 RelationGetRelationName(rel), problem)));
+			pfree(leftpage);
+			pfree(rightpage);
+			pfree(lefthikey);
+			return InvalidBuffer;
+		}
+	}
 
 	rbuf = EINewBuf(rel);
 	rightblk = BufferGetBlockNumber(rbuf);
