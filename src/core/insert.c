@@ -120,7 +120,7 @@ static bool ei_prepare_insert(Relation rel, Relation heapRel,
 							  const EITreePolicy *policy);
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  bool own_entries, IndexTuple *items, int nitems,
-						  EIScanInsert key, bool *dense);
+						  EIScanInsert key, bool *dense, bool *no_append);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
 static int	ei_run_policy_split(Relation rel, Buffer buf, EIStack stack,
@@ -543,6 +543,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 	bool		dedup;
+	bool		no_append = false;	/* an append was refused */
 
 	EICheckPreloaded();
 	nitems = ei_drop_copies(items, nitems);
@@ -570,7 +571,8 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 			done = ei_insert_run(rel, buf, stack, dedup, own_entries,
-								 items + i, nitems - i, key, &dense);
+								 items + i, nitems - i, key, &dense,
+								 &no_append);
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
@@ -658,6 +660,8 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * own_entries: check the leaf for serializable conflicts before it (or a
  * leaf appended after it, whose key space it gives up) takes any entry.
  * key: the caller's scan key, refilled here for each entry looked at.
+ * *no_append: an append of this batch was refused (ei_append_page); the
+ * rightmost leaf then fills in place, and splits when full, as any other.
  *
  * The leaf is read as it is and changed in place, as nbtree's
  * _bt_insertonpg does: a first pass decides, without touching the page,
@@ -669,7 +673,7 @@ ei_drop_copies(IndexTuple *items, int nitems)
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 			  bool own_entries, IndexTuple *items, int nitems,
-			  EIScanInsert key, bool *dense)
+			  EIScanInsert key, bool *dense, bool *no_append)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -787,7 +791,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 		 * factor, keeping room for the high key an append will add; the run
 		 * continues on new leaves.
 		 */
-		if (rightmost && off > maxoff &&
+		if (rightmost && off > maxoff && !*no_append &&
 			left - itemsz < slack + EI_LEAF_HIKEY_SIZE(itup))
 		{
 			append = true;
@@ -905,6 +909,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 			ei_finish_split(rel, buf, rbuf, stack, isroot);
 			return k + nappended;
 		}
+		*no_append = true;
 	}
 
 	EIRelBuf(rel, buf);
@@ -1306,8 +1311,9 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 
 	/*
 	 * A standard left page and the new leaf against the new high key (as
-	 * ei_split checks its halves); on failure the run's entry takes the
-	 * ordinary path, which splits by the leaf's own items.
+	 * ei_split checks its halves); on failure nothing is appended, and the
+	 * caller fills the leaf in place for the rest of the batch
+	 * (ei_insert_run's no_append), splitting it by its own items when full.
 	 */
 	if (!left_image)
 	{
@@ -1320,7 +1326,9 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg_internal("bulk append after block %u of index \"%s\" refused: %s",
 									 BufferGetBlockNumber(buf),
-									 RelationGetRelationName(rel), problem)));
+									 RelationGetRelationName(rel), problem),
+					 errdetail_internal("Last item at offset %u, %d of the run's %d entries on the new leaf; the rest of the batch fills the leaf in place.",
+										maxoff, n - first, nitems)));
 			pfree(leftpage);
 			pfree(rightpage);
 			pfree(lefthikey);
