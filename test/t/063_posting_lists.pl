@@ -129,8 +129,19 @@ VACUUM p;
 INSERT INTO p SELECT g, g % 100, 'k-' || lpad((g % 100)::text, 4, '0')
 FROM generate_series(60001, 72000) AS g;
 });
-my $stats = $primary->safe_psql('postgres',
-	"SELECT entries FROM elastic_index_stats('p_k')");
+# VACUUM leaves a heap page's deleted rows, and so their index entries,
+# when it cannot take the page's cleanup lock (lazy_scan_noprune: another
+# backend's passing pin, such as the checkpointer writing the page; seen
+# once in 17-assert's suite, 102 entries over). Another VACUUM takes them;
+# an entry the index holds twice would stay.
+my $stats;
+for my $attempt (1 .. 5)
+{
+	$stats = $primary->safe_psql('postgres',
+		"SELECT entries FROM elastic_index_stats('p_k')");
+	last if $stats eq $primary->safe_psql('postgres', 'SELECT count(*) FROM p');
+	$primary->safe_psql('postgres', 'VACUUM p');
+}
 is($stats, $primary->safe_psql('postgres', 'SELECT count(*) FROM p'),
 	'every row has one TID in the index');
 $primary->safe_psql('postgres', "SELECT elastic_index_check('p_k', true)");
