@@ -90,6 +90,8 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	bool		direct = (checkUnique != UNIQUE_CHECK_NO || indexInfo == NULL ||
 						  indexInfo->ii_ExclusionOps != NULL ||
 						  IsolationIsSerializable());
+	bool		compact_leaves;
+	int			batch_size = OsmGetInsertOptions(rel, &compact_leaves);
 
 	/*
 	 * An index asked for compact leaves that cannot have them (the
@@ -97,12 +99,13 @@ osminsert(Relation rel, Datum *values, bool *isnull, ItemPointer ht_ctid,
 	 * into a batch or the insert buffer, whose flush must not fail
 	 * (OsmInsertPrepare)
 	 */
-	OsmRefuseCompactLeaves(rel);
+	if (compact_leaves)
+		OsmRefuseCompactLeaves(rel);
 
 	/* the batch forms its entry in its own memory */
-	if (!direct && OsmGetBatchSize(rel) > 1)
+	if (!direct && batch_size > 1)
 	{
-		EIBatchAdd(rel, heapRel, values, isnull, ht_ctid);
+		EIBatchAdd(rel, heapRel, values, isnull, ht_ctid, batch_size);
 		return false;
 	}
 

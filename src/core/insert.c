@@ -133,7 +133,7 @@ static Page ei_append_policy_leaf(Relation rel, Page origpage,
 static int	ei_offset_cmp(const void *a, const void *b);
 static IndexTuple ei_posting_split_prepare(EIInsertState istate,
 											 OffsetNumber *offnum);
-static void ei_dedup_pass(Relation rel, Buffer buf);
+static bool ei_dedup_pass(Relation rel, Buffer buf);
 static bool ei_leaf_holds(Relation rel, EIScanInsert key, Page page,
 						  OffsetNumber *offp);
 
@@ -257,6 +257,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 		bool		via_pole;
 		EILeafInsertResult leaf_result;
 
+		istate->items_checked = false;
 		istate->buf = ei_fastpath_leaf(rel, istate->key, istate->itemsz,
 									   from_batch);
 		via_pole = BufferIsValid(istate->buf);
@@ -282,7 +283,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 				ei_delete_dead_items(rel, istate->heapRel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					istate->deduplicate)
-					ei_dedup_pass(rel, istate->buf);
+					istate->items_checked = ei_dedup_pass(rel, istate->buf);
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					policy->leaf_full != NULL)
 				{
@@ -292,7 +293,10 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 					changed = policy->leaf_full(istate);
 					EIGuardLeaf(InvalidBuffer);
 					if (changed)
+					{
 						istate->leaf_changed = true;
+						istate->items_checked = false;
+					}
 				}
 			}
 		}
@@ -421,6 +425,7 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
 	if (ItemIdIsDead(PageGetItemId(page, OffsetNumberPrev(*offnum))) &&
 		ei_delete_dead_items(rel, istate->heapRel, istate->buf))
 	{
+		istate->items_checked = false;
 		*offnum = EIBinSearch(rel, istate->key, page);
 		list = ei_list_before(rel, istate->key, page, *offnum);
 		if (list == NULL)
@@ -466,9 +471,10 @@ ei_posting_split_prepare(EIInsertState istate, OffsetNumber *offnum)
  * built in private memory (EIDedupBuildPage, which redo calls with the
  * logged intervals) before the critical section copies it over the leaf
  * and logs the intervals (XLOG_EI_INSERT_MULTI's dedup form).  Does
- * nothing when no run has two entries.
+ * nothing when no run has two entries.  Returns whether it checked the
+ * leaf's items (a split under the same lock need not check them again).
  */
-static void
+static bool
 ei_dedup_pass(Relation rel, Buffer buf)
 {
 	Page		page = BufferGetPage(buf);
@@ -480,14 +486,14 @@ ei_dedup_pass(Relation rel, Buffer buf)
 
 	if (!EI_IS_LEAF(opaque) || (opaque->ei_flags & EI_POLICY_LEAF) ||
 		PageGetMaxOffsetNumber(page) <= EI_FIRST_DATA(opaque))
-		return;
+		return false;
 
 	/* its items are read whole and copied: check them first */
 	EICheckPageItems(rel, buf);
 
 	nintervals = EIDedupIntervals(page, intervals);
 	if (nintervals == 0)
-		return;
+		return true;
 	newpage = EIDedupBuildPage(page, intervals, nintervals, &problem);
 	if (newpage == NULL)
 		elog(ERROR, "dedup pass: %s in block %u of index \"%s\"",
@@ -512,6 +518,7 @@ ei_dedup_pass(Relation rel, Buffer buf)
 		PageSetLSN(page, recptr);
 	}
 	END_CRIT_SECTION();
+	return true;
 }
 
 /*
@@ -2056,9 +2063,11 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	/*
 	 * Every item is copied to a new page below, and the right one is logged
 	 * as a full image: check them all first, so that damage is reported
-	 * here rather than copied into pages that look intact.
+	 * here rather than copied into pages that look intact (unless the dedup
+	 * pass did so under the lock we hold: istate->items_checked).
 	 */
-	EICheckPageItems(rel, buf);
+	if (istate == NULL || !istate->items_checked || istate->buf != buf)
+		EICheckPageItems(rel, buf);
 
 	/*
 	 * A posting split: split the page as it is with the list rewritten (a

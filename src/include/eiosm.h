@@ -299,7 +299,7 @@ extern PGDLLEXPORT void OsmFlushWorkerMain(Datum main_arg);
 /* osm/batch.c: entries collected per transaction and applied sorted */
 extern void EIBatchInit(void);
 extern void EIBatchAdd(Relation rel, Relation heapRel, Datum *values,
-					   bool *isnull, ItemPointer htid);
+					   bool *isnull, ItemPointer htid, int batch_size);
 extern void EIBatchFlushIndex(Relation rel);
 extern void EIBatchFlushAll(void);
 
@@ -323,6 +323,7 @@ extern double OsmGetSplitFactor(Relation rel);
 extern EIDedupChoice OsmGetDeduplicate(Relation rel);
 extern EIDedupChoice OsmOptionsDeduplicate(OsmOptions *opts);
 extern int	OsmGetBatchSize(Relation rel);
+extern int	OsmGetInsertOptions(Relation rel, bool *compact_leaves);
 extern Size OsmGetBatchMemory(void);
 extern int	OsmGetBufferSize(Relation rel);
 extern double OsmGetFlushFraction(Relation rel);

@@ -584,6 +584,14 @@ typedef struct EIInsertStateData
 	 * leaves it there instead of raising a duplicate-entry error.
 	 */
 	bool		may_be_present;
+
+	/*
+	 * The dedup pass checked the items of the leaf buf under the lock still
+	 * held (EICheckPageItems) and left the page as it found it, or rebuilt
+	 * it from those items: the split that follows need not check them
+	 * again.  Cleared whenever buf is taken anew or changed otherwise.
+	 */
+	bool		items_checked;
 } EIInsertStateData;
 
 typedef EIInsertStateData *EIInsertState;

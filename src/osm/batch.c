@@ -262,7 +262,9 @@ static bool
 ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
 {
 	bool		hasnull = false;
+	bool		fixed = true;	/* every value of fixed width */
 	Size		size;
+	Size		datalen = 0;
 
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -274,6 +276,10 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
 			hasnull = true;
 			continue;
 		}
+		if (att->attlen > 0)
+			datalen = att_align_nominal(datalen, att->attalign) + att->attlen;
+		else
+			fixed = false;
 		if (att->attlen != -1)
 			continue;
 		v = DatumGetPointer(values[i]);
@@ -283,23 +289,83 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
 		if (!VARATT_IS_EXTENDED(v) && VARSIZE(v) > TOAST_INDEX_TARGET)
 			return false;
 	}
-	size = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
-		heap_compute_data_size(desc, values, isnull);
+	/* fixed-width values: their aligned widths are the data's size */
+	if (!fixed)
+		datalen = heap_compute_data_size(desc, values, isnull);
+	Assert(datalen == heap_compute_data_size(desc, values, isnull));
+	size = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) + datalen;
 	return MAXALIGN(size) <= EI_MAX_ITEM_SIZE;
+}
+
+/*
+ * Form the index tuple of values in cxt as index_form_tuple_context does,
+ * when every attribute is of fixed width and none is null (int8, timestamp,
+ * uuid keys: the common case, formed without its general size and fill
+ * loops); NULL otherwise.  Cannot fail but for memory.
+ */
+static IndexTuple
+ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull,
+					MemoryContext cxt)
+{
+	Size		hoff = IndexInfoFindDataOffset(0);
+	Size		datalen = 0;
+	Size		size;
+	IndexTuple	itup;
+	char	   *data;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (isnull[i] || att->attlen <= 0)
+			return NULL;
+		datalen = att_align_nominal(datalen, att->attalign) + att->attlen;
+	}
+	size = MAXALIGN(hoff + datalen);
+	if (size > EI_MAX_ITEM_SIZE || (size & INDEX_SIZE_MASK) != size)
+		return NULL;
+
+	/* zeroed: the padding between and after the values is compared whole */
+	itup = (IndexTuple) MemoryContextAllocZero(cxt, size);
+	itup->t_info = (unsigned short) size;
+	data = (char *) itup + hoff;
+	datalen = 0;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		datalen = att_align_nominal(datalen, att->attalign);
+		if (att->attbyval)
+			store_att_byval(data + datalen, values[i], att->attlen);
+		else
+			memcpy(data + datalen, DatumGetPointer(values[i]), att->attlen);
+		datalen += att->attlen;
+	}
+
+#ifdef USE_ASSERT_CHECKING
+	{
+		IndexTuple	general = index_form_tuple(desc, values, isnull);
+
+		Assert(IndexTupleSize(general) == size &&
+			   memcmp(general, itup, size) == 0);
+		pfree(general);
+	}
+#endif
+	return itup;
 }
 
 /*
  * Keep one entry (the index tuple of values and isnull, pointing at heap
  * tuple htid) for the transaction, applying the index's batch once it
- * holds batch_size entries, and the transaction's batches once they take
- * osm_tree.batch_memory (see the file's header).  A tuple whose forming
- * cannot fail is formed in the batch's memory; any other is formed in the
- * caller's memory and refused there if oversized, before anything else,
- * and copied only once accepted.
+ * holds batch_size entries (the index's, which the caller looked up), and
+ * the transaction's batches once they take osm_tree.batch_memory (see the
+ * file's header).  A tuple whose forming cannot fail is formed in the
+ * batch's memory; any other is formed in the caller's memory and refused
+ * there if oversized, before anything else, and copied only once accepted.
  */
 void
 EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
-		   ItemPointer htid)
+		   ItemPointer htid, int batch_size)
 {
 	Oid			indexoid = RelationGetRelid(rel);
 	EIBatch    *batch;
@@ -405,8 +471,11 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	 */
 	if (itup == NULL)
 	{
-		itup = index_form_tuple_context(RelationGetDescr(rel), values, isnull,
-										batch->cxt);
+		itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
+								   batch->cxt);
+		if (itup == NULL)
+			itup = index_form_tuple_context(RelationGetDescr(rel), values,
+											isnull, batch->cxt);
 		itup->t_tid = *htid;
 	}
 	else
@@ -426,7 +495,7 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	batch->bytes += cost;
 	ei_batch_bytes += cost;
 
-	if (batch->nitems >= OsmGetBatchSize(rel))
+	if (batch->nitems >= batch_size)
 		ei_batch_apply(rel, heapRel, batch);
 	else if (ei_batch_bytes >= limit)
 		ei_batch_make_room(rel, heapRel, batch);

@@ -326,6 +326,23 @@ OsmGetBatchSize(Relation rel)
 }
 
 /*
+ * What osminsert reads of an osm_tree's options for each entry, in one
+ * look: its batch size (as OsmGetBatchSize) and whether it asks for compact
+ * leaves (as OsmGetCompactLeaves).  Only for osm_tree's aminsert, whose
+ * index is an osm_tree's by construction, so without osm_options' check.
+ */
+int
+OsmGetInsertOptions(Relation rel, bool *compact_leaves)
+{
+	OsmOptions *opts = (OsmOptions *) rel->rd_options;
+
+	Assert(EIRelIsOsm(rel));
+	*compact_leaves = (opts != NULL && opts->compact_leaves);
+	return (opts != NULL && opts->batch_size > 0) ?
+		opts->batch_size : osm_batch_size;
+}
+
+/*
  * Bytes the transaction's batches may take together before they are
  * applied: osm_tree.batch_memory, or work_mem if that is -1.
  */
