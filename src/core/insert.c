@@ -363,6 +363,7 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 	}
 
 	istate->buf = InvalidBuffer;
+	istate->items_checked = false;
 	EIFreeStack(istate->stack);
 	istate->stack = NULL;
 

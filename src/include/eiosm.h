@@ -322,7 +322,6 @@ extern int	OsmGetFillFactor(Relation rel);
 extern double OsmGetSplitFactor(Relation rel);
 extern EIDedupChoice OsmGetDeduplicate(Relation rel);
 extern EIDedupChoice OsmOptionsDeduplicate(OsmOptions *opts);
-extern int	OsmGetBatchSize(Relation rel);
 extern int	OsmGetInsertOptions(Relation rel, bool *compact_leaves);
 extern Size OsmGetBatchMemory(void);
 extern int	OsmGetBufferSize(Relation rel);

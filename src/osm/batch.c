@@ -4,7 +4,7 @@
  *	  Batch-aware ingestion: the entries a transaction inserts into an index
  *	  are collected in backend memory, sorted, and applied leaf by leaf.
  *
- * An index that batches (osm_tree; OsmGetBatchSize > 1) does not insert an
+ * An index that batches (osm_tree; OsmGetInsertOptions > 1) does not insert an
  * entry when aminsert is called.  It keeps a copy in this backend, and
  * applies all the entries it holds for the index, sorted by (keys, heap
  * TID), through EIInsertSorted (core/insert.c): one lock and one WAL record

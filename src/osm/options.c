@@ -313,23 +313,12 @@ OsmGetDeduplicate(Relation rel)
 }
 
 /*
- * Entries a transaction collects for the index before applying them sorted;
- * 1 means every entry goes in at once.
- */
-int
-OsmGetBatchSize(Relation rel)
-{
-	OsmOptions *opts = osm_options(rel);
-
-	return (opts != NULL && opts->batch_size > 0) ?
-		opts->batch_size : osm_batch_size;
-}
-
-/*
  * What osminsert reads of an osm_tree's options for each entry, in one
- * look: its batch size (as OsmGetBatchSize) and whether it asks for compact
- * leaves (as OsmGetCompactLeaves).  Only for osm_tree's aminsert, whose
- * index is an osm_tree's by construction, so without osm_options' check.
+ * look: the entries a transaction collects for the index before applying
+ * them sorted (batch_size, else osm_tree.batch_size; 1 means every entry
+ * goes in at once), returned, and whether it asks for compact leaves (as
+ * OsmGetCompactLeaves).  Only for osm_tree's aminsert, whose index is an
+ * osm_tree's by construction, so without osm_options' check.
  */
 int
 OsmGetInsertOptions(Relation rel, bool *compact_leaves)
