@@ -9,6 +9,7 @@
 #   my $res = ElasticIndex::Tools::differential($node, $db, $label, \@queries);
 #   ElasticIndex::Tools::no_invalid_indexes($node, $db, $label);  # a test
 #   my $standby = ElasticIndex::Tools::slot_standby($primary);
+#   my $out = ElasticIndex::Tools::safe_psql_retrying($node, $db, $sql);
 
 package ElasticIndex::Tools;
 
@@ -40,6 +41,38 @@ WHERE n.nspname = 'public'
 ORDER BY c.relname});
 }
 
+# safe_psql, except that on a hot standby a statement that replay cancels
+# runs again (up to 10 times, a second apart): a recovery conflict, or a
+# deadlock with the startup process, which holds the locks the primary's
+# transactions took (its autovacuum, say) and may wait for one the query
+# holds (SQLSTATE 40001 and 40P01).  Returns the output and whether the
+# statement succeeded; on a primary every error counts at once.  The
+# standby's answers are still compared in full.
+sub psql_retrying
+{
+	my ($node, $db, $sql) = @_;
+	for (my $try = 1;; $try++)
+	{
+		my ($ret, $out, $err) = $node->psql($db, $sql, on_error_stop => 1);
+		return ($out, 1, '') if $ret == 0;
+		return ($out, 0, $err)
+		  unless $try < 10
+		  && $err =~ /deadlock detected|conflict with recovery/
+		  && $node->safe_psql($db, 'SELECT pg_is_in_recovery()') eq 't';
+		note("standby: statement cancelled by replay, again: $err");
+		sleep 1;
+	}
+}
+
+# psql_retrying that dies on an error, as safe_psql does.
+sub safe_psql_retrying
+{
+	my ($node, $db, $sql) = @_;
+	my ($out, $ok, $err) = psql_retrying($node, $db, $sql);
+	die "error running SQL: '$err'\nwhile running '$sql'" unless $ok;
+	return $out;
+}
+
 # The storage parameters and access method of one index, as "am|options".
 sub am_and_options
 {
@@ -69,9 +102,9 @@ WHERE n.nspname = 'public' AND c.relkind = 'i'
 ORDER BY 1::text});
 	foreach my $index (@indexes)
 	{
-		my ($ret, $out, $err) = $node->psql($db,
+		my ($out, $ok, $err) = psql_retrying($node, $db,
 			"SELECT elastic_index_check('$index', NOT pg_is_in_recovery())");
-		is($ret, 0, "$label: elastic_index_check($index, heapallindexed) passes")
+		ok($ok, "$label: elastic_index_check($index, heapallindexed) passes")
 		  or diag($err);
 	}
 	is(scalar(@indexes), $expected,
@@ -84,8 +117,8 @@ ORDER BY 1::text});
 sub no_invalid_indexes
 {
 	my ($node, $db, $label) = @_;
-	is( $node->safe_psql(
-			$db, q{
+	is( safe_psql_retrying(
+			$node, $db, q{
 SELECT coalesce(string_agg(indexrelid::regclass::text, ', '), 'none')
 FROM pg_index WHERE NOT indisvalid OR NOT indisready}),
 		'none',
@@ -119,22 +152,23 @@ FOR r IN SELECT indexrelid::regclass AS i FROM pg_index
 		   AND NOT pg_is_in_recovery()
 LOOP EXECUTE 'DROP INDEX ' || r.i; END LOOP; END\$\$;
 SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;};
-		my $plan = $node->safe_psql($db,
+		my $plan = safe_psql_retrying($node, $db,
 			"BEGIN; $only EXPLAIN (COSTS OFF) $sql; ROLLBACK");
 		like($plan, $pattern, "$label: $index: the query reads the index")
 		  or diag($plan);
 		unlike($plan, qr/Seq Scan/,
 			"$label: $index: the query reads no table sequentially");
-		my $through = $node->safe_psql($db, "BEGIN; $only $sql; ROLLBACK");
+		my $through =
+		  safe_psql_retrying($node, $db, "BEGIN; $only $sql; ROLLBACK");
 
 		my $seqset = q{SET enable_indexscan = off; SET enable_indexonlyscan = off;
 SET enable_bitmapscan = off;};
 		my $seqplan =
-		  $node->safe_psql($db, "$seqset EXPLAIN (COSTS OFF) $sql");
+		  safe_psql_retrying($node, $db, "$seqset EXPLAIN (COSTS OFF) $sql");
 		ok($seqplan =~ /Seq Scan/ && $seqplan !~ /Index/,
 			"$label: $index: the reference query scans sequentially")
 		  or diag($seqplan);
-		my $seq = $node->safe_psql($db, "$seqset $sql");
+		my $seq = safe_psql_retrying($node, $db, "$seqset $sql");
 		is($through, $seq,
 			"$label: $index answers like a sequential scan");
 		unlike($seq, qr/^0\|/, "$label: $index: the query finds rows");
