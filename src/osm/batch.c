@@ -256,16 +256,20 @@ ei_batch_clear(EIBatch *batch)
  * fetch from TOAST or to compress, and a tuple that fits a page's item.
  * Such a tuple can be formed in the batch's memory directly; any other is
  * formed in the caller's memory, checked, and copied, so that no error
- * leaves its bytes in the batch's context.
+ * leaves its bytes in the batch's context.  *fixedsize: the tuple's size
+ * when every value is of fixed width and none is null (ei_batch_form_fixed
+ * forms it), else 0.
  */
 static bool
-ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
+ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
+						Size *fixedsize)
 {
 	bool		hasnull = false;
 	bool		fixed = true;	/* every value of fixed width */
 	Size		size;
 	Size		datalen = 0;
 
+	*fixedsize = 0;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -293,53 +297,41 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull)
 	if (!fixed)
 		datalen = heap_compute_data_size(desc, values, isnull);
 	Assert(datalen == heap_compute_data_size(desc, values, isnull));
-	size = IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) + datalen;
-	return MAXALIGN(size) <= EI_MAX_ITEM_SIZE;
+	size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+					datalen);
+	*fixedsize = (fixed && !hasnull) ? size : 0;
+	return size <= EI_MAX_ITEM_SIZE;
 }
 
 /*
- * Form the index tuple of values in cxt as index_form_tuple_context does,
- * when every attribute is of fixed width and none is null (int8, timestamp,
- * uuid keys: the common case, formed without its general size and fill
- * loops); NULL otherwise.  Cannot fail but for memory.
+ * Form in cxt the index tuple of values, every one of fixed width and none
+ * null, of size bytes (ei_batch_forms_in_place computed it), as
+ * index_form_tuple_context does (int8, timestamp, uuid keys: the common
+ * case, without its general size and fill loops).  Cannot fail but for
+ * memory.
  */
 static IndexTuple
-ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull,
+ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull, Size size,
 					MemoryContext cxt)
 {
-	Size		hoff = IndexInfoFindDataOffset(0);
-	Size		datalen = 0;
-	Size		size;
 	IndexTuple	itup;
 	char	   *data;
-
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (isnull[i] || att->attlen <= 0)
-			return NULL;
-		datalen = att_align_nominal(datalen, att->attalign) + att->attlen;
-	}
-	size = MAXALIGN(hoff + datalen);
-	if (size > EI_MAX_ITEM_SIZE || (size & INDEX_SIZE_MASK) != size)
-		return NULL;
+	Size		off = 0;
 
 	/* zeroed: the padding between and after the values is compared whole */
 	itup = (IndexTuple) MemoryContextAllocZero(cxt, size);
 	itup->t_info = (unsigned short) size;
-	data = (char *) itup + hoff;
-	datalen = 0;
+	data = (char *) itup + IndexInfoFindDataOffset(0);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
-		datalen = att_align_nominal(datalen, att->attalign);
+		off = att_align_nominal(off, att->attalign);
 		if (att->attbyval)
-			store_att_byval(data + datalen, values[i], att->attlen);
+			store_att_byval(data + off, values[i], att->attlen);
 		else
-			memcpy(data + datalen, DatumGetPointer(values[i]), att->attlen);
-		datalen += att->attlen;
+			memcpy(data + off, DatumGetPointer(values[i]), att->attlen);
+		off += att->attlen;
 	}
 
 #ifdef USE_ASSERT_CHECKING
@@ -373,12 +365,14 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	MemoryContext oldcxt;
 	Size		limit = OsmGetBatchMemory();
 	Size		cost;
+	Size		fixedsize;
 	IndexTuple	itup = NULL;
 
 	EICheckPreloaded();
 
 	/* refuse an oversized entry now, with the row that has it */
-	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull))
+	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull,
+								 &fixedsize))
 	{
 		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 		itup->t_tid = *htid;
@@ -471,9 +465,10 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	 */
 	if (itup == NULL)
 	{
-		itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
-								   batch->cxt);
-		if (itup == NULL)
+		if (fixedsize > 0)
+			itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
+									   fixedsize, batch->cxt);
+		else
 			itup = index_form_tuple_context(RelationGetDescr(rel), values,
 											isnull, batch->cxt);
 		itup->t_tid = *htid;
