@@ -165,6 +165,59 @@ COMMIT;
 SELECT count(*) FROM m_p;
 SELECT elastic_index_check('m_s_k', true);
 
+-- A savepoint rolled back cuts its batch back to where the savepoint began
+-- (src/osm/batch.c, the marks): the entries the transaction added after a
+-- released savepoint stay; those of the savepoint rolled back and of the
+-- savepoints inside it go, however many blocks they took; after a scan
+-- applied the batch, only what came later is dropped.
+CREATE TABLE m_x (k int8);
+CREATE INDEX m_x_k ON m_x USING osm_tree (k);
+BEGIN;
+INSERT INTO m_x SELECT generate_series(1, 100);
+SAVEPOINT a;
+INSERT INTO m_x SELECT generate_series(101, 200);
+RELEASE a;
+INSERT INTO m_x SELECT generate_series(201, 300);
+SAVEPOINT b;
+INSERT INTO m_x SELECT generate_series(1001, 3000);
+SAVEPOINT c;
+INSERT INTO m_x SELECT generate_series(3001, 3100);
+RELEASE c;
+INSERT INTO m_x SELECT generate_series(3101, 3200);
+ROLLBACK TO b;
+INSERT INTO m_x SELECT generate_series(301, 400);
+SAVEPOINT d;
+INSERT INTO m_x SELECT generate_series(401, 500);
+SAVEPOINT e;
+INSERT INTO m_x SELECT generate_series(5001, 5100);
+ROLLBACK TO e;
+RELEASE d;
+SAVEPOINT f;
+INSERT INTO m_x SELECT generate_series(501, 600);
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) FROM m_x WHERE k > 0;
+INSERT INTO m_x SELECT generate_series(6001, 6100);
+ROLLBACK TO f;
+INSERT INTO m_x SELECT generate_series(601, 700);
+SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+COMMIT;
+-- 600 rows' entries, and the 100 the scan applied for f's rows: no more
+SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_k');
+SELECT elastic_index_check('m_x_k', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
+
 RESET osm_tree.batch_size;
 SET client_min_messages = warning;
 DROP SCHEMA ei_osm_mem CASCADE;

@@ -52,18 +52,26 @@
  * ei_batch_make_room) would have lost.  Exclusion constraints
  * and SERIALIZABLE are handled where entries come in (am/osm_tree.c).
  *
- * Memory.  Each batch keeps its copies and its two arrays in a memory
- * context of its own, reset when the batch is applied or dropped, so a
- * long transaction holds no more than its current batches.  A batch counts
- * (bytes) what it holds and what applying it will take: each copy's chunk,
- * the arrays at their allocated size, and per entry the EISortEntry that
- * ei_batch_apply sorts (its pointers then reuse that array).  The sum over
- * the transaction's batches (ei_batch_bytes) is kept within
- * OsmGetBatchMemory(): before an array would outgrow it, and once an entry
- * takes the sum to it, the batches are applied (ei_batch_make_room).
- * Beyond that count, a batch's context has at most one partly used block
- * (EI_BATCH_BLOCK_SIZE), and EIInsertSorted takes a few pages' worth per
- * leaf (src/README.md, "Batches").
+ * Memory.  Each batch keeps its copies in a memory context of its own,
+ * reset when the batch is applied or dropped, so a long transaction holds
+ * no more than its current batches.  The copies are laid end to end in
+ * blocks (EIBatchBlock), in arrival order, without a chunk header or a
+ * slot in an array each: a batch finds them by walking its blocks, and
+ * needs no list of them until it is applied.  Which subtransaction added
+ * which copies is kept as marks (EIBatchMark), one where a deeper
+ * subtransaction added its first copy: the copies a subtransaction and
+ * those inside it added are always the batch's last ones (see
+ * ei_batch_subxact_callback).  So a copy of an int8 key takes 16 bytes;
+ * a new backend's first batch touches every page of its memory for the
+ * first time, and each page costs it a page fault (src/README.md,
+ * "Batches").  A batch counts (bytes) what it holds and what applying it
+ * will take: its blocks and marks at their allocated size, and per entry
+ * the EISortEntry that ei_batch_apply sorts.  The sum over the
+ * transaction's batches (ei_batch_bytes) is kept within
+ * OsmGetBatchMemory(): before a new block would take the sum past it, and
+ * once an entry takes the sum to it, the batches are applied
+ * (ei_batch_make_room).  Beyond that count, EIInsertSorted takes a few
+ * pages' worth per leaf (src/README.md, "Batches").
  *
  *-------------------------------------------------------------------------
  */
@@ -85,6 +93,34 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+/*
+ * A block of a batch's copies: index tuples laid end to end from data, each
+ * at a MAXALIGNed offset, used bytes of them.
+ */
+typedef struct EIBatchBlock
+{
+	struct EIBatchBlock *next;	/* the block filled after this one */
+	Size		size;			/* bytes allocated, this header included */
+	Size		used;			/* bytes of data holding copies */
+	char		data[FLEXIBLE_ARRAY_MEMBER];	/* MAXALIGNed: see below */
+} EIBatchBlock;
+
+/* Where a block's copies begin. */
+#define EI_BATCH_BLOCK_HDRSZ	MAXALIGN(offsetof(EIBatchBlock, data))
+#define EIBatchBlockData(block)	((char *) (block) + EI_BATCH_BLOCK_HDRSZ)
+
+/*
+ * Where the copies of a subtransaction deeper than the one before began:
+ * the batch's nitems, block and the block's used bytes then.
+ */
+typedef struct EIBatchMark
+{
+	SubTransactionId subid;
+	int			nitems;
+	EIBatchBlock *block;
+	Size		used;
+} EIBatchMark;
+
 /* The entries one index holds for this transaction. */
 typedef struct EIBatch
 {
@@ -93,12 +129,14 @@ typedef struct EIBatch
 	Oid			relfilenode;	/* storage the entries were meant for (a
 								 * RelFileNumber from 16 on) */
 	int			nitems;
-	int			maxitems;
 	Size		bytes;			/* what it counts against the bound (see
 								 * the file's header) */
-	MemoryContext cxt;			/* copies and arrays; reset when emptied */
-	IndexTuple *items;			/* copies, in arrival order */
-	SubTransactionId *subids;	/* subtransaction that added each */
+	MemoryContext cxt;			/* blocks and marks; reset when emptied */
+	EIBatchBlock *first;		/* blocks of copies, in arrival order */
+	EIBatchBlock *last;			/* the block being filled */
+	EIBatchMark *marks;			/* by increasing subid */
+	int			nmarks;
+	int			maxmarks;
 	bool		to_tree;		/* a part was applied to the tree: so are
 								 * the rest (see ei_batch_wants_buffer) */
 } EIBatch;
@@ -118,7 +156,8 @@ static EIBatch *ei_batch_last = NULL;
 /* The sum of the batches' bytes. */
 static Size ei_batch_bytes = 0;
 
-/* Largest block of a batch's context: what it may hold unused. */
+/* A batch's first block of copies, and the size its blocks double up to. */
+#define EI_BATCH_FIRST_BLOCK	1024
 #define EI_BATCH_BLOCK_SIZE		(64 * 1024)
 
 /*
@@ -127,9 +166,6 @@ static Size ei_batch_bytes = 0;
  * (src/lib/outliersort.h sets at most an eighth of them aside).
  */
 #define EI_BATCH_APPLY_BYTES	(sizeof(EISortEntry) * 9 / 8)
-
-/* What an entry's slot in the batch's two arrays takes. */
-#define EI_BATCH_SLOT_BYTES		(sizeof(IndexTuple) + sizeof(SubTransactionId))
 
 static void ei_batch_lock(Oid heapoid, Oid indexoid);
 static void ei_batch_clear(EIBatch *batch);
@@ -244,32 +280,31 @@ ei_batch_clear(EIBatch *batch)
 	Assert(ei_batch_bytes >= batch->bytes);
 	ei_batch_bytes -= batch->bytes;
 	batch->nitems = 0;
-	batch->maxitems = 0;
 	batch->bytes = 0;
-	batch->items = NULL;
-	batch->subids = NULL;
+	batch->first = NULL;
+	batch->last = NULL;
+	batch->marks = NULL;
+	batch->nmarks = 0;
+	batch->maxmarks = 0;
 }
 
 /*
  * Whether index_form_tuple_context cannot fail for these values (other
  * than by running out of memory, which allocates nothing): no value to
  * fetch from TOAST or to compress, and a tuple that fits a page's item.
- * Such a tuple can be formed in the batch's memory directly; any other is
- * formed in the caller's memory, checked, and copied, so that no error
- * leaves its bytes in the batch's context.  *fixedsize: the tuple's size
- * when every value is of fixed width and none is null (ei_batch_form_fixed
- * forms it), else 0.
+ * Such a tuple can be formed without a check that could refuse it; any
+ * other is formed and checked before the batch takes anything for it.
+ * *size: the tuple's size; *fixed: whether every value is of fixed width
+ * and none is null (ei_batch_form_fixed forms it).
  */
 static bool
 ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
-						Size *fixedsize)
+						Size *size, bool *fixed)
 {
 	bool		hasnull = false;
-	bool		fixed = true;	/* every value of fixed width */
-	Size		size;
 	Size		datalen = 0;
 
-	*fixedsize = 0;
+	*fixed = true;
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -283,7 +318,7 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
 		if (att->attlen > 0)
 			datalen = att_align_nominal(datalen, att->attalign) + att->attlen;
 		else
-			fixed = false;
+			*fixed = false;
 		if (att->attlen != -1)
 			continue;
 		v = DatumGetPointer(values[i]);
@@ -294,34 +329,33 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
 			return false;
 	}
 	/* fixed-width values: their aligned widths are the data's size */
-	if (!fixed)
+	if (!*fixed)
 		datalen = heap_compute_data_size(desc, values, isnull);
 	Assert(datalen == heap_compute_data_size(desc, values, isnull));
-	size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
-					datalen);
-	*fixedsize = (fixed && !hasnull) ? size : 0;
-	return size <= EI_MAX_ITEM_SIZE;
+	*size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
+					 datalen);
+	*fixed = *fixed && !hasnull;
+	return *size <= EI_MAX_ITEM_SIZE;
 }
 
 /*
- * Form in cxt the index tuple of values, every one of fixed width and none
+ * Form at dest the index tuple of values, every one of fixed width and none
  * null, of size bytes (ei_batch_forms_in_place computed it), as
- * index_form_tuple_context does (int8, timestamp, uuid keys: the common
- * case, without its general size and fill loops).  Cannot fail but for
- * memory.
+ * index_form_tuple does (int8, timestamp, uuid keys: the common case,
+ * without its general size and fill loops and its allocation).
  */
 static IndexTuple
 ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull, Size size,
-					MemoryContext cxt)
+					char *dest)
 {
-	IndexTuple	itup;
+	IndexTuple	itup = (IndexTuple) dest;
 	char	   *data;
 	Size		off = 0;
 
 	/* zeroed: the padding between and after the values is compared whole */
-	itup = (IndexTuple) MemoryContextAllocZero(cxt, size);
+	memset(dest, 0, size);
 	itup->t_info = (unsigned short) size;
-	data = (char *) itup + IndexInfoFindDataOffset(0);
+	data = dest + IndexInfoFindDataOffset(0);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -347,13 +381,91 @@ ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull, Size size,
 }
 
 /*
+ * Where a copy of size (MAXALIGNed) bytes goes: the end of the batch's last
+ * block, or a new block.  A new block that would take the transaction's
+ * batches past limit is taken only after they are applied (which empties
+ * this batch too).  The caller counts the copy in the block's used bytes.
+ */
+static char *
+ei_batch_room(Relation rel, Relation heapRel, EIBatch *batch, Size size,
+			  Size limit)
+{
+	EIBatchBlock *block = batch->last;
+	Size		blksize;
+
+	Assert(size == MAXALIGN(size));
+	if (block != NULL &&
+		block->size - EI_BATCH_BLOCK_HDRSZ - block->used >= size)
+		return EIBatchBlockData(block) + block->used;
+
+	blksize = (block == NULL) ? EI_BATCH_FIRST_BLOCK :
+		Min(block->size * 2, EI_BATCH_BLOCK_SIZE);
+	if (ei_batch_bytes > 0 &&
+		ei_batch_bytes + Max(blksize, EI_BATCH_BLOCK_HDRSZ + size) > limit)
+	{
+		ei_batch_make_room(rel, heapRel, batch);
+		Assert(batch->nitems == 0 && batch->last == NULL);
+		blksize = EI_BATCH_FIRST_BLOCK;
+	}
+	blksize = Max(blksize, EI_BATCH_BLOCK_HDRSZ + size);
+
+	block = MemoryContextAlloc(batch->cxt, blksize);
+	block->next = NULL;
+	block->size = blksize;
+	block->used = 0;
+	if (batch->last != NULL)
+		batch->last->next = block;
+	else
+		batch->first = block;
+	batch->last = block;
+	batch->bytes += blksize;
+	ei_batch_bytes += blksize;
+	return EIBatchBlockData(block);
+}
+
+/*
+ * Mark where the copies of the current subtransaction begin, if it is
+ * deeper than the one that added the batch's last copy (its first copy goes
+ * next, at the end of the last block).
+ */
+static void
+ei_batch_mark(EIBatch *batch)
+{
+	SubTransactionId subid = GetCurrentSubTransactionId();
+	EIBatchMark *mark;
+
+	Assert(batch->last != NULL);
+	if (batch->nmarks > 0 && batch->marks[batch->nmarks - 1].subid >= subid)
+		return;
+	if (batch->nmarks == batch->maxmarks)
+	{
+		int			newmax = Max(4, batch->maxmarks * 2);
+
+		if (batch->marks == NULL)
+			batch->marks = MemoryContextAlloc(batch->cxt,
+											  sizeof(EIBatchMark) * newmax);
+		else
+			batch->marks = repalloc(batch->marks,
+									sizeof(EIBatchMark) * newmax);
+		batch->bytes += sizeof(EIBatchMark) * (newmax - batch->maxmarks);
+		ei_batch_bytes += sizeof(EIBatchMark) * (newmax - batch->maxmarks);
+		batch->maxmarks = newmax;
+	}
+	mark = &batch->marks[batch->nmarks++];
+	mark->subid = subid;
+	mark->nitems = batch->nitems;
+	mark->block = batch->last;
+	mark->used = batch->last->used;
+}
+
+/*
  * Keep one entry (the index tuple of values and isnull, pointing at heap
  * tuple htid) for the transaction, applying the index's batch once it
  * holds batch_size entries (the index's, which the caller looked up), and
  * the transaction's batches once they take osm_tree.batch_memory (see the
- * file's header).  A tuple whose forming cannot fail is formed in the
- * batch's memory; any other is formed in the caller's memory and refused
- * there if oversized, before anything else, and copied only once accepted.
+ * file's header).  A tuple of fixed-width values is formed in the batch's
+ * block directly; any other is formed in the caller's memory, refused
+ * there if oversized, before anything else, and copied once accepted.
  */
 void
 EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
@@ -362,22 +474,25 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	Oid			indexoid = RelationGetRelid(rel);
 	EIBatch    *batch;
 	bool		found;
-	MemoryContext oldcxt;
 	Size		limit = OsmGetBatchMemory();
-	Size		cost;
-	Size		fixedsize;
+	Size		size;
+	bool		fixed;
+	char	   *dest;
 	IndexTuple	itup = NULL;
 
 	EICheckPreloaded();
 
 	/* refuse an oversized entry now, with the row that has it */
 	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull,
-								 &fixedsize))
+								 &size, &fixed))
 	{
 		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 		itup->t_tid = *htid;
 		EICheckItemSize(rel, heapRel, itup);
+		size = MAXALIGN(IndexTupleSize(itup));
 	}
+	else if (!fixed)
+		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 
 	if (ei_batches == NULL)
 	{
@@ -408,9 +523,7 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		 */
 		MemoryContext cxt = AllocSetContextCreate(ei_batch_cxt,
 												  "elastic_index batch",
-												  ALLOCSET_SMALL_MINSIZE,
-												  ALLOCSET_SMALL_INITSIZE,
-												  EI_BATCH_BLOCK_SIZE);
+												  ALLOCSET_SMALL_SIZES);
 
 		batch = hash_search(ei_batches, &indexoid, HASH_ENTER, NULL);
 		batch->cxt = cxt;
@@ -425,35 +538,13 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		batch->relfilenode = EIRelFileNumber(EIRelationLocator(rel));
 		batch->to_tree = false;
 	}
-	if (batch->nitems == batch->maxitems)
-	{
-		int			newmax;
-		Size		grow;
+	else if (batch->nitems == 0 && batch->bytes > 0)
+		ei_batch_clear(batch);	/* a block left by an error (ei_batch_lock) */
 
-		/* arrays that would outgrow the bound: apply what they hold first */
-		if (batch->nitems > 0 &&
-			ei_batch_bytes + (Size) batch->maxitems * EI_BATCH_SLOT_BYTES > limit)
-			ei_batch_make_room(rel, heapRel, batch);
-		newmax = Max(64, batch->maxitems * 2);
-		grow = (Size) (newmax - batch->maxitems) * EI_BATCH_SLOT_BYTES;
-		oldcxt = MemoryContextSwitchTo(batch->cxt);
-		if (batch->items == NULL)
-		{
-			batch->items = palloc(sizeof(IndexTuple) * newmax);
-			batch->subids = palloc(sizeof(SubTransactionId) * newmax);
-		}
-		else
-		{
-			batch->items = repalloc_huge(batch->items,
-										 sizeof(IndexTuple) * newmax);
-			batch->subids = repalloc_huge(batch->subids,
-										  sizeof(SubTransactionId) * newmax);
-		}
-		MemoryContextSwitchTo(oldcxt);
-		batch->maxitems = newmax;
-		batch->bytes += grow;
-		ei_batch_bytes += grow;
-	}
+	/* room for the copy (applying the batches first if need be), marked */
+	dest = ei_batch_room(rel, heapRel, batch, size, limit);
+	ei_batch_mark(batch);
+
 	/* the batch is whole now, so an error in ei_batch_lock leaves it so */
 	if (batch->nitems == 0)
 		ei_batch_lock(batch->heapoid, indexoid);
@@ -461,34 +552,25 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	/*
 	 * The entry, where it stays: nothing above resets the batch's memory
 	 * after this (an apply does), and neither forming it in place nor
-	 * copying it can fail but for memory, which leaves nothing allocated.
+	 * copying it can fail.
 	 */
 	if (itup == NULL)
-	{
-		if (fixedsize > 0)
-			itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
-									   fixedsize, batch->cxt);
-		else
-			itup = index_form_tuple_context(RelationGetDescr(rel), values,
-											isnull, batch->cxt);
-		itup->t_tid = *htid;
-	}
+		itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
+								   size, dest);
 	else
 	{
 		IndexTuple	formed = itup;
 
-		oldcxt = MemoryContextSwitchTo(batch->cxt);
-		itup = CopyIndexTuple(formed);
-		MemoryContextSwitchTo(oldcxt);
+		Assert(MAXALIGN(IndexTupleSize(formed)) == size);
+		itup = (IndexTuple) dest;
+		memcpy(itup, formed, IndexTupleSize(formed));
 		pfree(formed);
 	}
-	batch->items[batch->nitems] = itup;
-	batch->subids[batch->nitems] = GetCurrentSubTransactionId();
-	cost = GetMemoryChunkSpace(batch->items[batch->nitems]) +
-		EI_BATCH_APPLY_BYTES;
+	itup->t_tid = *htid;
+	batch->last->used += size;
 	batch->nitems++;
-	batch->bytes += cost;
-	ei_batch_bytes += cost;
+	batch->bytes += EI_BATCH_APPLY_BYTES;
+	ei_batch_bytes += EI_BATCH_APPLY_BYTES;
 
 	if (batch->nitems >= batch_size)
 		ei_batch_apply(rel, heapRel, batch);
@@ -644,6 +726,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	MemoryContext sortcxt;
 	MemoryContext oldcxt;
 	IndexTuple *sorted;
+	IndexTuple	one;
 	int			n = batch->nitems;
 
 	if (n == 0)
@@ -655,16 +738,33 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	oldcxt = MemoryContextSwitchTo(sortcxt);
 
 	if (n == 1)
-		sorted = batch->items;	/* a one-row transaction: no sort */
+	{
+		/* a one-row transaction: no sort */
+		one = (IndexTuple) EIBatchBlockData(batch->first);
+		sorted = &one;
+	}
 	else
 	{
 		EIEntrySort esort;
 		EISortEntry *entries;
+		int			i = 0;
 
 		EIEntrySortInit(&esort, rel);
 		entries = palloc_extended(sizeof(EISortEntry) * n, MCXT_ALLOC_HUGE);
-		for (int i = 0; i < n; i++)
-			EIEntrySortSet(&esort, &entries[i], batch->items[i]);
+		for (EIBatchBlock *block = batch->first; block; block = block->next)
+		{
+			char	   *data = EIBatchBlockData(block);
+
+			for (Size off = 0; off < block->used;)
+			{
+				IndexTuple	itup = (IndexTuple) (data + off);
+
+				Assert(i < n);
+				EIEntrySortSet(&esort, &entries[i++], itup);
+				off += MAXALIGN(IndexTupleSize(itup));
+			}
+		}
+		Assert(i == n);
 		EIEntrySortRun(&esort, entries, n);
 
 		/*
@@ -675,7 +775,7 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 		StaticAssertStmt(sizeof(EISortEntry) >= sizeof(IndexTuple),
 						 "a sort entry must hold a pointer");
 		sorted = (IndexTuple *) entries;
-		for (int i = 0; i < n; i++)
+		for (i = 0; i < n; i++)
 			sorted[i] = entries[i].itup;
 	}
 
@@ -740,7 +840,11 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 
 /*
  * Drop the entries of an aborted subtransaction and of every subtransaction
- * inside it: all of them started after it, so they have larger ids.
+ * inside it: all of them started after it, so they have larger ids.  They
+ * are the batch's last entries: each was added after the aborted
+ * subtransaction began (it was open all the while), and every entry added
+ * since then was added by it or by one inside it.  Its first entry, or the
+ * first of one inside it, is where the first mark of such an id points.
  */
 static void
 ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -755,32 +859,41 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	hash_seq_init(&status, ei_batches);
 	while ((batch = hash_seq_search(&status)) != NULL)
 	{
-		int			kept = 0;
+		int			m = 0;
+		EIBatchMark *mark;
+		EIBatchBlock *next;
 
-		for (int i = 0; i < batch->nitems; i++)
-		{
-			if (batch->subids[i] >= mySubid)
-			{
-				Size		cost = GetMemoryChunkSpace(batch->items[i]) +
-					EI_BATCH_APPLY_BYTES;
-
-				batch->bytes -= cost;
-				ei_batch_bytes -= cost;
-				pfree(batch->items[i]);
-				continue;
-			}
-			batch->items[kept] = batch->items[i];
-			batch->subids[kept] = batch->subids[i];
-			kept++;
-		}
-		batch->nitems = kept;
+		while (m < batch->nmarks && batch->marks[m].subid < mySubid)
+			m++;
+		if (m == batch->nmarks)
+			continue;
+		mark = &batch->marks[m];
 
 		/*
-		 * An emptied batch gives back its arrays too: counted, they would
-		 * take the bound from the others until the transaction ends (and
+		 * An emptied batch gives back all its memory: counted, it would take
+		 * the bound from the others until the transaction ends (and
 		 * EIBatchFlushAll passes over a batch without entries).
 		 */
-		if (kept == 0 && batch->maxitems > 0)
+		if (mark->nitems == 0)
+		{
 			ei_batch_clear(batch);
+			continue;
+		}
+		for (EIBatchBlock *block = mark->block->next; block; block = next)
+		{
+			next = block->next;
+			batch->bytes -= block->size;
+			ei_batch_bytes -= block->size;
+			pfree(block);
+		}
+		mark->block->next = NULL;
+		mark->block->used = mark->used;
+		batch->last = mark->block;
+		batch->bytes -= (Size) (batch->nitems - mark->nitems) *
+			EI_BATCH_APPLY_BYTES;
+		ei_batch_bytes -= (Size) (batch->nitems - mark->nitems) *
+			EI_BATCH_APPLY_BYTES;
+		batch->nitems = mark->nitems;
+		batch->nmarks = m;
 	}
 }
