@@ -136,7 +136,7 @@ COMMIT;
 SELECT count(*) FROM m_a WHERE k > 0;
 SELECT elastic_index_check('m_a_k', true), elastic_index_check('m_b_k', true);
 
--- A savepoint rolled back gives back its batches' arrays as well as their
+-- A savepoint rolled back gives back its batches' blocks as well as their
 -- entries: a load that fails in each of many partitions, each in its own
 -- savepoint, leaves nothing counted, and a later load is applied in as few
 -- pieces as in a fresh transaction.
@@ -165,13 +165,16 @@ COMMIT;
 SELECT count(*) FROM m_p;
 SELECT elastic_index_check('m_s_k', true);
 
--- A savepoint rolled back cuts its batch back to where the savepoint began
--- (src/osm/batch.c, the marks): the entries the transaction added after a
--- released savepoint stay; those of the savepoint rolled back and of the
--- savepoints inside it go, however many blocks they took; after a scan
--- applied the batch, only what came later is dropped.
-CREATE TABLE m_x (k int8);
+-- A savepoint rolled back cuts its batches back to where the savepoint
+-- began (src/osm/batch.c, the marks): the entries the transaction added
+-- after a released savepoint stay; those of the savepoint rolled back and
+-- of the savepoints inside it go, however many blocks they took, from both
+-- indexes' batches; after the batches were applied (here by ALTER TABLE),
+-- only what came later is dropped.  A released savepoint's mark passes to
+-- its parent, which a rollback then finds.
+CREATE TABLE m_x (k int8) WITH (autovacuum_enabled = off);
 CREATE INDEX m_x_k ON m_x USING osm_tree (k);
+CREATE INDEX m_x_kd ON m_x USING osm_tree (k DESC);
 BEGIN;
 INSERT INTO m_x SELECT generate_series(1, 100);
 SAVEPOINT a;
@@ -194,17 +197,60 @@ ROLLBACK TO e;
 RELEASE d;
 SAVEPOINT f;
 INSERT INTO m_x SELECT generate_series(501, 600);
-SET LOCAL enable_seqscan = off;
-SET LOCAL enable_bitmapscan = off;
-SELECT count(*) FROM m_x WHERE k > 0;
+ALTER TABLE m_x SET (autovacuum_enabled = off);
 INSERT INTO m_x SELECT generate_series(6001, 6100);
 ROLLBACK TO f;
 INSERT INTO m_x SELECT generate_series(601, 700);
-SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+SAVEPOINT x;
+SAVEPOINT y;
+INSERT INTO m_x SELECT generate_series(7001, 7100);
+RELEASE y;
+INSERT INTO m_x SELECT generate_series(7101, 7200);
+ROLLBACK TO x;
+-- a subtransaction per row, every third of which fails
+DO $$
+BEGIN
+	FOR i IN 701..1000 LOOP
+		BEGIN
+			INSERT INTO ei_osm_mem.m_x VALUES (i);
+			IF i % 3 = 0 THEN
+				RAISE EXCEPTION 'row % fails', i;
+			END IF;
+		EXCEPTION WHEN raise_exception THEN NULL;
+		END;
+	END LOOP;
+END $$;
 COMMIT;
--- 600 rows' entries, and the 100 the scan applied for f's rows: no more
+-- each index: the 800 rows' entries, and the 100 applied for f's rows
 SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_k');
-SELECT elastic_index_check('m_x_k', true);
+SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_kd');
+SELECT elastic_index_check('m_x_k', true), elastic_index_check('m_x_kd', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+SELECT count(*), sum(k) FROM (SELECT k FROM m_x WHERE k > 0 ORDER BY k DESC) s;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET enable_indexonlyscan = off;
+SELECT count(*), sum(k) FROM m_x WHERE k > 0;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET enable_indexonlyscan;
+
+-- A savepoint whose entries the bound applied in pieces, rolled back: the
+-- pieces applied stay (their rows are dead), the rest go.
+BEGIN;
+SAVEPOINT g;
+SET LOCAL osm_tree.batch_memory = '64kB';
+INSERT INTO m_x SELECT generate_series(8001, 10000);
+ROLLBACK TO g;
+INSERT INTO m_x SELECT generate_series(1001, 1100);
+COMMIT;
+SELECT batches_applied > 3 AS several_pieces
+FROM elastic_index_stat_activity WHERE indexrelname = 'm_x_k';
+SELECT elastic_index_check('m_x_k', true), elastic_index_check('m_x_kd', true);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT count(*), sum(k) FROM m_x WHERE k > 0;

@@ -58,13 +58,15 @@
  * blocks (EIBatchBlock), in arrival order, without a chunk header or a
  * slot in an array each: a batch finds them by walking its blocks, and
  * needs no list of them until it is applied.  Which subtransaction added
- * which copies is kept as marks (EIBatchMark), one where a deeper
- * subtransaction added its first copy: the copies a subtransaction and
- * those inside it added are always the batch's last ones (see
- * ei_batch_subxact_callback).  So a copy of an int8 key takes 16 bytes;
- * a new backend's first batch touches every page of its memory for the
- * first time, and each page costs it a page fault (src/README.md,
- * "Batches").  A batch counts (bytes) what it holds and what applying it
+ * which copies is kept as marks (EIBatchMark), one where a subtransaction
+ * with a higher id than the last mark's added its first copy: the copies
+ * a subtransaction and those inside it added are always the batch's last
+ * ones, and a subtransaction's commit hands its mark to its parent, so
+ * there are never more marks than open subtransactions (see
+ * ei_batch_subxact_callback).  A copy of an int8 key thus takes 16 bytes,
+ * which matters most to a new backend: its first batch touches its memory
+ * for the first time, a page fault a page (src/README.md, "Batches").  A
+ * batch counts (bytes) what it holds and what applying it
  * will take: its blocks and marks at their allocated size, and per entry
  * the EISortEntry that ei_batch_apply sorts.  The sum over the
  * transaction's batches (ei_batch_bytes) is kept within
@@ -110,8 +112,9 @@ typedef struct EIBatchBlock
 #define EIBatchBlockData(block)	((char *) (block) + EI_BATCH_BLOCK_HDRSZ)
 
 /*
- * Where the copies of a subtransaction deeper than the one before began:
- * the batch's nitems, block and the block's used bytes then.
+ * Where the copies of a subtransaction began: the batch's nitems, block and
+ * the block's used bytes when it added its first copy, if it came after the
+ * subtransaction of the mark before (a higher id).
  */
 typedef struct EIBatchMark
 {
@@ -246,7 +249,7 @@ ei_batch_process_utility(PlannedStmt *pstmt, const char *queryString,
  * current one: during a cursor's FETCH that is the portal's, whose locks a
  * failed FETCH inside a later subtransaction releases with the
  * subtransaction, while the entries, which belong to the subtransaction
- * that added them (their subids), would stay.  Locks and entries thus end
+ * that added them (their marks), would stay.  Locks and entries thus end
  * together: at commit or abort, or at the abort of the subtransaction that
  * added them (when ei_batch_subxact_callback drops those entries), and
  * they pass to the parent when it commits.  The table is locked too
@@ -289,20 +292,20 @@ ei_batch_clear(EIBatch *batch)
 }
 
 /*
- * Whether index_form_tuple_context cannot fail for these values (other
- * than by running out of memory, which allocates nothing): no value to
- * fetch from TOAST or to compress, and a tuple that fits a page's item.
- * Such a tuple can be formed without a check that could refuse it; any
- * other is formed and checked before the batch takes anything for it.
- * *size: the tuple's size; *fixed: whether every value is of fixed width
- * and none is null (ei_batch_form_fixed forms it).
+ * Whether forming the index tuple of these values can fail (other than by
+ * running out of memory): not if no value is to be fetched from TOAST or
+ * compressed and the tuple fits a page's item.  Such a plain tuple is
+ * formed in the batch's block directly (ei_batch_form_plain); any other is
+ * formed and checked before the batch takes anything for it.  *datalen:
+ * the size of the tuple's data; *size: the tuple's, MAXALIGNed; *fixed:
+ * whether every value is of fixed width and none is null.
  */
 static bool
-ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
-						Size *size, bool *fixed)
+ei_batch_is_plain(TupleDesc desc, Datum *values, bool *isnull,
+				  Size *datalen, Size *size, bool *fixed)
 {
 	bool		hasnull = false;
-	Size		datalen = 0;
+	Size		len = 0;
 
 	*fixed = true;
 	for (int i = 0; i < desc->natts; i++)
@@ -316,7 +319,7 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
 			continue;
 		}
 		if (att->attlen > 0)
-			datalen = att_align_nominal(datalen, att->attalign) + att->attlen;
+			len = att_align_nominal(len, att->attalign) + att->attlen;
 		else
 			*fixed = false;
 		if (att->attlen != -1)
@@ -330,43 +333,73 @@ ei_batch_forms_in_place(TupleDesc desc, Datum *values, bool *isnull,
 	}
 	/* fixed-width values: their aligned widths are the data's size */
 	if (!*fixed)
-		datalen = heap_compute_data_size(desc, values, isnull);
-	Assert(datalen == heap_compute_data_size(desc, values, isnull));
+		len = heap_compute_data_size(desc, values, isnull);
+	Assert(len == heap_compute_data_size(desc, values, isnull));
+	*datalen = len;
 	*size = MAXALIGN(IndexInfoFindDataOffset(hasnull ? INDEX_NULL_MASK : 0) +
-					 datalen);
+					 len);
 	*fixed = *fixed && !hasnull;
 	return *size <= EI_MAX_ITEM_SIZE;
 }
 
 /*
- * Form at dest the index tuple of values, every one of fixed width and none
- * null, of size bytes (ei_batch_forms_in_place computed it), as
- * index_form_tuple does (int8, timestamp, uuid keys: the common case,
- * without its general size and fill loops and its allocation).
+ * Form at dest the plain index tuple of values (ei_batch_is_plain said so
+ * and computed datalen and fixed), writing the bytes index_form_tuple
+ * would, without its allocation; values all of fixed width and not null
+ * (int8, timestamp, uuid keys: the common case) without its general size
+ * and fill loops either.
  */
 static IndexTuple
-ei_batch_form_fixed(TupleDesc desc, Datum *values, bool *isnull, Size size,
-					char *dest)
+ei_batch_form_plain(TupleDesc desc, Datum *values, bool *isnull,
+					Size datalen, bool fixed, char *dest)
 {
 	IndexTuple	itup = (IndexTuple) dest;
-	char	   *data;
-	Size		off = 0;
+	unsigned short infomask = 0;
+	Size		hoff;
+	Size		size;
+
+	for (int i = 0; i < desc->natts; i++)
+	{
+		if (isnull[i])
+		{
+			infomask |= INDEX_NULL_MASK;
+			break;
+		}
+	}
+	hoff = IndexInfoFindDataOffset(infomask);
+	size = MAXALIGN(hoff + datalen);
 
 	/* zeroed: the padding between and after the values is compared whole */
 	memset(dest, 0, size);
-	itup->t_info = (unsigned short) size;
-	data = dest + IndexInfoFindDataOffset(0);
-	for (int i = 0; i < desc->natts; i++)
+	if (fixed)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
+		char	   *data = dest + hoff;
+		Size		off = 0;
 
-		off = att_align_nominal(off, att->attalign);
-		if (att->attbyval)
-			store_att_byval(data + off, values[i], att->attlen);
-		else
-			memcpy(data + off, DatumGetPointer(values[i]), att->attlen);
-		off += att->attlen;
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			off = att_align_nominal(off, att->attalign);
+			if (att->attbyval)
+				store_att_byval(data + off, values[i], att->attlen);
+			else
+				memcpy(data + off, DatumGetPointer(values[i]), att->attlen);
+			off += att->attlen;
+		}
+		Assert(off == datalen);
 	}
+	else
+	{
+		uint16		tupmask = 0;
+
+		heap_fill_tuple(desc, values, isnull, dest + hoff, datalen, &tupmask,
+						(infomask & INDEX_NULL_MASK) ?
+						(bits8 *) dest + sizeof(IndexTupleData) : NULL);
+		if (tupmask & HEAP_HASVARWIDTH)
+			infomask |= INDEX_VAR_MASK;
+	}
+	itup->t_info = infomask | (unsigned short) size;
 
 #ifdef USE_ASSERT_CHECKING
 	{
@@ -424,9 +457,9 @@ ei_batch_room(Relation rel, Relation heapRel, EIBatch *batch, Size size,
 }
 
 /*
- * Mark where the copies of the current subtransaction begin, if it is
- * deeper than the one that added the batch's last copy (its first copy goes
- * next, at the end of the last block).
+ * Mark where the copies of the current subtransaction begin, if its id is
+ * higher than the last mark's (its first copy goes next, at the end of the
+ * last block).
  */
 static void
 ei_batch_mark(EIBatch *batch)
@@ -463,9 +496,10 @@ ei_batch_mark(EIBatch *batch)
  * tuple htid) for the transaction, applying the index's batch once it
  * holds batch_size entries (the index's, which the caller looked up), and
  * the transaction's batches once they take osm_tree.batch_memory (see the
- * file's header).  A tuple of fixed-width values is formed in the batch's
- * block directly; any other is formed in the caller's memory, refused
- * there if oversized, before anything else, and copied once accepted.
+ * file's header).  A plain tuple (ei_batch_is_plain) is formed in the
+ * batch's block directly; any other is formed in the caller's memory,
+ * refused there if oversized, before anything else, and copied once
+ * accepted.
  */
 void
 EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
@@ -475,24 +509,23 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	EIBatch    *batch;
 	bool		found;
 	Size		limit = OsmGetBatchMemory();
+	Size		datalen = 0;
 	Size		size;
-	bool		fixed;
+	bool		fixed = false;
 	char	   *dest;
 	IndexTuple	itup = NULL;
 
 	EICheckPreloaded();
 
 	/* refuse an oversized entry now, with the row that has it */
-	if (!ei_batch_forms_in_place(RelationGetDescr(rel), values, isnull,
-								 &size, &fixed))
+	if (!ei_batch_is_plain(RelationGetDescr(rel), values, isnull, &datalen,
+						   &size, &fixed))
 	{
 		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 		itup->t_tid = *htid;
 		EICheckItemSize(rel, heapRel, itup);
 		size = MAXALIGN(IndexTupleSize(itup));
 	}
-	else if (!fixed)
-		itup = index_form_tuple(RelationGetDescr(rel), values, isnull);
 
 	if (ei_batches == NULL)
 	{
@@ -539,13 +572,24 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 		batch->to_tree = false;
 	}
 	else if (batch->nitems == 0 && batch->bytes > 0)
-		ei_batch_clear(batch);	/* a block left by an error (ei_batch_lock) */
+	{
+		/*
+		 * A block (and no mark) left by an error in ei_batch_mark, which
+		 * only running out of memory can raise, in a subtransaction whose
+		 * abort found no mark of its own to cut the batch back to.
+		 */
+		ei_batch_clear(batch);
+	}
 
 	/* room for the copy (applying the batches first if need be), marked */
 	dest = ei_batch_room(rel, heapRel, batch, size, limit);
 	ei_batch_mark(batch);
 
-	/* the batch is whole now, so an error in ei_batch_lock leaves it so */
+	/*
+	 * An error in ei_batch_lock leaves a block and a mark without an entry:
+	 * the abort of the (sub)transaction clears the batch, whose first mark
+	 * is this one (the batch was empty).
+	 */
 	if (batch->nitems == 0)
 		ei_batch_lock(batch->heapoid, indexoid);
 
@@ -555,8 +599,8 @@ EIBatchAdd(Relation rel, Relation heapRel, Datum *values, bool *isnull,
 	 * copying it can fail.
 	 */
 	if (itup == NULL)
-		itup = ei_batch_form_fixed(RelationGetDescr(rel), values, isnull,
-								   size, dest);
+		itup = ei_batch_form_plain(RelationGetDescr(rel), values, isnull,
+								   datalen, fixed, dest);
 	else
 	{
 		IndexTuple	formed = itup;
@@ -740,7 +784,11 @@ ei_batch_apply(Relation rel, Relation heapRel, EIBatch *batch)
 	if (n == 1)
 	{
 		/* a one-row transaction: no sort */
-		one = (IndexTuple) EIBatchBlockData(batch->first);
+		EIBatchBlock *block = batch->first;
+
+		while (block->used == 0)
+			block = block->next;
+		one = (IndexTuple) EIBatchBlockData(block);
 		sorted = &one;
 	}
 	else
@@ -839,12 +887,40 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 }
 
 /*
+ * A subtransaction's entries belong to its parent once it commits: its
+ * first mark (or its children's), if any, becomes the parent's, unless the
+ * parent has one already; later ones go.  Every mark is then an open
+ * (sub)transaction's, so a subtransaction per row (a PL/pgSQL exception
+ * block, a driver's savepoint per statement) keeps one mark, not one per
+ * row.
+ */
+static void
+ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,
+					  SubTransactionId parentSubid)
+{
+	int			m = 0;
+
+	while (m < batch->nmarks && batch->marks[m].subid < mySubid)
+		m++;
+	if (m == batch->nmarks)
+		return;
+	if (m > 0 && batch->marks[m - 1].subid >= parentSubid)
+		batch->nmarks = m;		/* the parent's mark covers them */
+	else
+	{
+		batch->marks[m].subid = parentSubid;
+		batch->nmarks = m + 1;
+	}
+}
+
+/*
  * Drop the entries of an aborted subtransaction and of every subtransaction
  * inside it: all of them started after it, so they have larger ids.  They
  * are the batch's last entries: each was added after the aborted
  * subtransaction began (it was open all the while), and every entry added
  * since then was added by it or by one inside it.  Its first entry, or the
  * first of one inside it, is where the first mark of such an id points.
+ * At a subtransaction's commit, hand its marks to the parent.
  */
 static void
 ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -853,7 +929,8 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	HASH_SEQ_STATUS status;
 	EIBatch    *batch;
 
-	if (event != SUBXACT_EVENT_ABORT_SUB || ei_batches == NULL)
+	if ((event != SUBXACT_EVENT_ABORT_SUB &&
+		 event != SUBXACT_EVENT_COMMIT_SUB) || ei_batches == NULL)
 		return;
 
 	hash_seq_init(&status, ei_batches);
@@ -862,6 +939,12 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		int			m = 0;
 		EIBatchMark *mark;
 		EIBatchBlock *next;
+
+		if (event == SUBXACT_EVENT_COMMIT_SUB)
+		{
+			ei_batch_marks_commit(batch, mySubid, parentSubid);
+			continue;
+		}
 
 		while (m < batch->nmarks && batch->marks[m].subid < mySubid)
 			m++;

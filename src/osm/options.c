@@ -102,7 +102,7 @@ OsmInitGUCs(void)
 
 	DefineCustomIntVariable("osm_tree.batch_memory",
 							"Memory a transaction's osm_tree batches may take, over all its indexes, before they are applied; -1 uses work_mem.",
-							"Counts the entries' copies and the arrays that hold and sort them.",
+							"Counts the entries' copies and the array that sorts them.",
 							&osm_batch_memory,
 							8192, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
