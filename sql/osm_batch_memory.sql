@@ -220,6 +220,19 @@ BEGIN
 		END;
 	END LOOP;
 END $$;
+-- the same in a savepoint rolled back: its own entries and the rows' go
+SAVEPOINT z;
+INSERT INTO m_x SELECT generate_series(9001, 9050);
+DO $$
+BEGIN
+	FOR i IN 9051..9100 LOOP
+		BEGIN
+			INSERT INTO ei_osm_mem.m_x VALUES (i);
+		EXCEPTION WHEN raise_exception THEN NULL;
+		END;
+	END LOOP;
+END $$;
+ROLLBACK TO z;
 COMMIT;
 -- each index: the 800 rows' entries, and the 100 applied for f's rows
 SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_k');
@@ -241,6 +254,7 @@ RESET enable_indexonlyscan;
 
 -- A savepoint whose entries the bound applied in pieces, rolled back: the
 -- pieces applied stay (their rows are dead), the rest go.
+SELECT elastic_index_activity_reset('m_x_k');
 BEGIN;
 SAVEPOINT g;
 SET LOCAL osm_tree.batch_memory = '64kB';
@@ -250,6 +264,10 @@ INSERT INTO m_x SELECT generate_series(1001, 1100);
 COMMIT;
 SELECT batches_applied > 3 AS several_pieces
 FROM elastic_index_stat_activity WHERE indexrelname = 'm_x_k';
+SELECT entries + buffer_entries - 1000 BETWEEN 1 AND 1999 AS applied_in_part
+FROM elastic_index_stats('m_x_k');
+SELECT entries + buffer_entries - 1000 BETWEEN 1 AND 1999 AS applied_in_part
+FROM elastic_index_stats('m_x_kd');
 SELECT elastic_index_check('m_x_k', true), elastic_index_check('m_x_kd', true);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;

@@ -140,6 +140,11 @@ typedef struct EIBatch
 	EIBatchMark *marks;			/* by increasing subid */
 	int			nmarks;
 	int			maxmarks;
+	/* how to undo ei_batch_marks_commit, if its commit then fails */
+	SubTransactionId undo_subid;	/* the subtransaction; Invalid: none */
+	int			undo_nmarks;
+	int			undo_mark;
+	SubTransactionId undo_mark_subid;
 	bool		to_tree;		/* a part was applied to the tree: so are
 								 * the rest (see ei_batch_wants_buffer) */
 } EIBatch;
@@ -158,6 +163,9 @@ static EIBatch *ei_batch_last = NULL;
 
 /* The sum of the batches' bytes. */
 static Size ei_batch_bytes = 0;
+
+/* The highest subid any batch's mark ever had in this transaction. */
+static SubTransactionId ei_batch_max_mark = InvalidSubTransactionId;
 
 /* A batch's first block of copies, and the size its blocks double up to. */
 #define EI_BATCH_FIRST_BLOCK	1024
@@ -289,6 +297,7 @@ ei_batch_clear(EIBatch *batch)
 	batch->marks = NULL;
 	batch->nmarks = 0;
 	batch->maxmarks = 0;
+	batch->undo_subid = InvalidSubTransactionId;
 }
 
 /*
@@ -484,6 +493,9 @@ ei_batch_mark(EIBatch *batch)
 		ei_batch_bytes += sizeof(EIBatchMark) * (newmax - batch->maxmarks);
 		batch->maxmarks = newmax;
 	}
+	/* the marks past nmarks that an undo would bring back are overwritten */
+	batch->undo_subid = InvalidSubTransactionId;
+	ei_batch_max_mark = Max(ei_batch_max_mark, subid);
 	mark = &batch->marks[batch->nmarks++];
 	mark->subid = subid;
 	mark->nitems = batch->nitems;
@@ -880,6 +892,7 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 			ei_batch_last = NULL;
 			ei_batch_cxt = NULL;
 			ei_batch_bytes = 0;
+			ei_batch_max_mark = InvalidSubTransactionId;
 			break;
 		default:
 			break;
@@ -888,11 +901,13 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 
 /*
  * A subtransaction's entries belong to its parent once it commits: its
- * first mark (or its children's), if any, becomes the parent's, unless the
- * parent has one already; later ones go.  Every mark is then an open
- * (sub)transaction's, so a subtransaction per row (a PL/pgSQL exception
- * block, a driver's savepoint per statement) keeps one mark, not one per
- * row.
+ * first mark, if any (its children's are folded into it by then), becomes
+ * the parent's, unless the parent has one already; later ones go.  Every
+ * mark is then an open (sub)transaction's, so a subtransaction per row (a
+ * PL/pgSQL exception block, a driver's savepoint per statement) keeps one
+ * mark, not one per row.  What changes is remembered: the commit can still
+ * fail after this callback (CommitSubTransaction goes on), and its abort
+ * must then find the marks as they were (ei_batch_subxact_callback).
  */
 static void
 ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,
@@ -904,6 +919,10 @@ ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,
 		m++;
 	if (m == batch->nmarks)
 		return;
+	batch->undo_subid = mySubid;
+	batch->undo_nmarks = batch->nmarks;
+	batch->undo_mark = m;
+	batch->undo_mark_subid = batch->marks[m].subid;
 	if (m > 0 && batch->marks[m - 1].subid >= parentSubid)
 		batch->nmarks = m;		/* the parent's mark covers them */
 	else
@@ -920,7 +939,9 @@ ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,
  * subtransaction began (it was open all the while), and every entry added
  * since then was added by it or by one inside it.  Its first entry, or the
  * first of one inside it, is where the first mark of such an id points.
- * At a subtransaction's commit, hand its marks to the parent.
+ * At a subtransaction's commit, hand its marks to the parent.  No batch
+ * has a mark of a subtransaction above ei_batch_max_mark, nor entries of
+ * one: then there is nothing to do.
  */
 static void
 ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
@@ -930,7 +951,8 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	EIBatch    *batch;
 
 	if ((event != SUBXACT_EVENT_ABORT_SUB &&
-		 event != SUBXACT_EVENT_COMMIT_SUB) || ei_batches == NULL)
+		 event != SUBXACT_EVENT_COMMIT_SUB) || ei_batches == NULL ||
+		mySubid > ei_batch_max_mark)
 		return;
 
 	hash_seq_init(&status, ei_batches);
@@ -944,6 +966,14 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		{
 			ei_batch_marks_commit(batch, mySubid, parentSubid);
 			continue;
+		}
+
+		/* a commit that failed after handing the marks on: take them back */
+		if (batch->undo_subid == mySubid)
+		{
+			batch->nmarks = batch->undo_nmarks;
+			batch->marks[batch->undo_mark].subid = batch->undo_mark_subid;
+			batch->undo_subid = InvalidSubTransactionId;
 		}
 
 		while (m < batch->nmarks && batch->marks[m].subid < mySubid)
