@@ -175,6 +175,18 @@ SELECT elastic_index_check('m_s_k', true);
 CREATE TABLE m_x (k int8) WITH (autovacuum_enabled = off);
 CREATE INDEX m_x_k ON m_x USING osm_tree (k);
 CREATE INDEX m_x_kd ON m_x USING osm_tree (k DESC);
+-- The rows of m_x counted and summed through its indexes (ascending, and
+-- descending) and by a sequential scan: all three must agree.
+CREATE FUNCTION m_x_by_index(OUT n int8, OUT total numeric) LANGUAGE sql
+	SET enable_seqscan = off SET enable_bitmapscan = off
+	AS 'SELECT count(*), sum(k) FROM m_x WHERE k > 0';
+CREATE FUNCTION m_x_by_index_desc(OUT n int8, OUT total numeric) LANGUAGE sql
+	SET enable_seqscan = off SET enable_bitmapscan = off
+	AS 'SELECT count(*), sum(k) FROM (SELECT k FROM m_x WHERE k > 0 ORDER BY k DESC) s';
+CREATE FUNCTION m_x_by_seqscan(OUT n int8, OUT total numeric) LANGUAGE sql
+	SET enable_indexscan = off SET enable_bitmapscan = off
+	SET enable_indexonlyscan = off
+	AS 'SELECT count(*), sum(k) FROM m_x WHERE k > 0';
 BEGIN;
 INSERT INTO m_x SELECT generate_series(1, 100);
 SAVEPOINT a;
@@ -238,19 +250,7 @@ COMMIT;
 SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_k');
 SELECT entries + buffer_entries AS entries FROM elastic_index_stats('m_x_kd');
 SELECT elastic_index_check('m_x_k', true), elastic_index_check('m_x_kd', true);
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT count(*), sum(k) FROM m_x WHERE k > 0;
-SELECT count(*), sum(k) FROM (SELECT k FROM m_x WHERE k > 0 ORDER BY k DESC) s;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
-SET enable_indexscan = off;
-SET enable_bitmapscan = off;
-SET enable_indexonlyscan = off;
-SELECT count(*), sum(k) FROM m_x WHERE k > 0;
-RESET enable_indexscan;
-RESET enable_bitmapscan;
-RESET enable_indexonlyscan;
+SELECT * FROM m_x_by_index(), m_x_by_index_desc(), m_x_by_seqscan();
 
 -- A savepoint whose entries the bound applied in pieces, rolled back: the
 -- pieces applied stay (their rows are dead), the rest go.
@@ -269,18 +269,7 @@ FROM elastic_index_stats('m_x_k');
 SELECT entries + buffer_entries - 1000 BETWEEN 1 AND 1999 AS applied_in_part
 FROM elastic_index_stats('m_x_kd');
 SELECT elastic_index_check('m_x_k', true), elastic_index_check('m_x_kd', true);
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT count(*), sum(k) FROM m_x WHERE k > 0;
-RESET enable_seqscan;
-RESET enable_bitmapscan;
-SET enable_indexscan = off;
-SET enable_bitmapscan = off;
-SET enable_indexonlyscan = off;
-SELECT count(*), sum(k) FROM m_x WHERE k > 0;
-RESET enable_indexscan;
-RESET enable_bitmapscan;
-RESET enable_indexonlyscan;
+SELECT * FROM m_x_by_index(), m_x_by_seqscan();
 
 RESET osm_tree.batch_size;
 SET client_min_messages = warning;
