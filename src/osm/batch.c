@@ -140,11 +140,6 @@ typedef struct EIBatch
 	EIBatchMark *marks;			/* by increasing subid */
 	int			nmarks;
 	int			maxmarks;
-	/* how to undo ei_batch_marks_commit, if its commit then fails */
-	SubTransactionId undo_subid;	/* the subtransaction; Invalid: none */
-	int			undo_nmarks;
-	int			undo_mark;
-	SubTransactionId undo_mark_subid;
 	bool		to_tree;		/* a part was applied to the tree: so are
 								 * the rest (see ei_batch_wants_buffer) */
 } EIBatch;
@@ -297,7 +292,6 @@ ei_batch_clear(EIBatch *batch)
 	batch->marks = NULL;
 	batch->nmarks = 0;
 	batch->maxmarks = 0;
-	batch->undo_subid = InvalidSubTransactionId;
 }
 
 /*
@@ -367,7 +361,8 @@ ei_batch_form_plain(TupleDesc desc, Datum *values, bool *isnull,
 	Size		hoff;
 	Size		size;
 
-	for (int i = 0; i < desc->natts; i++)
+	/* fixed: no value is null (ei_batch_is_plain) */
+	for (int i = 0; !fixed && i < desc->natts; i++)
 	{
 		if (isnull[i])
 		{
@@ -493,8 +488,6 @@ ei_batch_mark(EIBatch *batch)
 		ei_batch_bytes += sizeof(EIBatchMark) * (newmax - batch->maxmarks);
 		batch->maxmarks = newmax;
 	}
-	/* the marks past nmarks that an undo would bring back are overwritten */
-	batch->undo_subid = InvalidSubTransactionId;
 	ei_batch_max_mark = Max(ei_batch_max_mark, subid);
 	mark = &batch->marks[batch->nmarks++];
 	mark->subid = subid;
@@ -899,30 +892,37 @@ ei_batch_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* The first of batch's marks of subtransaction subid or a later one. */
+static int
+ei_batch_first_mark(EIBatch *batch, SubTransactionId subid)
+{
+	int			m = 0;
+
+	while (m < batch->nmarks && batch->marks[m].subid < subid)
+		m++;
+	return m;
+}
+
 /*
  * A subtransaction's entries belong to its parent once it commits: its
  * first mark, if any (its children's are folded into it by then), becomes
  * the parent's, unless the parent has one already; later ones go.  Every
  * mark is then an open (sub)transaction's, so a subtransaction per row (a
  * PL/pgSQL exception block, a driver's savepoint per statement) keeps one
- * mark, not one per row.  What changes is remembered: the commit can still
- * fail after this callback (CommitSubTransaction goes on), and its abort
- * must then find the marks as they were (ei_batch_subxact_callback).
+ * mark, not one per row.  Nothing is kept to undo this if the commit fails
+ * later on: by this callback CommitSubTransaction has made the
+ * subtransaction's xid one of its parent's children (AtSubCommit_childXids),
+ * so the parent's commit would commit it too (assert-enabled servers stop
+ * at that in clog); the entries follow the xid.
  */
 static void
 ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,
 					  SubTransactionId parentSubid)
 {
-	int			m = 0;
+	int			m = ei_batch_first_mark(batch, mySubid);
 
-	while (m < batch->nmarks && batch->marks[m].subid < mySubid)
-		m++;
 	if (m == batch->nmarks)
 		return;
-	batch->undo_subid = mySubid;
-	batch->undo_nmarks = batch->nmarks;
-	batch->undo_mark = m;
-	batch->undo_mark_subid = batch->marks[m].subid;
 	if (m > 0 && batch->marks[m - 1].subid >= parentSubid)
 		batch->nmarks = m;		/* the parent's mark covers them */
 	else
@@ -958,7 +958,7 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	hash_seq_init(&status, ei_batches);
 	while ((batch = hash_seq_search(&status)) != NULL)
 	{
-		int			m = 0;
+		int			m;
 		EIBatchMark *mark;
 		EIBatchBlock *next;
 
@@ -968,16 +968,7 @@ ei_batch_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			continue;
 		}
 
-		/* a commit that failed after handing the marks on: take them back */
-		if (batch->undo_subid == mySubid)
-		{
-			batch->nmarks = batch->undo_nmarks;
-			batch->marks[batch->undo_mark].subid = batch->undo_mark_subid;
-			batch->undo_subid = InvalidSubTransactionId;
-		}
-
-		while (m < batch->nmarks && batch->marks[m].subid < mySubid)
-			m++;
+		m = ei_batch_first_mark(batch, mySubid);
 		if (m == batch->nmarks)
 			continue;
 		mark = &batch->marks[m];
