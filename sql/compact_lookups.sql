@@ -192,6 +192,95 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT count(*), sum(length(t)) FROM lk_inc WHERE k % 20 = 0 AND k BETWEEN 0 AND 9000;
 
+-- Plain index scans of a point lookup read no key where bits[] settle it:
+-- the entries that begin with the key's prefix (at most 4), or if the leaf
+-- has none another key's run, go to the executor's recheck
+-- (EICompactPrefixRun).  A key of more entries, a backward scan and a
+-- range read keys as before.  Each lookup: its rows, the keys it read, the
+-- rows the recheck turned away, and whether a sequential scan agrees.
+CREATE TABLE lk_pt (k int8, k2 int4, t text COLLATE "C", v int8)
+	WITH (autovacuum_enabled = off);
+INSERT INTO lk_pt
+SELECT CASE WHEN g <= 300 THEN (g % 3) * 1000 + 1	-- 3 keys of 100 rows
+			WHEN g <= 330 THEN -5000 - (g % 10) * 2	-- 10 keys of 3 rows
+			ELSE g * 2 END,
+	   g % 7, 'key' || (g * 2), g
+FROM generate_series(1, 20000) AS g;
+CREATE TABLE lk_pk (LIKE lk_pt) WITH (autovacuum_enabled = off);
+INSERT INTO lk_pk SELECT * FROM lk_pt;
+CREATE INDEX lk_pt_k ON lk_pt USING elastic_btree (k);
+CREATE INDEX lk_pt_t ON lk_pt USING elastic_btree (t);
+CREATE INDEX lk_pk_kk ON lk_pk USING elastic_btree (k, k2);
+SELECT elastic_btree_shrink(i) > 0 AS shrunk
+FROM unnest(ARRAY['lk_pt_k', 'lk_pt_t', 'lk_pk_kk']) AS i;
+VACUUM ANALYZE lk_pt, lk_pk;
+CREATE FUNCTION lk_pt_lookup(idx text, cond text, dir text DEFAULT 'ASC',
+							 OUT nrows int8, OUT reads int8,
+							 OUT rechecked int8, OUT agrees bool)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+	q			text := format('SELECT v FROM %s WHERE %s%s',
+								 CASE idx WHEN 'lk_pk_kk' THEN 'lk_pk' ELSE 'lk_pt' END, cond,
+								 CASE dir WHEN 'DESC' THEN ' ORDER BY k DESC' ELSE '' END);
+	before		int8;
+	plan		jsonb;
+	by_index	text;
+	by_seq		text;
+BEGIN
+	SET LOCAL enable_seqscan = off;
+	SET LOCAL enable_bitmapscan = off;
+	SET LOCAL enable_indexonlyscan = off;
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q
+		INTO plan;
+	IF NOT plan @? format('$.** ? (@."Node Type" == "Index Scan" && @."Index Name" == "%s")', idx)::jsonpath THEN
+		RAISE EXCEPTION 'not an index scan of %: %', idx, plan;
+	END IF;
+	rechecked := (SELECT coalesce(sum(x::text::int8), 0)
+				  FROM jsonb_path_query(plan, 'strict $.**."Rows Removed by Index Recheck"') AS x);
+	SELECT heap_key_reads INTO before FROM elastic_index_stat_activity
+	WHERE indexrelname = idx;
+	EXECUTE format('SELECT count(*), string_agg(v::text, %L ORDER BY v) FROM (%s) s', ',', q)
+		INTO nrows, by_index;
+	SELECT heap_key_reads - before INTO reads FROM elastic_index_stat_activity
+	WHERE indexrelname = idx;
+	SET LOCAL enable_seqscan = on;
+	SET LOCAL enable_indexscan = off;
+	EXECUTE format('SELECT string_agg(v::text, %L ORDER BY v) FROM (%s) s', ',', q) INTO by_seq;
+	agrees := by_index IS NOT DISTINCT FROM by_seq;
+END
+$fn$;
+SELECT c.what, l.*
+FROM (VALUES ('unique key', 'lk_pt_k', 'k = 20000', 'ASC'),
+			 ('absent key', 'lk_pt_k', 'k = 20001', 'ASC'),
+			 ('key of 3 rows', 'lk_pt_k', 'k = -5004', 'ASC'),
+			 ('absent between keys of 3 rows', 'lk_pt_k', 'k = -5005', 'ASC'),
+			 ('bounds that meet', 'lk_pt_k', 'k >= 30000 AND k <= 30000', 'ASC'),
+			 ('first of two columns', 'lk_pk_kk', 'k = 20000', 'ASC'),
+			 ('first column, second filters', 'lk_pk_kk', 'k = -5004 AND k2 = 4', 'ASC'),
+			 ('text key', 'lk_pt_t', 't = ''key20000''', 'ASC')) AS c(what, idx, cond, dir),
+	 LATERAL lk_pt_lookup(c.idx, c.cond, c.dir) AS l;
+-- these read keys: a run longer than 4, backward, a range
+SELECT c.what, l.nrows, l.reads > 0 AS reads_keys, l.agrees
+FROM (VALUES ('key of 100 rows', 'lk_pt_k', 'k = 1001', 'ASC'),
+			 ('backward', 'lk_pt_k', 'k >= 20000 AND k <= 20000', 'DESC'),
+			 ('range', 'lk_pt_k', 'k BETWEEN 20000 AND 20010', 'ASC')) AS c(what, idx, cond, dir),
+	 LATERAL lk_pt_lookup(c.idx, c.cond, c.dir) AS l;
+-- every key of the first 800 and its absent neighbour, each way
+SELECT count(*) AS lookups, count(*) FILTER (WHERE l.agrees) AS agree,
+	   sum(l.nrows) AS nrows
+FROM generate_series(-5020, 800) AS g,
+	 LATERAL lk_pt_lookup('lk_pt_k', 'k = ' || g) AS l
+WHERE g < -4990 OR g >= 0;
+SELECT count(*) FILTER (WHERE l.agrees) AS agree, sum(l.nrows) AS nrows
+FROM generate_series(-5020, 800, 7) AS g,
+	 LATERAL lk_pt_lookup('lk_pk_kk', 'k = ' || g) AS l
+WHERE g < -4990 OR g >= 0;
+SELECT count(*) FILTER (WHERE l.agrees) AS agree, sum(l.nrows) AS nrows
+FROM generate_series(0, 2000, 3) AS g,
+	 LATERAL lk_pt_lookup('lk_pt_t', format('t = %L', 'key' || g)) AS l;
+SELECT elastic_index_check('lk_pt_k', true), elastic_index_check('lk_pt_t', true),
+	   elastic_index_check('lk_pk_kk', true);
+
 SET client_min_messages = warning;
 DROP SCHEMA ei_lk CASCADE;
 -- the next file creates the extension afresh

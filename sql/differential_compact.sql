@@ -191,7 +191,10 @@ BEGIN
 			FROM jsonb_path_query(plan, 'strict $.**."Rows Removed by Index Recheck"') AS v);
 END;
 $$;
--- point lookups of 200 re-inserted keys and of 200 others; ranges
+-- point lookups of 200 re-inserted keys and of 200 others; ranges.  (A
+-- point lookup takes its key's run of entries by bits[] alone; a key that
+-- begins a leaf is looked for on the leaf before it too, where the run is
+-- another key's, and its row is rechecked: one of the 200 others, 367.)
 SELECT sum(cp_rechecked(format('SELECT pad FROM cp_dead WHERE k = %s', g))) AS rechecked
 FROM generate_series(2, 400, 2) AS g;
 SELECT sum(cp_rechecked(format('SELECT pad FROM cp_dead WHERE k = %s', g))) AS rechecked

@@ -921,6 +921,24 @@ EICompactLastWithin(Page page, int pos, const uint8 *poskey,
 }
 
 /*
+ * The entries of a compact leaf whose keys begin with key's first prefixlen
+ * bytes, found by bits[] alone, without a heap read (seqtree_prefix_run): if
+ * any entry does, exactly those; if none does, another run of entries that
+ * share a prefix of that length, which the caller must treat as candidates
+ * only.  Returns false, setting neither *lo nor *hi, on an empty leaf or a
+ * run of more than maxrun entries.
+ */
+bool
+EICompactPrefixRun(Page page, const uint8 *key, int prefixlen, int maxrun,
+				   int *lo, int *hi)
+{
+	SeqTree		st;
+
+	EICompactAttach(page, &st);
+	return seqtree_prefix_run(&st, key, prefixlen * 8, maxrun, lo, hi);
+}
+
+/*
  * Number of entries on a compact leaf.
  */
 int

@@ -2,8 +2,8 @@
  *
  * scan.c
  *	  Reading compact leaves in an index scan (EILeafKindOps.read): the
- *	  entries between the scan's bounds, found by SeqTree searches that read
- *	  keys from the heap.
+ *	  entries between the scan's bounds, found by bits[] alone for a point
+ *	  lookup, else by SeqTree searches that read keys from the heap.
  *
  * The core's scan (core/scan.c) reads standard leaves itself and hands a
  * compact leaf, pinned and share-locked, to EICompactScanRead, which fills
@@ -31,39 +31,52 @@
  */
 typedef struct EIScanCompact
 {
-	Relation	heap;
-	EIHeapKeyReader *reader;
+	Relation	heap;			/* NULL until a key must be read */
+	EIHeapKeyReader *reader;	/* likewise */
 	bool		bounds_ready;
 	bool		has_lower;
 	bool		has_upper;
 	char	   *lower;			/* keylen bytes each */
 	char	   *upper;
+	int			point_prefixlen;	/* lower and upper are one prefix padded
+									 * with 0x00 and 0xFF: its length; else 0 */
 	StringInfoData norm;		/* workspace: a key normalized */
 	char	   *bound;			/* workspace: a padded bound (keylen bytes) */
 	EICompactTidGroup tids;		/* decoded for the leaf being read */
 } EIScanCompact;
 
+/*
+ * Most entries a forward scan takes from a compact leaf by bits[] alone,
+ * without a heap read, when its bounds are one prefix (a point lookup):
+ * all of them are rechecked, and if the key is absent they are another
+ * key's entries, each a wasted heap fetch.
+ */
+#define EI_COMPACT_POINT_RUN	4
+
 static EIScanCompact *ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm);
+static EIHeapKeyReader *ei_compact_reader(IndexScanDesc scan,
+										  EIScanCompact *cs,
+										  EINormKeyInfo *norm);
+static void ei_compact_search_bounds(IndexScanDesc scan, EIScanCompact *cs,
+									 EINormKeyInfo *norm, Page page, int n,
+									 bool forward, int *plo, int *phi);
 static void ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs,
 							  EINormKeyInfo *norm);
 
 /*
- * Return the scan's compact-leaf state, creating it (and opening the table,
- * which the executor has locked already) on the first compact leaf.
+ * Return the scan's compact-leaf state, creating it on the first compact
+ * leaf.
  */
 static EIScanCompact *
 ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
 
 	if (so->leaf_state == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
 		EIScanCompact *cs = palloc0(sizeof(EIScanCompact));
 
-		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
-		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
 		cs->lower = palloc(norm->keylen);
 		cs->upper = palloc(norm->keylen);
 		initStringInfo(&cs->norm);
@@ -71,15 +84,35 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 		so->leaf_state = cs;
 		MemoryContextSwitchTo(oldcxt);
 	}
-	((EIScanCompact *) so->leaf_state)->reader->want_tuple =
-		(so->currTuples != NULL);
-	/* an index-only scan needs no TOAST of entries its snapshot cannot see */
-	((EIScanCompact *) so->leaf_state)->reader->snapshot =
-		(so->currTuples != NULL && IsMVCCSnapshot(scan->xs_snapshot)) ?
-		scan->xs_snapshot : NULL;
 	return (EIScanCompact *) so->leaf_state;
 }
 
+/*
+ * Return the scan's heap key reader, opening the table (which the executor
+ * has locked already) and the reader the first time a key must be read: a
+ * point lookup that bits[] settle never reads one.
+ */
+static EIHeapKeyReader *
+ei_compact_reader(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+
+	if (cs->reader == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+
+		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
+		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	cs->reader->want_tuple = (so->currTuples != NULL);
+	/* an index-only scan needs no TOAST of entries its snapshot cannot see */
+	cs->reader->snapshot =
+		(so->currTuples != NULL && IsMVCCSnapshot(scan->xs_snapshot)) ?
+		scan->xs_snapshot : NULL;
+	return cs->reader;
+}
 
 /*
  * Turn the scan's keys on the first column into normalized lower and upper
@@ -216,60 +249,46 @@ ei_compact_bounds(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 	}
 	if (bkeys != bkeysbuf)
 		pfree(bkeys);
+
+	/*
+	 * Bounds P + 0x00... and P + 0xFF... (an equality key's, or two that
+	 * meet) hold exactly the entries that begin with P.
+	 */
+	cs->point_prefixlen = 0;
+	if (cs->has_lower && cs->has_upper)
+	{
+		int			p = 0;
+		bool		padded = true;
+
+		while (p < norm->keylen && cs->lower[p] == cs->upper[p])
+			p++;
+		for (int i = p; i < norm->keylen && padded; i++)
+			padded = ((uint8) cs->lower[i] == 0x00 &&
+					  (uint8) cs->upper[i] == 0xFF);
+		if (p > 0 && p < norm->keylen && padded)
+			cs->point_prefixlen = p;
+	}
 	cs->bounds_ready = true;
 }
 
 /*
- * Collect the entries of the pinned and share-locked compact leaf
- * so->currPos.buf that may match, in index order; return whether there
- * were any.
- *
- * A compact leaf has no keys to test, so every returned row is rechecked by
- * the executor.  A SeqTree search per bound, usually one heap read each,
- * narrows the leaf to the entries between the scan's bounds on the first
- * column; the upper bound's is skipped when the key the lower bound's
- * search read and bits[] settle it (EICompactLastWithin: a point lookup's
- * usually do).  A search that meets a dead or toasted entry reads another
- * entry of its subtree instead (EICompactSearchReadOnly).  A bound that excludes entries of this leaf also
- * ends the scan in that direction, as a failing required key does on a
- * standard leaf.  Index-only scans read each entry's key from the heap.
+ * Narrow a compact leaf of n entries to the positions lo..hi between the
+ * scan's bounds by SeqTree searches that read keys from the heap, ending the
+ * scan in a direction where a bound excludes entries of the leaf.
  */
-bool
-EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
+static void
+ei_compact_search_bounds(IndexScanDesc scan, EIScanCompact *cs,
+						 EINormKeyInfo *norm, Page page, int n, bool forward,
+						 int *plo, int *phi)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
-	Relation	rel = scan->indexRelation;
-	Buffer		buf = so->currPos.buf;
-	Page		page = BufferGetPage(buf);
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-	EINormKeyInfo *norm = EICompactInfo(rel);
-	bool		forward = ScanDirectionIsForward(dir);
-	EIScanCompact *cs;
-	int			n;
-	int			lo;
-	int			hi;
-	int			count = 0;
+	EIHeapKeyReader *reader = ei_compact_reader(scan, cs, norm);
+	int			lo = 0;
+	int			hi = n - 1;
 	bool		upper_settled = false;
-	int		   *pending = NULL;
-	int			npending = 0;
-	ItemPointerData tidbuf[64];
-	ItemPointerData *tids = tidbuf;
-
-	if (norm == NULL)
-		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
-			 RelationGetRelationName(rel));
-	cs = ei_compact_state(scan, norm);
-	if (!cs->bounds_ready)
-		ei_compact_bounds(scan, cs, norm);
-
-	so->currPos.recheck = true;
 
 	/* keys remembered for another leaf's entries are not safe here */
-	EIHeapKeyReaderForget(cs->reader);
-	n = EICompactCheckLeaf(rel, buf);
-	EICompactTidGroupReset(&cs->tids);
-	lo = 0;
-	hi = n - 1;
+	EIHeapKeyReaderForget(reader);
 
 	/*
 	 * Where only unreadable entries could tell, the largest entry <= a
@@ -281,7 +300,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			minpos;
 		int			maxpos;
 
-		lo = EICompactSearchReadOnly(page, cs->reader, &cs->tids,
+		lo = EICompactSearchReadOnly(page, reader, &cs->tids,
 									 (uint8 *) cs->lower,
 									 &minpos, &maxpos) ? minpos : minpos + 1;
 		if (!forward && minpos >= 0)
@@ -306,8 +325,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			last;
 
 		EICompactGetTidCached(page, &cs->tids, at, &tid);
-		key = EIHeapKeyReaderLastKey(cs->reader, &tid);
-		if (key == NULL || cs->reader->key.len != norm->keylen)
+		key = EIHeapKeyReaderLastKey(reader, &tid);
+		if (key == NULL || reader->key.len != norm->keylen)
 			continue;
 		beyond = memcmp(key, cs->upper, norm->keylen) > 0;
 		last = beyond ? at - 1 :
@@ -325,13 +344,86 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		int			minpos;
 		int			maxpos;
 
-		(void) EICompactSearchReadOnly(page, cs->reader, &cs->tids,
+		(void) EICompactSearchReadOnly(page, reader, &cs->tids,
 									   (uint8 *) cs->upper,
 									   &minpos, &maxpos);
 		hi = maxpos;
 		if (forward && maxpos < n - 1)
 			so->currPos.moreRight = false;
 	}
+	*plo = lo;
+	*phi = hi;
+}
+
+/*
+ * Collect the entries of the pinned and share-locked compact leaf
+ * so->currPos.buf that may match, in index order; return whether there
+ * were any.
+ *
+ * A compact leaf has no keys to test, so every returned row is rechecked by
+ * the executor.  A forward point lookup takes the run of entries bits[]
+ * give it, reading no key (EICompactPrefixRun).  Otherwise a SeqTree
+ * search per bound, usually one heap read each, narrows the leaf to the
+ * entries between the scan's bounds on the first column; the upper bound's
+ * is skipped when the key the lower bound's search read and bits[] settle
+ * it (EICompactLastWithin).  A search that meets a dead or toasted entry
+ * reads another entry of its subtree instead (EICompactSearchReadOnly).  A
+ * bound that excludes entries of this leaf also ends the scan in that
+ * direction, as a failing required key does on a standard leaf.
+ * Index-only scans read each entry's key from the heap.
+ */
+bool
+EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	Buffer		buf = so->currPos.buf;
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	EINormKeyInfo *norm = EICompactInfo(rel);
+	bool		forward = ScanDirectionIsForward(dir);
+	EIScanCompact *cs;
+	int			n;
+	int			lo;
+	int			hi;
+	int			count = 0;
+	int		   *pending = NULL;
+	int			npending = 0;
+	ItemPointerData tidbuf[64];
+	ItemPointerData *tids = tidbuf;
+
+	if (norm == NULL)
+		elog(ERROR, "index \"%s\" has a compact leaf but cannot have compact leaves",
+			 RelationGetRelationName(rel));
+	cs = ei_compact_state(scan, norm);
+	if (!cs->bounds_ready)
+		ei_compact_bounds(scan, cs, norm);
+
+	so->currPos.recheck = true;
+	n = EICompactCheckLeaf(rel, buf);
+	EICompactTidGroupReset(&cs->tids);
+	lo = 0;
+	hi = n - 1;
+
+	/*
+	 * A forward point lookup (bounds that are one prefix) takes the run of
+	 * entries bits[] give it, with no heap read: they are the prefix's
+	 * entries if the leaf has any, else another prefix's, which the
+	 * executor's recheck turns away.  The run says nothing about the
+	 * leaves to the right when it is not the prefix's, so only the high key
+	 * ends the scan, below.  An index-only scan reads the keys anyway, and
+	 * a backward one would have no high key to stop it.
+	 */
+	if (n > 0 && forward && so->currTuples == NULL &&
+		cs->point_prefixlen > 0 &&
+		EICompactPrefixRun(page, (const uint8 *) cs->lower,
+						   cs->point_prefixlen, EI_COMPACT_POINT_RUN,
+						   &lo, &hi))
+	{
+		/* nothing else to find */
+	}
+	else
+		ei_compact_search_bounds(scan, cs, norm, page, n, forward, &lo, &hi);
 
 	/* every entry to the right is >= the high key (see ei_read_page) */
 	if (forward && so->currPos.moreRight && !EI_RIGHTMOST(opaque))
@@ -363,6 +455,7 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 		item->indexOffset = InvalidOffsetNumber;
 		if (so->currTuples != NULL)
 		{
+			/* (never a run taken by bits[], so the reader is open) */
 			EIHeapKeyResult result = EIHeapKeyRead(cs->reader, &item->heapTid);
 
 			if (result == EI_HEAPKEY_DEAD)
@@ -410,7 +503,8 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 
 	if (tids != tidbuf)
 		pfree(tids);
-	EIHeapKeyReaderReleasePin(cs->reader);
+	if (cs->reader != NULL)
+		EIHeapKeyReaderReleasePin(cs->reader);
 
 	if (forward)
 	{
@@ -456,7 +550,8 @@ EICompactScanEnd(IndexScanDesc scan)
 		return;
 	if (cs->reader != NULL)
 		EIHeapKeyReaderEnd(cs->reader);
-	table_close(cs->heap, AccessShareLock);
+	if (cs->heap != NULL)
+		table_close(cs->heap, AccessShareLock);
 	pfree(cs->lower);
 	pfree(cs->upper);
 	pfree(cs->norm.data);

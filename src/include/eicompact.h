@@ -222,6 +222,8 @@ extern bool EICompactSearchReadOnly(Page page, EIHeapKeyReader *reader,
 									int *maxpos);
 extern int	EICompactLastWithin(Page page, int pos, const uint8 *poskey,
 								const uint8 *bound);
+extern bool EICompactPrefixRun(Page page, const uint8 *key, int prefixlen,
+							   int maxrun, int *lo, int *hi);
 extern int	EICompactNKeys(Page page);
 extern bool EICompactHasRoom(Relation rel, Buffer buf, int pos,
 							 ItemPointer tid);

@@ -981,6 +981,47 @@ seqtree_last_le_from(const SeqTree *st, int pos, const uint8_t *poskey,
 }
 
 /*
+ * The stored keys that share their first prefixbits bits with key, found
+ * without reading a key: if any key does, the blind descent's candidate
+ * does (it shares the longest prefix with key), and those keys are the run
+ * of neighbours bits[] joins to it at prefixbits or later.  If none does,
+ * the run found is the candidate's own (its keys share prefixbits bits with
+ * each other, not with key), which the caller cannot tell from the first
+ * case without reading a key.  Sets *lo and *hi to the run's first and last
+ * positions and returns true; returns false, setting neither, on an empty
+ * tree or a run of more than maxrun keys.
+ */
+bool
+seqtree_prefix_run(const SeqTree *st, const uint8_t *key, int prefixbits,
+				   int maxrun, int *lo, int *hi)
+{
+	SeqTreePath path;
+	int			first;
+	int			last;
+
+	if (st->nkeys == 0 || maxrun < 1)
+		return false;
+	st_descend(st, key, &path);
+	first = last = path.cand;
+	/* bits[i] >= prefixbits: keys i and i + 1 share prefixbits bits */
+	while (first > 0 && st_bit(st, first - 1) >= prefixbits)
+	{
+		if (last - first + 1 >= maxrun)
+			return false;
+		first--;
+	}
+	while (last < st->nkeys - 1 && st_bit(st, last) >= prefixbits)
+	{
+		if (last - first + 1 >= maxrun)
+			return false;
+		last++;
+	}
+	*lo = first;
+	*hi = last;
+	return true;
+}
+
+/*
  * Insert key (keylen bytes).  Returns its new position (keys at that
  * position and beyond move one to the right), SEQTREE_DUPLICATE if it is
  * already stored, SEQTREE_FULL if the image would not fit (no key is read

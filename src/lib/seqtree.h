@@ -186,6 +186,8 @@ extern int	seqtree_search_tolerant(const SeqTree *st, const uint8_t *key,
 									int *minpos, int *maxpos, int *nreads);
 extern int	seqtree_last_le_from(const SeqTree *st, int pos,
 								 const uint8_t *poskey, const uint8_t *bound);
+extern bool seqtree_prefix_run(const SeqTree *st, const uint8_t *key,
+							   int prefixbits, int maxrun, int *lo, int *hi);
 
 /* Changing */
 extern int	seqtree_insert(SeqTree *st, const uint8_t *key,

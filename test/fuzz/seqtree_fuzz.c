@@ -481,6 +481,56 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						}
 						memset(fz_unreadable, 0, sizeof(fz_unreadable));
 					}
+
+					/*
+					 * the keys sharing a prefix with key, without a read:
+					 * exactly those if any (unless more than maxrun), else
+					 * one whole run of keys sharing it with each other
+					 */
+					{
+						int			pbits = in_byte(&in) % (keylen * 8 + 1);
+						int			maxrun = 1 + in_byte(&in) % 8;
+						int			first = -1,
+									last = -1,
+									lo = -2,
+									hi = -2;
+						bool		ok;
+
+						model.reads = 0;
+						ok = seqtree_prefix_run(&st, key, pbits, maxrun, &lo, &hi);
+						FZ_ASSERT(model.reads == 0, "prefix run read a key");
+						for (int j = 0; j < model.n; j++)
+							if (seqtree_diff_bit(model.keys[j], key, keylen) >= pbits)
+							{
+								if (first < 0)
+									first = j;
+								last = j;
+							}
+						if (first >= 0)
+							FZ_ASSERT(last - first + 1 > maxrun ? !ok :
+									  (ok && lo == first && hi == last),
+									  "prefix run of matching keys");
+						else if (ok)
+						{
+							FZ_ASSERT(lo >= 0 && lo <= hi && hi < model.n &&
+									  hi - lo + 1 <= maxrun, "prefix run range");
+							for (int j = lo; j < hi; j++)
+								FZ_ASSERT(seqtree_diff_bit(model.keys[j], model.keys[j + 1],
+														   keylen) >= pbits,
+										  "prefix run is one run");
+							FZ_ASSERT(lo == 0 ||
+									  seqtree_diff_bit(model.keys[lo - 1], model.keys[lo],
+													   keylen) < pbits,
+									  "prefix run ends on the left");
+							FZ_ASSERT(hi == model.n - 1 ||
+									  seqtree_diff_bit(model.keys[hi], model.keys[hi + 1],
+													   keylen) < pbits,
+									  "prefix run ends on the right");
+						}
+						else
+							FZ_ASSERT(model.n == 0 || maxrun < model.n,
+									  "prefix run refused");
+					}
 					break;
 				}
 			case 3:

@@ -361,6 +361,89 @@ check_last_le_from(const SeqTree *st, Model *m, const uint8_t *bound,
 	}
 }
 
+/* Counters of seqtree_prefix_run. */
+static long ops_prefix_run,
+			n_prefix_run_matched,
+			n_prefix_run_other,
+			n_prefix_run_long;
+
+/*
+ * seqtree_prefix_run for key and prefixbits: when some stored keys share
+ * prefixbits bits with key, the run is exactly those keys (or refused as
+ * longer than maxrun, only if it is); when none does, the run (if not
+ * refused) is a whole run of keys sharing prefixbits bits with each other
+ * and longer than maxrun only never.  It reads no key (it takes no
+ * callback, and the model's counter stays put).
+ */
+static void
+check_prefix_run(const SeqTree *st, Model *m, const uint8_t *key,
+				 int prefixbits, int maxrun, const char *what)
+{
+	int			lo = -2;
+	int			hi = -2;
+	int			first = -1;
+	int			last = -1;
+	long		reads = m->reads;
+	bool		ok = seqtree_prefix_run(st, key, prefixbits, maxrun, &lo, &hi);
+
+	ops_prefix_run++;
+	for (int i = 0; i < m->n; i++)
+	{
+		if (seqtree_diff_bit(model_key(m, i), key, m->keylen) >= prefixbits)
+		{
+			if (first < 0)
+				first = i;
+			last = i;
+		}
+	}
+	CHECK(m->reads == reads, "%s: prefix run read keys", what);
+	if (m->n == 0)
+	{
+		CHECK(!ok, "%s: prefix run of an empty tree", what);
+		return;
+	}
+	if (first >= 0)
+	{
+		/* the keys that match are contiguous: sorted keys sharing a prefix */
+		if (last - first + 1 > maxrun)
+		{
+			n_prefix_run_long++;
+			CHECK(!ok, "%s: prefix run %d..%d longer than %d taken", what,
+				  first, last, maxrun);
+		}
+		else
+		{
+			n_prefix_run_matched++;
+			CHECK(ok && lo == first && hi == last,
+				  "%s: prefix run gave %s %d..%d, want %d..%d (bits %d, n=%d)",
+				  what, ok ? "" : "(refused)", lo, hi, first, last,
+				  prefixbits, m->n);
+		}
+		return;
+	}
+	if (!ok)
+	{
+		n_prefix_run_long++;
+		return;
+	}
+	n_prefix_run_other++;
+	CHECK(lo >= 0 && lo <= hi && hi < m->n && hi - lo + 1 <= maxrun,
+		  "%s: prefix run %d..%d (n=%d, max %d)", what, lo, hi, m->n, maxrun);
+	if (!(lo >= 0 && lo <= hi && hi < m->n))
+		return;
+	for (int i = lo; i < hi; i++)
+		CHECK(seqtree_diff_bit(model_key(m, i), model_key(m, i + 1),
+							   m->keylen) >= prefixbits,
+			  "%s: prefix run %d..%d not one run at %d", what, lo, hi, i);
+	CHECK(lo == 0 || seqtree_diff_bit(model_key(m, lo - 1), model_key(m, lo),
+									  m->keylen) < prefixbits,
+		  "%s: prefix run %d..%d goes on to the left", what, lo, hi);
+	CHECK(hi == m->n - 1 ||
+		  seqtree_diff_bit(model_key(m, hi), model_key(m, hi + 1),
+						   m->keylen) < prefixbits,
+		  "%s: prefix run %d..%d goes on to the right", what, lo, hi);
+}
+
 /* The model with some keys unreadable, for seqtree_search_tolerant. */
 typedef struct MaskedModel
 {
@@ -1530,6 +1613,19 @@ random_tree(uint64_t seed, bool verbose)
 				memcpy(bound, k, m.keylen);
 				memset(bound + m.keylen / 2, 0xFF, m.keylen - m.keylen / 2);
 				check_last_le_from(&st, &m, bound, "padded bound");
+
+				/*
+				 * A point lookup's lower bound: the value part of a stored
+				 * key or of the key searched for, zeros after it; the
+				 * prefix is the value part, or any length.
+				 */
+				memcpy(bound, rng_int(r, 2) ? k : key, m.keylen);
+				memset(bound + m.keylen - TID_LEN, 0, TID_LEN);
+				check_prefix_run(&st, &m, bound, (m.keylen - TID_LEN) * 8,
+								 rng_range(r, 1, 8), "value prefix");
+				check_prefix_run(&st, &m, key, rng_int(r, m.keylen * 8 + 1),
+								 rng_int(r, 3) == 0 ? m.n + 1 :
+								 rng_range(r, 1, 8), "any prefix");
 			}
 			ops_search++;
 			if (exact && m.reads > max_reads_hit)
@@ -1824,6 +1920,9 @@ main(void)
 		   n_ambiguous_capped, max_reads_tolerant);
 	printf("seqtree: %ld searches from a key at hand, %ld settled by bits "
 		   "alone\n", ops_last_le, n_last_le_settled);
+	printf("seqtree: %ld prefix runs without a key read: %ld of matching "
+		   "keys, %ld of others, %ld refused as long\n", ops_prefix_run,
+		   n_prefix_run_matched, n_prefix_run_other, n_prefix_run_long);
 	printf("seqtree: %ld checks, %ld failed\n", n_checks, n_failures);
 	return n_failures == 0 ? 0 : 1;
 }
