@@ -88,9 +88,13 @@ ei_compact_state(IndexScanDesc scan, EINormKeyInfo *norm)
 }
 
 /*
- * Return the scan's heap key reader, opening the table (which the executor
- * has locked already) and the reader the first time a key must be read: a
- * point lookup that bits[] settle never reads one.
+ * Return the scan's heap key reader, opening the table and the reader the
+ * first time a key must be read: a point lookup that bits[] settle never
+ * reads one.  The table is opened without a lock: the leaf is share-locked
+ * here, and taking a lock mode this backend does not hold yet (an UPDATE's
+ * target holds RowExclusiveLock) would process invalidations, which may
+ * read the catalogs, under it.  The executor holds a lock on the table for
+ * as long as it scans the index (as EIScanCheckHeapTid relies on too).
  */
 static EIHeapKeyReader *
 ei_compact_reader(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
@@ -98,11 +102,12 @@ ei_compact_reader(IndexScanDesc scan, EIScanCompact *cs, EINormKeyInfo *norm)
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	Relation	rel = scan->indexRelation;
 
+	if (cs->heap == NULL)
+		cs->heap = table_open(rel->rd_index->indrelid, NoLock);
 	if (cs->reader == NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
 
-		cs->heap = table_open(rel->rd_index->indrelid, AccessShareLock);
 		cs->reader = EIHeapKeyReaderBegin(cs->heap, rel, norm);
 		MemoryContextSwitchTo(oldcxt);
 	}
@@ -551,7 +556,7 @@ EICompactScanEnd(IndexScanDesc scan)
 	if (cs->reader != NULL)
 		EIHeapKeyReaderEnd(cs->reader);
 	if (cs->heap != NULL)
-		table_close(cs->heap, AccessShareLock);
+		table_close(cs->heap, NoLock);
 	pfree(cs->lower);
 	pfree(cs->upper);
 	pfree(cs->norm.data);

@@ -913,7 +913,9 @@ ei_batch_first_mark(EIBatch *batch, SubTransactionId subid)
  * later on: by this callback CommitSubTransaction has made the
  * subtransaction's xid one of its parent's children (AtSubCommit_childXids),
  * so the parent's commit would commit it too (assert-enabled servers stop
- * at that in clog); the entries follow the xid.
+ * at that in clog); the entries follow the xid.  (Until then clog says the
+ * rows aborted, and a VACUUM in between may free their TIDs: a gap named in
+ * src/README.md, "Batches".)
  */
 static void
 ei_batch_marks_commit(EIBatch *batch, SubTransactionId mySubid,

@@ -153,9 +153,9 @@ compare_nodes('after refill');
 # VACUUM has not yet removed from the index (INDEX_CLEANUP OFF keeps them):
 # a standby scan whose SeqTree candidate is such an entry lets another
 # entry of its subtree stand in, so it answers like the primary and
-# rechecks (almost) no extra row (ranges and = ANY search so; a point
-# lookup takes its key's run by bits[], reading no key, and the pruned
-# entry's heap fetch finds nothing)
+# rechecks (almost) no extra row (ranges and lists of several keys search
+# so; a point lookup takes its key's run by bits[], reading no key, and
+# the pruned entry's heap fetch finds nothing)
 $primary->safe_psql(
 	'postgres', q{
 CREATE TABLE c (k int8, pad text) WITH (autovacuum_enabled = off);
