@@ -10,12 +10,16 @@
 #                                        test/layers/selftest.sh
 #   regress     sql/*.sql                make installcheck (temporary instance)
 #   isolation   test/specs/*.spec        make installcheck (temporary instance)
-#   tap         test/t/*.pl              prove, one file at a time
+#   tap         test/t/*.pl              prove, one run per file
+#
+# The regression suite, the isolation suite and the TAP files run as jobs,
+# EI_JOBS of them at a time (see below).
 #
 #   PG_CONFIG=/path/to/pg_config   the server to build for and test against
 #                                  (default: Debian's PostgreSQL 15)
 #   EI_SUITES="regress isolation"  the suites to run (default: all seven)
 #   EI_TAP="063 064"               only these TAP tests (file name prefixes)
+#   EI_JOBS=2                      suite jobs at once (default: the CPUs, <= 4)
 #
 # scripts/test_matrix.sh runs this for every supported major.  After the
 # suites, every server log they left is searched for assertion failures
@@ -278,37 +282,26 @@ cat "$logs/layers.log"
 tally layers "$logs/layers.log" 2
 fi
 
-# 2. Regression tests (isolation suite disabled for this run)
-if want regress; then
-echo "== regression tests (${#regress_files[@]})"
-if [ ${#regress_files[@]} -gt 0 ]; then
-	if ! run_make regress installcheck ISOLATION=; then
-		show_file "$work/regression.diffs"
-		show_file "$work/log/postmaster.log" 300
-	fi
-	tally regress "$logs/regress.log" ${#regress_files[@]}
-else
-	echo "no regression tests"
+# 2-4. Regression tests, isolation tests and TAP tests, run by EI_JOBS
+# workers at once (default: one per CPU, at most 4; EI_JOBS=1 runs them one
+# after another).  They share nothing but the installed extension:
+# pg_regress and pg_isolation_regress start their own temporary instances
+# with their own output directories, every TAP file makes its own nodes,
+# and those reserve their ports in one directory (PG_TEST_PORT_DIR).  Each
+# job writes its own log; the logs are printed in a fixed order once all
+# jobs ended, so that the output does not depend on which job ran first,
+# and a line per finished job shows progress meanwhile.
+max_jobs=${EI_JOBS:-$(nproc)}
+if ! [[ "$max_jobs" =~ ^[1-9][0-9]*$ ]]; then
+	max_jobs=1
+elif [ -z "${EI_JOBS:-}" ] && [ "$max_jobs" -gt 4 ]; then
+	max_jobs=4
 fi
-fi
+port_dir="$work/test/tmp_check/portlock"
+as_postgres mkdir -p "$port_dir"
 
-# 3. Isolation tests (regression suite disabled for this run)
-if want isolation; then
-echo "== isolation tests (${#spec_files[@]})"
-if [ ${#spec_files[@]} -gt 0 ]; then
-	if ! run_make isolation installcheck REGRESS=; then
-		show_file "$work/output_iso/regression.diffs"
-		show_file "$work/output_iso/log/postmaster.log" 300
-	fi
-	tally isolation "$logs/isolation.log" ${#spec_files[@]}
-else
-	echo "no isolation tests"
-fi
-fi
-
-# 4. TAP tests, one prove run per file so that each file is counted.
-# PGXS's prove_installcheck is disabled in Debian's build, so call prove
-# directly with the environment it would have set up.
+# Run one TAP file with prove, as PGXS's prove_installcheck would (it is
+# disabled in Debian's build).
 run_tap() {
 	# shellcheck disable=SC2016 # $1 and $2 are expanded by the inner shell
 	as_postgres env \
@@ -316,21 +309,39 @@ run_tap() {
 		PATH="$PG_BINDIR:$PATH" \
 		PERL5LIB="$PGXS_DIR/src/test/perl${PERL5LIB:+:$PERL5LIB}" \
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+		PG_TEST_PORT_DIR="$port_dir" \
 		TESTDIR="$work/test" \
 		PG_CONFIG="$PG_CONFIG" \
 		bash -c 'cd "$1" && prove -v "$2"' _ "$work" "$1"
 }
 
-if want tap; then
-echo "== TAP tests (${#tap_files[@]})"
-if [ ${#tap_files[@]} -gt 0 ]; then
-	: >"$logs/tap_result.log"
-	for t in "${tap_files[@]}"; do
-		rel=${t#"$work"/}
-		if run_tap "$rel" 2>&1 | tee -a "$logs/tap.log"; then
-			echo "test $rel ... ok" >>"$logs/tap_result.log"
+# Run one job: "regress", "isolation" or "tap:I" (the I-th TAP file, one
+# prove run per file so that each file is counted).  Its output goes to
+# the caller's standard output; a TAP file's result line to
+# $logs/tap_result_I.log.
+run_job() {
+	case $1 in
+	regress)
+		# the isolation suite disabled for this run
+		if ! run_make regress installcheck ISOLATION=; then
+			show_file "$work/regression.diffs"
+			show_file "$work/log/postmaster.log" 300
+		fi
+		;;
+	isolation)
+		# the regression suite disabled for this run
+		if ! run_make isolation installcheck REGRESS=; then
+			show_file "$work/output_iso/regression.diffs"
+			show_file "$work/output_iso/log/postmaster.log" 300
+		fi
+		;;
+	tap:*)
+		local i=${1#tap:} rel base
+		rel=${tap_files[$i]#"$work"/}
+		if run_tap "$rel" 2>&1; then
+			echo "test $rel ... ok" >"$logs/tap_result_$i.log"
 		else
-			echo "test $rel ... FAILED" >>"$logs/tap_result.log"
+			echo "test $rel ... FAILED" >"$logs/tap_result_$i.log"
 			# this file's logs: regress_log_NAME and NAME_<node>.log
 			base=$(basename "$rel" .pl)
 			while IFS= read -r f; do
@@ -339,12 +350,82 @@ if [ ${#tap_files[@]} -gt 0 ]; then
 				\( -name "regress_log_$base" -o -name "${base}_*.log" \) \
 				2>/dev/null | sort)
 		fi
-	done
-	cat "$logs/tap_result.log"
-	tally tap "$logs/tap_result.log" ${#tap_files[@]}
-else
-	echo "no TAP tests"
+		;;
+	esac
+}
+
+# The jobs, the longest first: the regression suite takes about a third of
+# the time of all of them together.
+suite_jobs=()
+if want regress && [ ${#regress_files[@]} -gt 0 ]; then
+	suite_jobs+=(regress)
 fi
+if want isolation && [ ${#spec_files[@]} -gt 0 ]; then
+	suite_jobs+=(isolation)
+fi
+if want tap; then
+	for i in "${!tap_files[@]}"; do
+		suite_jobs+=("tap:$i")
+	done
+fi
+if [ ${#suite_jobs[@]} -gt 0 ]; then
+	echo "== ${#suite_jobs[@]} suite jobs, $max_jobs at a time"
+	pool_start=$(date +%s)
+	for job in "${suite_jobs[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$max_jobs" ]; do
+			wait -n || true
+		done
+		(
+			t0=$(date +%s)
+			run_job "$job" >"$logs/job_${job/:/_}.log" 2>&1 || true
+			case $job in
+			tap:*) what=${tap_files[${job#tap:}]#"$work"/} ;;
+			*) what=$job ;;
+			esac
+			echo "   finished: $what ($(($(date +%s) - t0)) s)"
+		) &
+	done
+	wait
+	echo "== suite jobs: $(($(date +%s) - pool_start)) s"
+fi
+
+if want regress; then
+	echo "== regression tests (${#regress_files[@]})"
+	if [ ${#regress_files[@]} -gt 0 ]; then
+		cat "$logs/job_regress.log"
+		tally regress "$logs/regress.log" ${#regress_files[@]}
+	else
+		echo "no regression tests"
+	fi
+fi
+
+if want isolation; then
+	echo "== isolation tests (${#spec_files[@]})"
+	if [ ${#spec_files[@]} -gt 0 ]; then
+		cat "$logs/job_isolation.log"
+		tally isolation "$logs/isolation.log" ${#spec_files[@]}
+	else
+		echo "no isolation tests"
+	fi
+fi
+
+if want tap; then
+	echo "== TAP tests (${#tap_files[@]})"
+	if [ ${#tap_files[@]} -gt 0 ]; then
+		: >"$logs/tap_result.log"
+		for i in "${!tap_files[@]}"; do
+			cat "$logs/job_tap_$i.log"
+			if [ -s "$logs/tap_result_$i.log" ]; then
+				cat "$logs/tap_result_$i.log" >>"$logs/tap_result.log"
+			else
+				echo "test ${tap_files[$i]#"$work"/} ... FAILED (no result)" >>"$logs/tap_result.log"
+			fi
+		done
+		cat "$logs/tap_result.log"
+		tally tap "$logs/tap_result.log" ${#tap_files[@]}
+	else
+		echo "no TAP tests"
+	fi
 fi
 
 # 5. Assertion failures and crashes in any server log the suites left: a

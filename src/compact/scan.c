@@ -417,17 +417,14 @@ EICompactScanRead(IndexScanDesc scan, ScanDirection dir)
 	 * executor's recheck turns away.  The run says nothing about the
 	 * leaves to the right when it is not the prefix's, so only the high key
 	 * ends the scan, below.  An index-only scan reads the keys anyway, and
-	 * a backward one would have no high key to stop it.
+	 * a backward one would have no high key to stop it.  An empty leaf
+	 * needs neither.
 	 */
-	if (n > 0 && forward && so->currTuples == NULL &&
-		cs->point_prefixlen > 0 &&
-		EICompactPrefixRun(page, (const uint8 *) cs->lower,
-						   cs->point_prefixlen, EI_COMPACT_POINT_RUN,
-						   &lo, &hi))
-	{
-		/* nothing else to find */
-	}
-	else
+	if (n > 0 &&
+		!(forward && so->currTuples == NULL && cs->point_prefixlen > 0 &&
+		  EICompactPrefixRun(page, (const uint8 *) cs->lower,
+							 cs->point_prefixlen, EI_COMPACT_POINT_RUN,
+							 &lo, &hi)))
 		ei_compact_search_bounds(scan, cs, norm, page, n, forward, &lo, &hi);
 
 	/* every entry to the right is >= the high key (see ei_read_page) */
