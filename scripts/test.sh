@@ -301,7 +301,10 @@ port_dir="$work/test/tmp_check/portlock"
 as_postgres mkdir -p "$port_dir"
 
 # Run one TAP file with prove, as PGXS's prove_installcheck would (it is
-# disabled in Debian's build).
+# disabled in Debian's build).  Its nodes live in test/tmp_check on every
+# major: from 16 on PostgreSQL::Test::Utils takes TESTDATADIR, and without
+# it would use ./tmp_check, which is the regression suite's temporary
+# instance (pg_regress removes that directory while TAP files run beside it).
 run_tap() {
 	# shellcheck disable=SC2016 # $1 and $2 are expanded by the inner shell
 	as_postgres env \
@@ -311,6 +314,8 @@ run_tap() {
 		PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
 		PG_TEST_PORT_DIR="$port_dir" \
 		TESTDIR="$work/test" \
+		TESTDATADIR="$work/test/tmp_check" \
+		TESTLOGDIR="$work/test/tmp_check/log" \
 		PG_CONFIG="$PG_CONFIG" \
 		bash -c 'cd "$1" && prove -v "$2"' _ "$work" "$1"
 }
