@@ -149,7 +149,13 @@ if [ -n "${EI_TAP:-}" ] && [ ${#tap_files[@]} -gt 0 ]; then
 	picked=()
 	for t in "${tap_files[@]}"; do
 		for prefix in $EI_TAP; do
-			case $(basename "$t") in "$prefix"*) picked+=("$t") ;; esac
+			# once, even if several prefixes match it (two runs of one
+			# file at a time would share its node directories)
+			case $(basename "$t") in "$prefix"*)
+				picked+=("$t")
+				break
+				;;
+			esac
 		done
 	done
 	tap_files=("${picked[@]}")
@@ -376,6 +382,10 @@ fi
 if [ ${#suite_jobs[@]} -gt 0 ]; then
 	echo "== ${#suite_jobs[@]} suite jobs, $max_jobs at a time"
 	pool_start=$(date +%s)
+	# an interrupted run stops its jobs too (background jobs of a script
+	# ignore SIGINT)
+	trap 'kill $(jobs -p) 2>/dev/null' EXIT
+	trap 'exit 130' INT TERM
 	for job in "${suite_jobs[@]}"; do
 		while [ "$(jobs -rp | wc -l)" -ge "$max_jobs" ]; do
 			wait -n || true
@@ -391,6 +401,7 @@ if [ ${#suite_jobs[@]} -gt 0 ]; then
 		) &
 	done
 	wait
+	trap - EXIT INT TERM
 	echo "== suite jobs: $(($(date +%s) - pool_start)) s"
 fi
 
