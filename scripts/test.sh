@@ -405,24 +405,23 @@ if [ ${#suite_jobs[@]} -gt 0 ]; then
 	echo "== suite jobs: $(($(date +%s) - pool_start)) s"
 fi
 
-if want regress; then
-	echo "== regression tests (${#regress_files[@]})"
-	if [ ${#regress_files[@]} -gt 0 ]; then
-		cat "$logs/job_regress.log"
-		tally regress "$logs/regress.log" ${#regress_files[@]}
+# Print the log of the regression or isolation job and count its results.
+report_make_suite() {
+	local suite=$1 title=$2 count=$3
+	echo "== $title ($count)"
+	if [ "$count" -gt 0 ]; then
+		cat "$logs/job_$suite.log"
+		tally "$suite" "$logs/$suite.log" "$count"
 	else
-		echo "no regression tests"
+		echo "no $title"
 	fi
-fi
+}
 
+if want regress; then
+	report_make_suite regress "regression tests" ${#regress_files[@]}
+fi
 if want isolation; then
-	echo "== isolation tests (${#spec_files[@]})"
-	if [ ${#spec_files[@]} -gt 0 ]; then
-		cat "$logs/job_isolation.log"
-		tally isolation "$logs/isolation.log" ${#spec_files[@]}
-	else
-		echo "no isolation tests"
-	fi
+	report_make_suite isolation "isolation tests" ${#spec_files[@]}
 fi
 
 if want tap; then
