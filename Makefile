@@ -29,6 +29,7 @@ OBJS = \
 	src/core/policy.o \
 	src/core/activity.o \
 	src/core/xlog.o \
+	src/core/shift.o \
 	src/compact/compact.o \
 	src/compact/heapkey.o \
 	src/compact/leafops.o \

@@ -40,6 +40,7 @@ static const EITreePolicy osm_tree_policy = {
 	.fillfactor = OsmGetFillFactor,
 	.split_factor = OsmGetSplitFactor,
 	.deduplicate = OsmGetDeduplicate,
+	.redistribute = OsmGetRedistribute,
 	.build_begin = OsmBuildBegin,
 	.build_leaves = OsmBuildLeaves,
 	.insert_prepare = OsmInsertPrepare,

@@ -64,8 +64,6 @@ static bool ei_stream_boundary(Relation rel, Page page, IndexTuple newitem,
 static int	ei_stream_aligned_split(Relation rel, Page page,
 									IndexTuple newitem, OffsetNumber *origoff,
 									int nitems, bool *feasible, int best);
-static const char *ei_check_split_bounds(Relation rel, Page leftpage,
-										 Page rightpage, bool rightmost);
 static inline IndexTuple ei_split_item(Page page, const OffsetNumber *origoff,
 									 IndexTuple newitem, int k);
 static int	ei_key_aligned_split(Page page, IndexTuple newitem,
@@ -297,6 +295,22 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 						istate->leaf_changed = true;
 						istate->items_checked = false;
 					}
+				}
+
+				/*
+				 * Still full: give entries to the right sibling, if the
+				 * policy wants it; the entry may then belong there.
+				 */
+				if (PageGetFreeSpace(page) < istate->itemsz &&
+					!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF) &&
+					policy->redistribute != NULL &&
+					policy->redistribute(rel) && EIShiftRight(istate) &&
+					EICompare(rel, istate->key, page, EI_HIKEY) >= 0)
+				{
+					EIRelBuf(rel, istate->buf);
+					EIFreeStack(istate->stack);
+					istate->stack = NULL;
+					continue;
 				}
 			}
 		}
@@ -1325,7 +1339,7 @@ ei_append_page(Relation rel, Buffer buf, bool dedup, IndexTuple *items,
 	 */
 	if (!left_image)
 	{
-		const char *problem = ei_check_split_bounds(rel, leftpage, rightpage,
+		const char *problem = EICheckSplitBounds(rel, leftpage, rightpage,
 													true);
 
 		if (problem != NULL)
@@ -2133,7 +2147,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 						  newitemonleft, lefthikey, leftpage, rightpage);
 		if (!isleaf)
 			break;
-		problem = ei_check_split_bounds(rel, leftpage, rightpage,
+		problem = EICheckSplitBounds(rel, leftpage, rightpage,
 										EI_RIGHTMOST(oopaque));
 		if (problem == NULL)
 			break;
@@ -2219,8 +2233,8 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
  * the split keeps their order.  rightmost: the split page was the
  * rightmost, so the right half has no high key.
  */
-static const char *
-ei_check_split_bounds(Relation rel, Page leftpage, Page rightpage,
+const char *
+EICheckSplitBounds(Relation rel, Page leftpage, Page rightpage,
 					  bool rightmost)
 {
 	EIPageOpaque lopaque = EIPageGetOpaque(leftpage);

@@ -286,6 +286,74 @@ ei_redo_insert_multi(XLogReaderState *record)
 }
 
 /*
+ * Replay a shift (XLOG_EI_SPLIT with EI_XLOG_SPLIT_SHIFT).
+ *
+ * The three pages are locked left leaf, right leaf, parent, as the primary
+ * locked them, and released only after the last one is changed: a
+ * standby's scan never sees the left leaf lowered while the right one does
+ * not yet hold the moved items, nor a separator that disagrees with them.
+ */
+static void
+ei_redo_shift(XLogReaderState *record, const xl_ei_split *xlrec)
+{
+	char	   *main = EIRedoGetData(record, SizeOfEISplit + sizeof(OffsetNumber),
+									 "shift");
+	OffsetNumber poffset;
+	Buffer		lbuf;
+	Buffer		rbuf;
+	Buffer		pbuf;
+	Size		len;
+	char	   *data;
+
+	memcpy(&poffset, main + SizeOfEISplit, sizeof(OffsetNumber));
+
+	if (XLogReadBufferForRedo(record, 0, &lbuf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(lbuf);
+		IndexTuple	hikey;
+
+		data = EIRedoGetBlockData(record, 0, sizeof(IndexTupleData), &len,
+								  "shift: left high key");
+		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "shift: left high key"),
+						  "shift: left high key");
+		hikey = (IndexTuple) EIRedoCopyData(data, len);
+		EIShiftApplyLeft(page, xlrec->firstrightoff, hikey);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(lbuf);
+	}
+	if (XLogReadBufferForRedo(record, 1, &rbuf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(rbuf);
+
+		data = EIRedoGetBlockData(record, 1, sizeof(IndexTupleData), &len,
+								  "shift: moved items");
+		EIShiftApplyRight(page, EIRedoCopyData(data, len), len);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(rbuf);
+	}
+	if (XLogReadBufferForRedo(record, 2, &pbuf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(pbuf);
+		IndexTuple	pivot;
+
+		data = EIRedoGetBlockData(record, 2, sizeof(IndexTupleData), &len,
+								  "shift: separator");
+		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "shift: separator"),
+						  "shift: separator");
+		pivot = (IndexTuple) EIRedoCopyData(data, len);
+		EIShiftApplyParent(page, poffset, pivot);
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(pbuf);
+	}
+	if (BufferIsValid(lbuf))
+		UnlockReleaseBuffer(lbuf);
+	if (BufferIsValid(rbuf))
+		UnlockReleaseBuffer(rbuf);
+	if (BufferIsValid(pbuf))
+		UnlockReleaseBuffer(pbuf);
+}
+
+/*
  * Replay XLOG_EI_SPLIT.
  */
 static void
@@ -297,6 +365,12 @@ ei_redo_split(XLogReaderState *record)
 	BlockNumber rightblk;
 	Buffer		lbuf;
 	Buffer		rbuf;
+
+	if (xlrec->flags & EI_XLOG_SPLIT_SHIFT)
+	{
+		ei_redo_shift(record, xlrec);
+		return;
+	}
 
 	XLogRecGetBlockTag(record, 1, NULL, NULL, &rightblk);
 
@@ -763,6 +837,12 @@ ei_desc(StringInfo buf, XLogReaderState *record)
 			{
 				xl_ei_split *xlrec = (xl_ei_split *) rec;
 
+				if (xlrec->flags & EI_XLOG_SPLIT_SHIFT)
+				{
+					appendStringInfo(buf, "shift: firstmovedoff: %u",
+									 xlrec->firstrightoff);
+					break;
+				}
 				appendStringInfo(buf, "level: %u, firstrightoff: %u, newitemoff: %u, newitem on %s",
 								 xlrec->level, xlrec->firstrightoff,
 								 xlrec->newitemoff,

@@ -152,6 +152,7 @@ typedef struct OsmOptions
 	int			deduplicate_items;	/* leaves may hold posting lists: 0, 1, or
 									 * EI_RELOPT_UNSET (the setting decides) */
 	bool		compact_leaves; /* bulk appends form compact leaves */
+	bool		redistribute_leaves;	/* full leaves shift entries right */
 } OsmOptions;
 
 /* osm_tree settings: ranges (defaults are in osm/options.c) */
@@ -329,6 +330,7 @@ extern double OsmGetFlushFraction(Relation rel);
 extern int	OsmGetBloomBitsPerKey(Relation rel);
 extern int	OsmGetSortThreshold(Relation rel);
 extern bool OsmGetCompactLeaves(Relation rel);
+extern bool OsmGetRedistribute(Relation rel);
 
 /* osm/policy.c: what the core asks of osm_tree */
 extern void OsmInit(void);

@@ -755,6 +755,13 @@ typedef struct EITreePolicy
 	/* may its leaves hold posting lists (src/README.md, "Posting
 	 * lists")?  Read by builds and inserts, before any lock [off] */
 	EIDedupChoice (*deduplicate) (Relation rel);
+	/* may a full standard leaf give entries to its right sibling instead
+	 * of splitting (src/README.md, "Redistribution between sibling
+	 * leaves")?  Scans skip moved entries by their keys, so a policy that
+	 * says yes must never make a standard leaf one of its own kind while
+	 * it does.  Called under the leaf's write lock: reads only rd_options
+	 * [false] */
+	bool		(*redistribute) (Relation rel);
 
 	/* building: before the table is read [nothing] */
 	void		(*build_begin) (Relation index);
@@ -1027,6 +1034,16 @@ extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstrig
 							  OffsetNumber newitemoff, IndexTuple newitem,
 							  bool newitemonleft, IndexTuple lefthikey,
 							  Page leftpage, Page rightpage);
+extern const char *EICheckSplitBounds(Relation rel, Page leftpage,
+									  Page rightpage, bool rightmost);
+
+/* core/shift.c: a full leaf gives entries to its right sibling */
+extern bool EIShiftRight(EIInsertState istate);
+extern void EIShiftApplyLeft(Page page, OffsetNumber firstmoved,
+							 IndexTuple hikey);
+extern void EIShiftApplyRight(Page page, const char *chunk, Size len);
+extern void EIShiftApplyParent(Page page, OffsetNumber poffset,
+							   IndexTuple pivot);
 
 /*
  * Sorting formed entries in memory (core/sort.c): the first key of each is

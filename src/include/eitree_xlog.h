@@ -124,6 +124,21 @@ typedef struct xl_ei_split
 
 #define EI_XLOG_SPLIT_NEWITEM_LEFT	0x0001
 
+/*
+ * A shift (src/README.md, "Redistribution between sibling leaves"): no page
+ * is split; the left leaf's items from firstrightoff on move to the front
+ * of its right sibling.  An OffsetNumber follows the struct: the offset in
+ * the parent of the right leaf's separator.  newitemoff is unused.
+ *
+ * Block 0: the left leaf; its data is its new high key.  Redo drops the
+ * items from firstrightoff on and replaces the high key.
+ * Block 1: the right leaf; its data is the moved items, MAXALIGNed, in
+ * order, which redo puts in front of its data items.
+ * Block 2: the parent; its data is the new separator (the new high key
+ * with the right leaf's downlink), which replaces the item at the offset.
+ */
+#define EI_XLOG_SPLIT_SHIFT			0x0002
+
 #define SizeOfEISplit	(offsetof(xl_ei_split, flags) + sizeof(uint16))
 
 /*

@@ -20,7 +20,7 @@
 #include "utils/guc.h"
 
 static relopt_kind osm_relopt_kind;
-static relopt_parse_elt osm_relopt_tab[9];
+static relopt_parse_elt osm_relopt_tab[10];
 
 /* osm_tree.fill_factor: leaf fill of bulk appends, builds, rightmost splits */
 int			osm_fill_factor = 96;
@@ -233,13 +233,27 @@ OsmInitReloptions(void)
 	osm_relopt_tab[7].opttype = RELOPT_TYPE_ENUM;
 	osm_relopt_tab[7].offset = offsetof(OsmOptions, deduplicate_items);
 
-	/* no setting: an index's own choice (src/README.md, "osm_tree") */
+	/*
+	 * No setting: an index's own choice (src/README.md, "osm_tree").  Turning
+	 * compact leaves on takes AccessExclusiveLock: a scan that started while
+	 * full leaves shifted entries right (redistribute_leaves) skips the
+	 * moved entries by their keys, which a compact leaf does not have, so
+	 * no leaf may become compact while such a scan runs.
+	 */
 	add_bool_reloption(osm_relopt_kind, "compact_leaves",
 					   "Write the leaves that bulk appends fill past the right edge as compact leaves (no keys, compressed heap TIDs)",
-					   false, ShareUpdateExclusiveLock);
+					   false, AccessExclusiveLock);
 	osm_relopt_tab[8].optname = "compact_leaves";
 	osm_relopt_tab[8].opttype = RELOPT_TYPE_BOOL;
 	osm_relopt_tab[8].offset = offsetof(OsmOptions, compact_leaves);
+
+	/* src/README.md, "Redistribution between sibling leaves" */
+	add_bool_reloption(osm_relopt_kind, "redistribute_leaves",
+					   "Let a full leaf give entries to its right sibling before it splits (not with compact_leaves)",
+					   false, ShareUpdateExclusiveLock);
+	osm_relopt_tab[9].optname = "redistribute_leaves";
+	osm_relopt_tab[9].opttype = RELOPT_TYPE_BOOL;
+	osm_relopt_tab[9].offset = offsetof(OsmOptions, redistribute_leaves);
 }
 
 /*
@@ -402,4 +416,18 @@ OsmGetCompactLeaves(Relation rel)
 	OsmOptions *opts = osm_options(rel);
 
 	return opts != NULL && opts->compact_leaves;
+}
+
+/*
+ * May a full standard leaf of an osm_tree index give entries to its right
+ * sibling (EITreePolicy.redistribute)?  With the redistribute_leaves
+ * reloption, and never with compact leaves, which the scans' skip of moved
+ * entries cannot read keys from.  Reads only rd_options.
+ */
+bool
+OsmGetRedistribute(Relation rel)
+{
+	OsmOptions *opts = osm_options(rel);
+
+	return opts != NULL && opts->redistribute_leaves && !opts->compact_leaves;
 }
