@@ -28,6 +28,7 @@
 
 static void ei_insert(EIInsertState istate, bool from_batch,
 					  bool own_entry);
+static bool ei_split_closes_left(EIInsertState istate, Page page);
 static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
 							  EIStack stack, IndexTuple itup,
 							  OffsetNumber newitemoff,
@@ -304,7 +305,9 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF) &&
 					policy->redistribute != NULL &&
-					policy->redistribute(rel) && EIShiftRight(istate) &&
+					policy->redistribute(rel) &&
+					!ei_split_closes_left(istate, page) &&
+					EIShiftRight(istate) &&
 					EICompare(rel, istate->key, page, EI_HIKEY) >= 0)
 				{
 					EIRelBuf(rel, istate->buf);
@@ -383,6 +386,39 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 
 	if (istate->leaf_changed && policy->insert_done != NULL)
 		policy->insert_done(istate);
+}
+
+/*
+ * Would the split of the full leaf page for istate's entry keep at least
+ * three quarters of its bytes on the left?  Such a split closes the left
+ * page nearly full where the split rules see a run or the end of a stream
+ * (src/README.md, "Splits of near-sorted input", "Many sorted streams"),
+ * which no shift improves on; a shift is tried only instead of a split
+ * nearer the middle.
+ */
+static bool
+ei_split_closes_left(EIInsertState istate, Page page)
+{
+	OffsetNumber newitemoff = EIBinSearch(istate->rel, istate->key, page);
+	OffsetNumber minoff = EI_FIRST_DATA(EIPageGetOpaque(page));
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber firstright;
+	IndexTuple	separator = NULL;
+	bool		newitemonleft;
+	Size		left = 0;
+	Size		total = 0;
+
+	firstright = ei_find_split_loc(istate->rel, page, newitemoff, istate->itup,
+								   istate, &newitemonleft, &separator);
+	for (OffsetNumber off = minoff; off <= maxoff; off = OffsetNumberNext(off))
+	{
+		Size		sz = MAXALIGN(ItemIdGetLength(PageGetItemId(page, off)));
+
+		total += sz;
+		if (off < firstright)
+			left += sz;
+	}
+	return left * 4 >= total * 3;
 }
 
 /*
@@ -2219,6 +2255,84 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	if (isleaf && RelationGetTargetBlock(rel) == origblk)
 		RelationSetTargetBlock(rel, InvalidBlockNumber);
 
+	return rbuf;
+}
+
+/*
+ * Split the write-locked standard leaf buf before its item firstright,
+ * without a new item (first phase): the items from firstright on go to a
+ * new right page, which is returned write-locked; buf stays locked and
+ * carries EI_INCOMPLETE_SPLIT, for the caller's EIInsertParent.  The
+ * caller has checked the leaf's items (EICheckPageItems).  A 2-to-3 split
+ * (core/shift.c) splits a full right sibling so this way before it shifts
+ * entries into it.
+ */
+Buffer
+EISplitLeafAt(Relation rel, Buffer buf, OffsetNumber firstright)
+{
+	Page		origpage = BufferGetPage(buf);
+	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	IndexTuple	lefthikey;
+	Page		leftpage;
+	Page		rightpage;
+	Buffer		rbuf;
+	Buffer		sbuf = InvalidBuffer;
+	BlockNumber rightblk;
+	const char *problem;
+
+	Assert(EI_IS_LEAF(oopaque));
+	if (firstright <= EI_FIRST_DATA(oopaque) ||
+		firstright > PageGetMaxOffsetNumber(origpage))
+		elog(ERROR, "split of block %u of index \"%s\" at offset %u, outside its items",
+			 origblk, RelationGetRelationName(rel), firstright);
+
+	lefthikey = EIFormPivot(rel, EIReadTuple(origpage, OffsetNumberPrev(firstright)),
+							EIReadTuple(origpage, firstright));
+	leftpage = PageGetTempPage(origpage);
+	rightpage = PageGetTempPage(origpage);
+	EISplitBuildPages(rel, origpage, firstright, InvalidOffsetNumber, NULL,
+					  false, lefthikey, leftpage, rightpage);
+	problem = EICheckSplitBounds(rel, leftpage, rightpage,
+								 EI_RIGHTMOST(oopaque));
+	if (problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg_internal("split of block %u of index \"%s\" refused: %s",
+								 origblk, RelationGetRelationName(rel),
+								 problem),
+				 errdetail_internal("First right offset %u, no new item.",
+									firstright)));
+
+	rbuf = EINewBuf(rel);
+	rightblk = BufferGetBlockNumber(rbuf);
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = origblk;
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+	if (!EI_RIGHTMOST(oopaque))
+	{
+		sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+		if (EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev != origblk)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+							oopaque->ei_next,
+							EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev,
+							origblk, RelationGetRelationName(rel))));
+	}
+
+	ei_split_install(rel, buf, rbuf, sbuf, InvalidBuffer, leftpage, rightpage,
+					 firstright, InvalidOffsetNumber, NULL, lefthikey, false);
+	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
+
+	if (BufferIsValid(sbuf))
+		EIRelBuf(rel, sbuf);
+	pfree(leftpage);
+	pfree(rightpage);
+	pfree(lefthikey);
+	if (RelationGetTargetBlock(rel) == origblk)
+		RelationSetTargetBlock(rel, InvalidBlockNumber);
 	return rbuf;
 }
 

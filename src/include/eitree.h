@@ -1036,6 +1036,7 @@ extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstrig
 							  Page leftpage, Page rightpage);
 extern const char *EICheckSplitBounds(Relation rel, Page leftpage,
 									  Page rightpage, bool rightmost);
+extern Buffer EISplitLeafAt(Relation rel, Buffer buf, OffsetNumber firstright);
 
 /* core/shift.c: a full leaf gives entries to its right sibling */
 extern bool EIShiftRight(EIInsertState istate);
