@@ -21,7 +21,7 @@
 #
 # Usage: bench/many_streams/run.sh [--rows N] [--small | --large]
 #            [--devices "1000 10000"] [--batch B] [--repeat R]
-#            [--kinds "osm elastic"] [--port P] [--out DIR] [--workdir DIR] [--keep]
+#            [--kinds "osm osm_redist elastic"] [--port P] [--out DIR] [--workdir DIR] [--keep]
 #
 #   --rows N        rows per load (default 2000000)
 #   --small         --rows 200000 --repeat 1 (a quick try; do not commit its
@@ -30,8 +30,10 @@
 #   --devices       device counts, one data set each (default "1000 10000")
 #   --batch B       rows per COPY transaction (default 100000)
 #   --repeat R      rounds; the fastest load of each kind counts (default 3)
-#   --kinds         index kinds besides btree: osm (osm_tree), elastic
-#                   (elastic_btree, one entry at a time); default "osm elastic"
+#   --kinds         index kinds besides btree: osm (osm_tree), osm_redist
+#                   (osm_tree WITH (redistribute_leaves = on)), elastic
+#                   (elastic_btree, one entry at a time); default
+#                   "osm osm_redist elastic"
 #   --port P        port of the throwaway cluster (default 56097)
 set -euo pipefail
 
@@ -46,7 +48,7 @@ rows=2000000
 devices="1000 10000"
 batch=100000
 repeat=3
-kinds="osm elastic"
+kinds="osm osm_redist elastic"
 port=56097
 
 while [ $# -gt 0 ]; do
@@ -66,8 +68,8 @@ for d in $devices; do
 done
 for kd in $kinds; do
 	case $kd in
-	osm | elastic) ;;
-	*) echo "run.sh: unknown index kind '$kd' (osm, elastic)" >&2; exit 2 ;;
+	osm | osm_redist | elastic) ;;
+	*) echo "run.sh: unknown index kind '$kd' (osm, osm_redist, elastic)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$out"
@@ -96,8 +98,16 @@ ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'el
 am_of() {
 	case $1 in
 	btree) echo btree ;;
-	osm) echo osm_tree ;;
+	osm | osm_redist) echo osm_tree ;;
 	elastic) echo elastic_btree ;;
+	esac
+}
+
+# The WITH clause of index kind $1.
+with_of() {
+	case $1 in
+	osm_redist) echo "WITH (redistribute_leaves = on)" ;;
+	*) echo "" ;;
 	esac
 }
 
@@ -128,7 +138,7 @@ for d in $devices; do
 			psql_b -c "DROP TABLE IF EXISTS t" \
 				-c "CREATE TABLE t (device_id int4, ts timestamp) WITH (autovacuum_enabled = off)"
 			[ "$kind" = none ] ||
-				psql_b -c "CREATE INDEX t_i ON t USING $(am_of "$kind") (device_id, ts)"
+				psql_b -c "CREATE INDEX t_i ON t USING $(am_of "$kind") (device_id, ts) $(with_of "$kind")"
 			psql_b -c "CHECKPOINT"
 			t0=$(now)
 			for ((c = 0; c < nchunks; c++)); do
@@ -189,6 +199,7 @@ END {
 			b = maint(d, "btree")
 			name = k
 			if (k == "osm") name = "osm_tree"
+			if (k == "osm_redist") name = "osm_tree, redistribute_leaves"
 			if (k == "elastic") name = "elastic_btree"
 			ratio = "-"
 			if (b > 0) ratio = sprintf("%.2f", maint(d, k) / b)
