@@ -305,6 +305,8 @@ ei_insert(EIInsertState istate, bool from_batch, bool own_entry)
 				if (PageGetFreeSpace(page) < istate->itemsz &&
 					!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF) &&
 					policy->redistribute != NULL &&
+					istate->stack != NULL &&
+					!EI_RIGHTMOST(EIPageGetOpaque(page)) &&
 					policy->redistribute(rel) &&
 					!ei_split_closes_left(istate, page) &&
 					EIShiftRight(istate) &&
@@ -1888,6 +1890,16 @@ ei_finish_split(Relation rel, Buffer buf, Buffer rbuf, EIStack stack,
 		EIFaultPoint(EI_FAULT_AFTER_SPLIT);
 	}
 	EIInsertParent(rel, buf, rbuf, stack, isroot);
+}
+
+/*
+ * Second phase of a leaf split made by EISplitLeafAt (the 2-to-3 split of
+ * core/shift.c), with the same debug fault point as every split.
+ */
+void
+EIFinishLeafSplit(Relation rel, Buffer buf, Buffer rbuf, EIStack stack)
+{
+	ei_finish_split(rel, buf, rbuf, stack, false);
 }
 
 /*

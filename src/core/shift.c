@@ -43,6 +43,9 @@ static bool ei_shift_page_ok(EIPageOpaque opaque);
 static bool ei_shift_stream_boundary(Relation rel, Page page,
 									 OffsetNumber off);
 static OffsetNumber ei_shift_third(Relation rel, Page rpage);
+static OffsetNumber ei_shift_plan(Relation rel, Page lpage, Size freeR,
+								  Size need, Size *moved,
+								  IndexTuple *newhikey);
 static OffsetNumber ei_shift_choose(Relation rel, Page lpage, Size freeL,
 									Size freeR, Size need, Size *moved);
 
@@ -87,7 +90,7 @@ ei_shift_stream_boundary(Relation rel, Page page, OffsetNumber off)
 
 		if (anull != bnull)
 			return true;
-		if (!anull && !datumIsEqual(av, bv, att->attbyval, att->attlen))
+		if (!anull && !datum_image_eq(av, bv, att->attbyval, att->attlen))
 			return true;
 	}
 	return false;
@@ -213,6 +216,46 @@ ei_shift_third(Relation rel, Page rpage)
 }
 
 /*
+ * Plan a shift from the full leaf lpage into a right sibling with freeR
+ * bytes free: the first item that moves (ei_shift_choose), with *moved its
+ * bytes, and *newhikey, lpage's new high key (palloc'd).  Refused
+ * (InvalidOffsetNumber) when the new high key does not fit, or does not
+ * sort below the old one in its key attributes: the moved entries must
+ * lower the key of R's left bound, not only its heap TID, for backward
+ * scans to see that R holds entries they may not have read (src/README.md,
+ * "Readers" under "Redistribution between sibling leaves"); a tail of
+ * duplicates of R's first key stays.
+ */
+static OffsetNumber
+ei_shift_plan(Relation rel, Page lpage, Size freeR, Size need, Size *moved,
+			  IndexTuple *newhikey)
+{
+	Size		freeL = PageGetFreeSpace(lpage);
+	Size		oldhisz = MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, EI_HIKEY)));
+	OffsetNumber firstmoved;
+	IndexTuple	hikey;
+	EIScanInsert key;
+	bool		lower;
+
+	firstmoved = ei_shift_choose(rel, lpage, freeL, freeR, need, moved);
+	if (!OffsetNumberIsValid(firstmoved))
+		return InvalidOffsetNumber;
+	hikey = EIFormPivot(rel, EIReadTuple(lpage, OffsetNumberPrev(firstmoved)),
+						EIReadTuple(lpage, firstmoved));
+	key = EIMakeScanKey(rel, hikey, false);
+	key->scantid = NULL;
+	lower = EICompare(rel, key, lpage, EI_HIKEY) < 0;
+	pfree(key);
+	if (!lower || freeL + *moved + oldhisz < need + MAXALIGN(IndexTupleSize(hikey)))
+	{
+		pfree(hikey);
+		return InvalidOffsetNumber;
+	}
+	*newhikey = hikey;
+	return firstmoved;
+}
+
+/*
  * Try to make room in the full, write-locked standard leaf istate->buf by
  * moving its last entries to its right sibling; return whether it did.
  *
@@ -240,10 +283,8 @@ EIShiftRight(EIInsertState istate)
 	Size		usable = BLCKSZ - SizeOfPageHeaderData -
 		MAXALIGN(sizeof(EIPageOpaqueData));
 	Size		need = istate->itemsz + sizeof(ItemIdData);
-	Size		freeL;
 	Size		freeR;
 	Size		moved = 0;
-	Size		oldhisz;
 	Size		newhisz;
 	Size		oldpivsz;
 	OffsetNumber firstmoved;
@@ -311,7 +352,28 @@ EIShiftRight(EIInsertState istate)
 		}
 		EICheckPageItems(rel, rbuf);
 		third = ei_shift_third(rel, rpage);
-		if (!OffsetNumberIsValid(third))
+
+		/*
+		 * Split R only for a shift that will take place (with R's share
+		 * after the split free, less the rest of its items): a shift
+		 * refused after the split would leave two full leaves four.  Only
+		 * R's downlink may then still turn up on another parent page.
+		 */
+		if (OffsetNumberIsValid(third))
+		{
+			Size		rest = 0;
+
+			for (OffsetNumber off = third;
+				 off <= PageGetMaxOffsetNumber(rpage);
+				 off = OffsetNumberNext(off))
+				rest += MAXALIGN(ItemIdGetLength(PageGetItemId(rpage, off))) +
+					sizeof(ItemIdData);
+			firstmoved = ei_shift_plan(rel, lpage, freeR + rest, need, &moved,
+									   &newhikey);
+			if (OffsetNumberIsValid(firstmoved))
+				pfree(newhikey);
+		}
+		if (!OffsetNumberIsValid(third) || !OffsetNumberIsValid(firstmoved))
 		{
 			EIRelBuf(rel, rbuf);
 			return false;
@@ -322,32 +384,21 @@ EIShiftRight(EIInsertState istate)
 		 * found again from where it was (parent splits move it right only).
 		 */
 		saved = *istate->stack;
-		EIInsertParent(rel, rbuf, EISplitLeafAt(rel, rbuf, third),
-					   istate->stack, false);
+		EIFinishLeafSplit(rel, rbuf, EISplitLeafAt(rel, rbuf, third),
+						  istate->stack);
 		istate->stack->blkno = saved.blkno;
 		istate->stack->offset = saved.offset;
 	}
 
-	freeL = PageGetFreeSpace(lpage);
-	oldhisz = MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, EI_HIKEY)));
-	firstmoved = ei_shift_choose(rel, lpage, freeL, freeR, need, &moved);
+	/* what moves, and L's new high key: R's new separator in P too */
+	firstmoved = ei_shift_plan(rel, lpage, freeR, need, &moved, &newhikey);
 	if (!OffsetNumberIsValid(firstmoved))
 	{
 		EIRelBuf(rel, rbuf);
 		return false;
 	}
 	maxoff = PageGetMaxOffsetNumber(lpage);
-
-	/* L's new high key, and the same pivot as R's separator in P */
-	newhikey = EIFormPivot(rel, EIReadTuple(lpage, OffsetNumberPrev(firstmoved)),
-						   EIReadTuple(lpage, firstmoved));
 	newhisz = MAXALIGN(IndexTupleSize(newhikey));
-	if (freeL + moved + oldhisz < need + newhisz)
-	{
-		pfree(newhikey);
-		EIRelBuf(rel, rbuf);
-		return false;
-	}
 
 	/* the parent, holding both leaves (rule 2: child before parent) */
 	pbuf = EIGetParentBuf(rel, istate->stack, lblk);
@@ -369,6 +420,8 @@ EIShiftRight(EIInsertState istate)
 		EIRelBuf(rel, rbuf);
 		return false;
 	}
+	/* the parent's tuples move when its item is replaced: check them */
+	EICheckPageItems(rel, pbuf);
 	oldpivsz = MAXALIGN(ItemIdGetLength(PageGetItemId(ppage, poffset)));
 	newpivot = CopyIndexTuple(newhikey);
 	EITupleSetDownlink(newpivot, rblk);

@@ -366,6 +366,14 @@ ei_redo_split(XLogReaderState *record)
 	Buffer		lbuf;
 	Buffer		rbuf;
 
+	/*
+	 * A flag this build does not know would be replayed as another record:
+	 * stop instead (a standby must run a build at least as new as its
+	 * primary's).
+	 */
+	if (xlrec->flags & ~(EI_XLOG_SPLIT_NEWITEM_LEFT | EI_XLOG_SPLIT_SHIFT))
+		elog(PANIC, "elastic_index redo: split record with unknown flags 0x%x",
+			 xlrec->flags);
 	if (xlrec->flags & EI_XLOG_SPLIT_SHIFT)
 	{
 		ei_redo_shift(record, xlrec);

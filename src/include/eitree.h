@@ -1037,6 +1037,8 @@ extern void EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstrig
 extern const char *EICheckSplitBounds(Relation rel, Page leftpage,
 									  Page rightpage, bool rightmost);
 extern Buffer EISplitLeafAt(Relation rel, Buffer buf, OffsetNumber firstright);
+extern void EIFinishLeafSplit(Relation rel, Buffer buf, Buffer rbuf,
+							  EIStack stack);
 
 /* core/shift.c: a full leaf gives entries to its right sibling */
 extern bool EIShiftRight(EIInsertState istate);

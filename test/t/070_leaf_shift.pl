@@ -3,12 +3,15 @@
 # siblings and splits two full leaves into three.  A shift changes three
 # pages in one SPLIT record with the SHIFT flag.  The test loads many
 # interleaved sorted streams (every leaf holds the growing ends of several)
-# with wal_consistency_checking = 'all' on the primary, so that the standby
-# compares every page its redo of a shift builds with the primary's image;
-# it checks that shift records were written, that the standby answers like
-# the primary row for row, then crashes the primary in the middle of a load
-# and checks after recovery that the index answers like a sequential scan,
-# passes the verifier, and keeps shifting.
+# with wal_consistency_checking on the primary for our resource manager
+# too, so that the standby compares every page its redo of a shift builds
+# with the primary's image; it checks that shift records were written,
+# that the standby answers like the primary row for row; then it stops a
+# 2-to-3 split between its two steps (the right sibling split, its downlink
+# missing, the shift not done: elastic_index.debug_fault = after_split),
+# crashes the primary with a transaction's batch half applied, and checks
+# after recovery that the index answers like a sequential scan, passes the
+# verifier, and keeps shifting.
 
 use strict;
 use warnings;
@@ -22,7 +25,7 @@ $node->init(allows_streaming => 1);
 $node->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'elastic_index'
-wal_consistency_checking = 'all'
+wal_consistency_checking = 'all,elastic_index'
 autovacuum = off
 wal_keep_size = '1GB'
 max_wal_size = '2GB'
@@ -46,6 +49,8 @@ $standby->append_conf('postgresql.conf',
 	"shared_preload_libraries = 'elastic_index'");
 $standby->start;
 
+is($node->safe_psql('postgres', 'SHOW wal_consistency_checking'),
+	'all,elastic_index', 'the primary checks the consistency of every record');
 my $start_lsn = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
 
 # Rows of 500 devices, interleaved, in transactions of 2000 rows: device g %
@@ -102,20 +107,77 @@ my ($ret, $out, $err) =
   $standby->psql('postgres', "SELECT elastic_index_check('s_on')");
 is($ret, 0, 'verifier passes on the standby') or diag($err);
 
-# crash in the middle of a load, and recover
-load(40000, 50000);
+# A 2-to-3 split stopped between its steps.  A new index over the rows,
+# built with leaves 90% full: a full leaf's right sibling then has less
+# than an eighth free, so the first leaf that fills splits its sibling
+# first, and the fault stops the insert after that split's first step.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE s3 (device_id int4, ts int8);
+INSERT INTO s3 SELECT g % 1000, g / 1000 FROM generate_series(0, 9999) AS g;
+CREATE INDEX s3_i ON s3 USING osm_tree (device_id, ts)
+	WITH (redistribute_leaves = on, fillfactor = 90, buffer_size = 0);
+});
+my $splits_before = $node->safe_psql('postgres',
+	"SELECT leaf_splits FROM elastic_index_activity() WHERE indexrelid = 's3_i'::regclass");
+($ret, $out, $err) = $node->psql(
+	'postgres', q{
+SET elastic_index.debug_fault = 'after_split';
+INSERT INTO s3 SELECT 5, 1000 + g FROM generate_series(1, 60) AS g;
+});
+isnt($ret, 0, 'the forced fault stopped the insert in its 2-to-3 split');
+like($err, qr/after_split|fault/i, 'the error names the fault point');
+is($node->safe_psql('postgres',
+	"SELECT leaf_splits FROM elastic_index_activity() WHERE indexrelid = 's3_i'::regclass"),
+	$splits_before + 1, 'the stop came after one split');
+# block 1, the first leaf (the one that filled), is still full: the split
+# was its right sibling's, the first step of a 2-to-3 split
+$node->safe_psql('postgres', 'CREATE EXTENSION pageinspect');
+is($node->safe_psql('postgres',
+	"SELECT upper - lower < 200 FROM page_header(get_raw_page('s3_i', 1))"),
+	't', 'the split was the right sibling\'s: the full leaf is as it was');
+
+# then a crash with a transaction's batch half applied (batch_size 2000:
+# applied in steps while the transaction runs), and recovery
+my $bg = $node->background_psql('postgres');
+$bg->query_safe('BEGIN');
+$bg->query_safe(q{INSERT INTO s SELECT g % 500, 1000000 + g / 500, repeat('x', (g * 7) % 23) || (g / 500)
+	FROM generate_series(40000, 49999) AS g});
 $node->stop('immediate');
+eval { $bg->quit; };
 $node->start;
 check_node($node, 'after crash recovery');
+my $q3 = q{SELECT count(*), md5(string_agg(device_id || ':' || ts, ',')) FROM (SELECT device_id, ts FROM s3 WHERE device_id >= 0 ORDER BY device_id, ts) AS x};
+is($node->safe_psql('postgres', "$force $q3"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q3"),
+	'the index with a stopped 2-to-3 split answers like a sequential scan');
 ($ret, $out, $err) =
-  $node->psql('postgres', "SELECT elastic_index_check('s_on', true), elastic_index_check('s_pad', true)");
+  $node->psql('postgres', "SELECT elastic_index_check('s_on', true), elastic_index_check('s_pad', true), elastic_index_check('s3_i', true)");
 is($ret, 0, 'verifier passes after crash recovery') or diag($err);
+
+# the stopped split is finished by the next insert that passes, and the
+# leaf it was for shifts then
+$node->safe_psql('postgres',
+	'INSERT INTO s3 SELECT 5, 1000 + g FROM generate_series(1, 60) AS g');
+is($node->safe_psql('postgres', "$force $q3"),
+	$node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; $q3"),
+	'after the stopped split was finished: the same rows');
+($ret, $out, $err) =
+  $node->psql('postgres', "SELECT elastic_index_check('s3_i', true)");
+is($ret, 0, 'verifier passes after the stopped split was finished') or diag($err);
 
 # the recovered index keeps shifting, and the standby keeps up
 load(50000, 70000);
 $node->wait_for_catchup($standby, 'replay', $node->lsn('insert'));
 check_node($node, 'after more shifts');
 check_node($standby, 'standby after more shifts');
+my $kinds = $node->safe_psql(
+	'postgres', qq{
+SELECT count(*) FILTER (WHERE description LIKE 'shift%') || ' shifts, ' ||
+	   count(*) FILTER (WHERE record_type = 'SPLIT' AND description NOT LIKE 'shift%') || ' splits'
+FROM pg_get_wal_records_info('$start_lsn', pg_current_wal_flush_lsn())
+WHERE resource_manager = 'elastic_index'});
+note "records since the start: $kinds";
 my $fill = $node->safe_psql('postgres',
 	"SELECT round(leaf_fill) FROM elastic_index_stats('s_on')");
 cmp_ok($fill, '>', 75, "leaves packed by shifts ($fill%)");
