@@ -39,6 +39,7 @@ static const struct config_enum_entry ei_fault_options[] = {
 	{"after_truncate_gate", EI_FAULT_AFTER_TRUNCATE_GATE, false},
 	{"before_truncate_gate", EI_FAULT_BEFORE_TRUNCATE_GATE, false},
 	{"run_split_posting", EI_FAULT_RUN_SPLIT_POSTING, false},
+	{"scan_bounds", EI_FAULT_SCAN_BOUNDS, false},
 	{NULL, 0, false}
 };
 #endif

@@ -197,6 +197,18 @@ typedef enum EIDescend
 								 * primitive scan */
 } EIDescend;
 
+/*
+ * How ei_read_page came to a leaf: by a descent (no bound applies), by a
+ * right link or a step left, or as a backward scan's re-read of the leaf
+ * holding the entries just below f (ei_move_right_below).
+ */
+typedef enum EIReadMode
+{
+	EI_READ_DESCENT,
+	EI_READ_STEP,
+	EI_READ_REREAD
+} EIReadMode;
+
 /* Is this strategy (in index order) an upper / lower bound? */
 #define EI_STRAT_IS_UPPER(strat) \
 	((strat) == BTLessStrategyNumber || (strat) == BTLessEqualStrategyNumber)
@@ -258,8 +270,32 @@ static OffsetNumber ei_arrays_next_on_page(IndexScanDesc scan, Page page,
 										   OffsetNumber limit, bool *continuescan);
 static void ei_arrays_after_page(IndexScanDesc scan, ScanDirection dir);
 static void ei_count_descent(IndexScanDesc scan, bool again);
+static char *ei_bound_space(IndexScanDesc scan, char **space);
+static Size ei_bound_from_hikey(Relation rel, Buffer buf, char *space);
+static Size ei_bound_from_item(Relation rel, Page page, OffsetNumber off,
+							   char *space);
+static EIScanInsert ei_bound_key(IndexScanDesc scan, IndexTuple bound);
+static bool ei_bound_above_hikey(IndexScanDesc scan, IndexTuple bound,
+								 Page page);
+static int32 ei_bound_cmp_item(Relation rel, EIScanInsert key, Page page,
+							   OffsetNumber off);
+static OffsetNumber ei_bound_search(Relation rel, EIScanInsert key, Page page,
+									OffsetNumber low, OffsetNumber high);
+static bool ei_bound_splits_list(Relation rel, EIScanInsert key, Page page,
+								 OffsetNumber off);
+static bool ei_bound_below(IndexScanDesc scan, IndexTuple h, Page page,
+						   IndexTuple f, bool same_left);
+static void ei_pos_record_first(IndexScanDesc scan, Page page,
+								EIPageOpaque opaque, bool reread,
+								bool publish);
+static void ei_pos_record_hikey(IndexScanDesc scan, Buffer buf,
+								EIPageOpaque opaque);
+static void ei_pos_copy_bounds(IndexScanDesc scan, bool to_mark);
+static bool ei_left_below_first(IndexScanDesc scan, Buffer buf,
+								BlockNumber origblk);
+static Buffer ei_move_right_below(IndexScanDesc scan, Buffer buf);
 static bool ei_read_page(IndexScanDesc scan, ScanDirection dir,
-						 OffsetNumber offnum);
+						 OffsetNumber offnum, EIReadMode mode);
 static Buffer ei_walk_left(Relation rel, BlockNumber origblk,
 						   BlockNumber leftblk, bool leftknown);
 static bool ei_read_next_page(IndexScanDesc scan, ScanDirection dir,
@@ -329,6 +365,8 @@ ei_pos_invalidate(EIScanPos pos)
 	pos->firstItem = 0;
 	pos->lastItem = -1;
 	pos->itemIndex = 0;
+	pos->hikeySize = 0;
+	pos->firstSize = 0;
 }
 
 /*
@@ -1765,6 +1803,468 @@ ei_descend(IndexScanDesc scan, ScanDirection dir, OffsetNumber *offnum)
 
 
 /* ----------------------------------------------------------------
+ * Bounds of leaves as read
+ *
+ * Entries may move from a leaf L to its right sibling R between two page
+ * reads of a scan (src/README.md, "Redistribution between sibling
+ * leaves").  A forward scan keeps the high key of the leaf it read last
+ * and, on reaching the next leaf by the right link, skips its items below
+ * it: they were returned with L.  A backward scan keeps the first data
+ * item f of the leaf R it read last and, when the high key h of the left
+ * sibling L it steps to lies below f, first reads the entries in [h, f),
+ * which may have moved from L to R after R was read.
+ *
+ * Only standard leaves are skipped in or re-read: a policy's leaf
+ * (EI_POLICY_LEAF, compact) holds no keys, entries never move into or out
+ * of one, and a policy that converts leaves does not move entries between
+ * siblings, so its leaves give no f (no check) and are never re-read.
+ *
+ * Bounds are compared as the tree orders entries, an item by its first
+ * heap TID; a posting list whose key equals a bound's may hold TIDs on
+ * both sides of it (a dedup pass merged a moved list with one of R's), and
+ * then only its TIDs on the unread side are saved.
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * Return a bound space of the scan (so->currBounds, markBounds or
+ * scratchBounds, passed by address), allocating it when first needed.
+ */
+static char *
+ei_bound_space(IndexScanDesc scan, char **space)
+{
+	if (*space == NULL)
+		*space = MemoryContextAlloc(GetMemoryChunkContext(scan->opaque),
+									EI_POS_BOUND_SPACE);
+	return *space;
+}
+
+/*
+ * Copy the high key of the locked leaf buf (not the rightmost) into space
+ * in leaf form, its heap TID in t_tid ((0,0), below every heap TID, for a
+ * high key without one); return its size.
+ */
+static Size
+ei_bound_from_hikey(Relation rel, Buffer buf, char *space)
+{
+	IndexTuple	hikey = EIReadTupleChecked(rel, BufferGetPage(buf), EI_HIKEY);
+	Size		hisize = IndexTupleSize(hikey);
+	IndexTuple	result;
+
+	if ((EIPivotFlags(hikey) & ~EI_PIVOT_HAS_TID) != 0 ||
+		((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) &&
+		 hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData)) ||
+		hisize > EI_PARALLEL_BOUND_SPACE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple",
+						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
+				 errhint("Please REINDEX it.")));
+	memcpy(space, hikey, hisize);
+	result = (IndexTuple) space;
+	if (EIPivotFlags(hikey) & EI_PIVOT_HAS_TID)
+		result->t_tid = *EIPivotGetHeapTID(hikey);
+	else
+		ItemPointerSet(&result->t_tid, 0, 0);
+	return hisize;
+}
+
+/*
+ * Copy data item off of a standard leaf into space in leaf form: a plain
+ * entry as it is, a posting list as its key with its first heap TID in
+ * t_tid; return the size.
+ */
+static Size
+ei_bound_from_item(Relation rel, Page page, OffsetNumber off, char *space)
+{
+	IndexTuple	itup = EIReadTupleChecked(rel, page, off);
+	IndexTuple	result = (IndexTuple) space;
+	Size		size;
+
+	if (EITupleIsPosting(itup))
+	{
+		if (!EIPostingBoundsOK(itup))
+			EIItemCorrupted(rel, page, off, "a damaged posting list");
+		size = EIPostingOffset(itup);
+		if (MAXALIGN(size) > EI_PARALLEL_BOUND_SPACE)
+			EIItemCorrupted(rel, page, off, "an item larger than an entry may be");
+		memcpy(space, itup, size);
+		size = MAXALIGN(size);
+		result->t_info &= ~(INDEX_SIZE_MASK | EI_POSTING_BIT);
+		result->t_info |= size;
+		result->t_tid = *EIPostingTID(itup, 0);
+		return size;
+	}
+	size = IndexTupleSize(itup);
+	if (size > EI_PARALLEL_BOUND_SPACE)
+		EIItemCorrupted(rel, page, off, "an item larger than an entry may be");
+	memcpy(space, itup, size);
+	return size;
+}
+
+/*
+ * Return the scan's insertion key (made once per scan) set to a bound in
+ * leaf form; a bound without heap TID ((0,0)) gets none, so that entries
+ * with its key columns do not lie below it.
+ */
+static EIScanInsert
+ei_bound_key(IndexScanDesc scan, IndexTuple bound)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+
+	if (so->boundKey == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+
+		so->boundKey = EIMakeScanKey(rel, NULL, true);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	EIRefillScanKey(rel, so->boundKey, bound);
+	so->boundKey->nextkey = false;
+	if (!ItemPointerIsValid(&bound->t_tid))
+		so->boundKey->scantid = NULL;
+	return so->boundKey;
+}
+
+/*
+ * Does the bound (the greatest high key a forward scan read so far) lie
+ * above the high key of the non-rightmost leaf page?  Then it stays the
+ * bound for the next step.  High keys grow from leaf to leaf, except where
+ * a leaf gave entries to its right sibling R after the scan read it and R
+ * then shifted part of them on to its own sibling: R's new high key is
+ * below the bound, and the entries beyond it were returned already.
+ */
+static bool
+ei_bound_above_hikey(IndexScanDesc scan, IndexTuple bound, Page page)
+{
+	return EICompare(scan->indexRelation, ei_bound_key(scan, bound), page,
+					 EI_HIKEY) > 0;
+}
+
+/*
+ * Compare a bound's key with data item off of a standard leaf, the item by
+ * its first heap TID: > 0 when the item lies below the bound.
+ */
+static int32
+ei_bound_cmp_item(Relation rel, EIScanInsert key, Page page, OffsetNumber off)
+{
+	IndexTuple	itup = EIReadTupleChecked(rel, page, off);
+
+	if (EITupleIsPosting(itup) && !EIPostingBoundsOK(itup))
+		EIItemCorrupted(rel, page, off, "a damaged posting list");
+	return EICompareLeafTuple(rel, key, itup);
+}
+
+/*
+ * Binary search data items low..high of a standard leaf for the first one
+ * that does not lie below the bound (ei_bound_cmp_item); high + 1 if none.
+ */
+static OffsetNumber
+ei_bound_search(Relation rel, EIScanInsert key, Page page, OffsetNumber low,
+				OffsetNumber high)
+{
+	high = OffsetNumberNext(high);
+	while (high > low)
+	{
+		OffsetNumber mid = low + ((high - low) / 2);
+
+		if (ei_bound_cmp_item(rel, key, page, mid) > 0)
+			low = OffsetNumberNext(mid);
+		else
+			high = mid;
+	}
+	return low;
+}
+
+/*
+ * Does data item off, which lies below the bound, hold heap TIDs at or
+ * above it too: a posting list with the bound's key columns whose last
+ * TID is not below the bound's?
+ */
+static bool
+ei_bound_splits_list(Relation rel, EIScanInsert key, Page page,
+					 OffsetNumber off)
+{
+	IndexTuple	itup = EIReadTupleChecked(rel, page, off);
+	ItemPointer scantid = key->scantid;
+	bool		equal;
+
+	if (!EITupleIsPosting(itup) || scantid == NULL)
+		return false;
+	key->scantid = NULL;
+	equal = (EICompareLeafTuple(rel, key, itup) == 0);
+	key->scantid = scantid;
+	return equal && ItemPointerCompare(EIPostingMaxTID(itup), scantid) >= 0;
+}
+
+/*
+ * Does the high key h of a left sibling lie below f, the first data item
+ * of the leaf we step left from (as read)?  h is given in leaf form, or
+ * when NULL as the high key of page.  A high key without heap TID whose
+ * key columns equal f's is below f in the tree's order; it is taken as
+ * equal when it belongs to the left sibling the leaf had when read
+ * (same_left): the separator a shift writes keeps its heap TID (see
+ * src/README.md), so such a high key is not a shift's, and no entry of
+ * [h, f) came from there.  That is the common case of a leaf split where
+ * the key columns change, which then costs no re-read.
+ */
+static bool
+ei_bound_below(IndexScanDesc scan, IndexTuple h, Page page, IndexTuple f,
+			   bool same_left)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanInsert key = ei_bound_key(scan, f);
+	ItemPointerData ftid = f->t_tid;
+	ItemPointer htid;
+	int32		cmp;
+
+	key->scantid = NULL;
+	if (h != NULL)
+	{
+		cmp = EICompareLeafTuple(rel, key, h);
+		htid = ItemPointerIsValid(&h->t_tid) ? &h->t_tid : NULL;
+	}
+	else
+	{
+		IndexTuple	hikey = EIReadTupleChecked(rel, page, EI_HIKEY);
+
+		cmp = EICompare(rel, key, page, EI_HIKEY);
+		htid = (EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) ?
+			EIPivotGetHeapTID(hikey) : NULL;
+	}
+	if (cmp != 0)
+		return cmp > 0;
+	if (!ItemPointerIsValid(&ftid))
+		return false;
+	if (htid == NULL)
+		return !same_left || ei_debug_fault == EI_FAULT_SCAN_BOUNDS;
+	return ItemPointerCompare(&ftid, htid) > 0;
+}
+
+/*
+ * Record the first data item f of the locked leaf the scan is reading, as
+ * read, in currPos (a backward scan, after its left step, compares it with
+ * the left sibling's high key); with publish (a parallel backward scan
+ * without key ranges, seized) also in the shared state, for the
+ * participant that steps left from here.  No
+ * data item: f is the high key, or plus infinity on the rightmost leaf; a
+ * policy's leaf: none.  After a re-read (ei_move_right_below) f is at
+ * most the re-read's low bound, below which all of [low, old f) was read.
+ */
+static void
+ei_pos_record_first(IndexScanDesc scan, Page page, EIPageOpaque opaque,
+					bool reread, bool publish)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Relation	rel = scan->indexRelation;
+	Buffer		buf = so->currPos.buf;
+	OffsetNumber minoff = EI_FIRST_DATA(opaque);
+	char	   *space = ei_bound_space(scan, &so->currBounds) + EI_POS_FIRST;
+
+	if (opaque->ei_flags & EI_POLICY_LEAF)
+		so->currPos.firstSize = 0;
+	else if (minoff <= PageGetMaxOffsetNumber(page))
+		so->currPos.firstSize = ei_bound_from_item(rel, page, minoff, space);
+	else if (!EI_RIGHTMOST(opaque))
+		so->currPos.firstSize = ei_bound_from_hikey(rel, buf, space);
+	else
+		so->currPos.firstSize = EI_BOUND_INFINITY;
+
+	if (reread)
+	{
+		IndexTuple	low = (IndexTuple) (so->scratchBounds + EI_POS_FIRST);
+
+		if (so->currPos.firstSize == 0 ||
+			so->currPos.firstSize == EI_BOUND_INFINITY ||
+			EICompareLeafTuple(rel, ei_bound_key(scan, low),
+							   (IndexTuple) space) <= 0)
+		{
+			so->currPos.firstSize = IndexTupleSize(low);
+			memcpy(space, low, so->currPos.firstSize);
+		}
+	}
+
+	if (publish)
+	{
+		EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+		ps->lowPage = BufferGetBlockNumber(buf);
+		ps->lowPrev = opaque->ei_prev;
+		ps->lowInf = (so->currPos.firstSize == EI_BOUND_INFINITY);
+		ps->lowSize = ps->lowInf ? 0 : so->currPos.firstSize;
+		if (ps->lowSize > 0)
+			memcpy(ps->low, space, ps->lowSize);
+	}
+}
+
+/*
+ * Record the high key of the locked leaf the scan has read in currPos, as
+ * read, if the scan may step right from it (the bound of a forward step).
+ */
+static void
+ei_pos_record_hikey(IndexScanDesc scan, Buffer buf, EIPageOpaque opaque)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+
+	if (EI_RIGHTMOST(opaque) || !so->currPos.moreRight)
+		so->currPos.hikeySize = 0;
+	else
+		so->currPos.hikeySize =
+			ei_bound_from_hikey(scan->indexRelation, buf,
+								ei_bound_space(scan, &so->currBounds) +
+								EI_POS_HIKEY);
+}
+
+/*
+ * Copy the bounds of currPos to markPos's bound space (to_mark), or back;
+ * the caller copies the position itself.  Only the bytes in use move.
+ */
+static void
+ei_pos_copy_bounds(IndexScanDesc scan, bool to_mark)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanPos	src = to_mark ? &so->currPos : &so->markPos;
+	char	   *from = to_mark ? so->currBounds : so->markBounds;
+	char	   *to;
+
+	if (src->hikeySize == 0 &&
+		(src->firstSize == 0 || src->firstSize == EI_BOUND_INFINITY))
+		return;
+	to = ei_bound_space(scan, to_mark ? &so->markBounds : &so->currBounds);
+	memcpy(to + EI_POS_HIKEY, from + EI_POS_HIKEY, src->hikeySize);
+	if (src->firstSize != EI_BOUND_INFINITY)
+		memcpy(to + EI_POS_FIRST, from + EI_POS_FIRST, src->firstSize);
+}
+
+/*
+ * A backward scan has stepped left from origblk to the locked live leaf
+ * buf: may entries have moved from it to the leaf read last since that
+ * was read, that is, does buf's high key lie below that leaf's f?  If so,
+ * leave f in the scratch space (EI_POS_HIKEY; so->scratchInf for plus
+ * infinity) and buf's high key, in leaf form, as the re-read's low bound
+ * (EI_POS_FIRST).  f comes from currPos, or in a parallel scan from the
+ * shared state (the scan is seized).  One comparison when nothing moved.
+ */
+static bool
+ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	Page		page = BufferGetPage(buf);
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+	char	   *scratch;
+	IndexTuple	f = NULL;
+	Size		fsize = 0;
+	bool		inf;
+	bool		same_left;
+
+	/* a policy's leaf gives no entries away; nothing is right of the last */
+	if ((opaque->ei_flags & EI_POLICY_LEAF) || EI_RIGHTMOST(opaque))
+		return false;
+
+	if (ei_scan_parallel(scan))
+	{
+		EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+		inf = ps->lowInf;
+		if (!inf && ps->lowSize == 0)
+			return false;
+		if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
+			elog(ERROR, "parallel scan of index \"%s\" has a bound of %zu bytes",
+				 RelationGetRelationName(scan->indexRelation), ps->lowSize);
+		same_left = (ps->lowPage == origblk &&
+					 ps->lowPrev == BufferGetBlockNumber(buf));
+		scratch = ei_bound_space(scan, &so->scratchBounds);
+		if (!inf)
+		{
+			memcpy(scratch + EI_POS_HIKEY, ps->low, ps->lowSize);
+			f = (IndexTuple) (scratch + EI_POS_HIKEY);
+		}
+	}
+	else
+	{
+		inf = (so->currPos.firstSize == EI_BOUND_INFINITY);
+		if (!inf && so->currPos.firstSize == 0)
+			return false;
+		same_left = (so->currPos.currPage == origblk &&
+					 so->currPos.prevPage == BufferGetBlockNumber(buf));
+		if (!inf)
+		{
+			f = (IndexTuple) (so->currBounds + EI_POS_FIRST);
+			fsize = so->currPos.firstSize;
+		}
+	}
+
+	if (!inf && !ei_bound_below(scan, NULL, page, f, same_left))
+		return false;
+
+	/* (ei_read_page overwrites currPos's f: the re-read keeps a copy) */
+	scratch = ei_bound_space(scan, &so->scratchBounds);
+	if (fsize > 0)
+		memcpy(scratch + EI_POS_HIKEY, f, fsize);
+	so->scratchInf = inf;
+	(void) ei_bound_from_hikey(scan->indexRelation, buf, scratch + EI_POS_FIRST);
+	return true;
+}
+
+/*
+ * Move right from the locked leaf buf, whose high key lies below f, to the
+ * leaf that now holds the entries just below f (the first live leaf whose
+ * high key is not below f, or the rightmost), and return it locked.  On
+ * the way the low bound in the scratch space becomes the high key of the
+ * last live leaf passed: the entries of [low, f) are all on the leaf
+ * returned.  Normally that is the leaf we stepped left from; it may have
+ * split or given entries to its own right sibling since, or have been
+ * deleted (its key space then is its right sibling's).
+ */
+static Buffer
+ei_move_right_below(IndexScanDesc scan, Buffer buf)
+{
+	Relation	rel = scan->indexRelation;
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanInsert key = NULL;
+	uint64		hops = 0;
+	bool		first = true;
+
+	if (!so->scratchInf)
+		key = ei_bound_key(scan, (IndexTuple) (so->scratchBounds + EI_POS_HIKEY));
+
+	for (;;)
+	{
+		Page		page = BufferGetPage(buf);
+		EIPageOpaque opaque = EIPageGetOpaque(page);
+
+		if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: right link to block %u leaves the leaf level",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf))));
+		EICheckHops(rel, ++hops, BufferGetBlockNumber(buf));
+
+		if (!EI_IGNORE(opaque))
+		{
+			if (!first &&
+				(EI_RIGHTMOST(opaque) ||
+				 (key != NULL && EICompare(rel, key, page, EI_HIKEY) <= 0)))
+				return buf;
+			/* (the first leaf's high key is the low bound already) */
+			if (!first)
+				(void) ei_bound_from_hikey(rel, buf,
+										   so->scratchBounds + EI_POS_FIRST);
+		}
+		if (EI_RIGHTMOST(opaque))
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("index \"%s\" is corrupted: block %u, a deleted leaf, has no right sibling",
+							RelationGetRelationName(rel),
+							BufferGetBlockNumber(buf))));
+		first = false;
+		buf = EIRelAndGetBuf(rel, buf, opaque->ei_next, EI_READ);
+	}
+}
+
+/* ----------------------------------------------------------------
  * Reading a leaf page
  * ----------------------------------------------------------------
  */
@@ -2006,12 +2506,15 @@ EIScanSaveItem(EIScanOpaque so, int itemIndex, OffsetNumber offnum,
  * one item at itemIndex (forward) or itemIndex - 1 (backward), a posting
  * list as one item per TID, ascending in the array either way, each with
  * a plain copy of the key and its TID for index-only scans and merges.
+ * With cut, only a list's TIDs at or above it (forward) or below it
+ * (backward) are saved: the others lie beyond a bound (ei_read_page).
  * Returns the next itemIndex.  A damaged list is refused before its TIDs
  * are read.
  */
 static int
 ei_save_entry(IndexScanDesc scan, int itemIndex, Page page,
-			  OffsetNumber offnum, IndexTuple itup, bool forward)
+			  OffsetNumber offnum, IndexTuple itup, bool forward,
+			  ItemPointer cut)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	union
@@ -2045,6 +2548,9 @@ ei_save_entry(IndexScanDesc scan, int itemIndex, Page page,
 		int			t = forward ? i : ntids - 1 - i;
 
 		base.itup.t_tid = *EIPostingTID(itup, t);
+		if (cut != NULL &&
+			(ItemPointerCompare(&base.itup.t_tid, cut) < 0) == forward)
+			continue;
 		if (forward)
 			EIScanSaveItem(so, itemIndex++, offnum, &base.itup);
 		else
@@ -2087,7 +2593,8 @@ ei_arrays_next_on_page(IndexScanDesc scan, Page page, ScanDirection dir,
  * shows that the scan is over in that direction.
  */
 static bool
-ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
+ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
+			 EIReadMode mode)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	const EITreePolicy *policy = EIGetPolicyChecked(scan->indexRelation);
@@ -2099,6 +2606,12 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 	bool		continuescan = true;
 	bool		found;
 	int			itemIndex;
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		parallel = ei_scan_parallel(scan);
+	bool		ranges = parallel && ei_parallel_ranges(scan);
+	IndexTuple	bound = NULL;
+	OffsetNumber cutoff = InvalidOffsetNumber;
+	ItemPointerData cut;
 
 	Assert(BufferIsValid(buf));
 
@@ -2121,13 +2634,51 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 					  scan->xs_snapshot);
 
 	/*
+	 * A forward step by the right link skips the items below the high key
+	 * of the leaf read last (see "Bounds of leaves as read"): currPos's, or
+	 * in a parallel scan the one in the shared state, which we replace with
+	 * ours.  (A scan that takes key ranges drops them in
+	 * ei_parallel_trim.)  A backward scan records this leaf's f before a
+	 * parallel one lets the next participant step left from here.
+	 */
+	if (forward && !ranges)
+	{
+		if (parallel)
+		{
+			EIParallelScanDesc ps = ei_parallel_desc(scan);
+
+			if (mode == EI_READ_STEP && ps->lowSize > 0)
+			{
+				char	   *scratch = ei_bound_space(scan, &so->scratchBounds);
+
+				if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
+					elog(ERROR, "parallel scan of index \"%s\" has a bound of %zu bytes",
+						 RelationGetRelationName(scan->indexRelation),
+						 ps->lowSize);
+				memcpy(scratch + EI_POS_HIKEY, ps->low, ps->lowSize);
+				bound = (IndexTuple) (scratch + EI_POS_HIKEY);
+			}
+			/* the greatest bound so far stays (ei_bound_above_hikey) */
+			if (!(bound != NULL && !EI_RIGHTMOST(opaque) &&
+				  ei_bound_above_hikey(scan, bound, page)))
+				ps->lowSize = EI_RIGHTMOST(opaque) ? 0 :
+					ei_bound_from_hikey(scan->indexRelation, buf, ps->low);
+		}
+		else if (mode == EI_READ_STEP && so->currPos.hikeySize > 0)
+			bound = (IndexTuple) (so->currBounds + EI_POS_HIKEY);
+	}
+	else if (!forward)
+		ei_pos_record_first(scan, page, opaque, mode == EI_READ_REREAD,
+							parallel && !ranges);
+
+	/*
 	 * Let the next participant move on before we work on this page; a
 	 * forward scan that merges entries from outside the tree takes the
 	 * page's key range first.
 	 */
-	if (ei_scan_parallel(scan))
+	if (parallel)
 	{
-		if (!ei_parallel_ranges(scan))
+		if (!ranges)
 			ei_parallel_release(scan, ScanDirectionIsForward(dir) ?
 								opaque->ei_next : BufferGetBlockNumber(buf),
 								BufferGetBlockNumber(buf));
@@ -2181,7 +2732,21 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 							so->currPos.currPage)));
 		if (so->arrays != NULL)
 			so->arrays->needPrimScan = false;
-		found = leafops->read(scan, dir);
+		if (mode == EI_READ_REREAD)
+		{
+			/* none of [low, f) can be here (see "Bounds of leaves as read") */
+			so->currPos.firstItem = 0;
+			so->currPos.lastItem = -1;
+			so->currPos.itemIndex = 0;
+			found = false;
+		}
+		else
+			found = leafops->read(scan, dir);
+		if (!(forward && !parallel && bound != NULL && !EI_RIGHTMOST(opaque) &&
+			  so->currPos.moreRight && ei_bound_above_hikey(scan, bound, page)))
+			ei_pos_record_hikey(scan, buf, opaque);
+		if (forward)
+			so->currPos.firstSize = 0;
 		ei_arrays_after_page(scan, dir);
 		return ei_parallel_trim(scan, dir, found);
 	}
@@ -2191,9 +2756,38 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 
 	if (ScanDirectionIsForward(dir))
 	{
+		offnum = Max(offnum, minoff);
+
+		/*
+		 * Entries below the bound were returned with the leaf read last:
+		 * one comparison when the first item is not below it, else a binary
+		 * search; of a posting list that holds TIDs on both sides, only
+		 * those at or above the bound's.
+		 */
+		if (bound != NULL && offnum <= maxoff)
+		{
+			EIScanInsert key = ei_bound_key(scan, bound);
+
+			if (ei_bound_cmp_item(scan->indexRelation, key, page, offnum) > 0 ||
+				ei_debug_fault == EI_FAULT_SCAN_BOUNDS)
+			{
+				OffsetNumber first = ei_bound_search(scan->indexRelation, key,
+													 page, offnum, maxoff);
+
+				if (first > offnum &&
+					ei_bound_splits_list(scan->indexRelation, key, page,
+										 OffsetNumberPrev(first)))
+				{
+					first = OffsetNumberPrev(first);
+					cutoff = first;
+					cut = *key->scantid;
+				}
+				offnum = first;
+			}
+		}
+
 		itemIndex = 0;
-		for (offnum = Max(offnum, minoff); offnum <= maxoff;
-			 offnum = OffsetNumberNext(offnum))
+		for (; offnum <= maxoff; offnum = OffsetNumberNext(offnum))
 		{
 			ItemId		iid = PageGetItemId(page, offnum);
 			IndexTuple	itup;
@@ -2204,7 +2798,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			itup = EIReadTupleChecked(scan->indexRelation, page, offnum);
 			if (ei_check_keys(scan, itup, dir, &continuescan, true))
 				itemIndex = ei_save_entry(scan, itemIndex, page, offnum, itup,
-										  true);
+										  true,
+										  offnum == cutoff ? &cut : NULL);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, maxoff,
 												&continuescan);
@@ -2228,9 +2823,41 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		so->currPos.firstItem = 0;
 		so->currPos.lastItem = itemIndex - 1;
 		so->currPos.itemIndex = 0;
+
+		/*
+		 * The bounds of this leaf, for the next step either way; a forward
+		 * step keeps the greatest high key so far (ei_bound_above_hikey)
+		 */
+		if (!(!parallel && bound != NULL && !EI_RIGHTMOST(opaque) &&
+			  so->currPos.moreRight && ei_bound_above_hikey(scan, bound, page)))
+			ei_pos_record_hikey(scan, buf, opaque);
+		if (so->currPos.moreLeft)
+			ei_pos_record_first(scan, page, opaque, false, false);
+		else
+			so->currPos.firstSize = 0;
 	}
 	else
 	{
+		/*
+		 * A re-read returns the entries below f (kept in the scratch space
+		 * by ei_left_below_first), from the last data item below it; of a
+		 * posting list that holds TIDs on both sides, only those below f's.
+		 */
+		if (mode == EI_READ_REREAD && !so->scratchInf)
+		{
+			EIScanInsert key = ei_bound_key(scan, (IndexTuple)
+											(so->scratchBounds + EI_POS_HIKEY));
+
+			offnum = OffsetNumberPrev(ei_bound_search(scan->indexRelation, key,
+													  page, minoff, maxoff));
+			if (offnum >= minoff &&
+				ei_bound_splits_list(scan->indexRelation, key, page, offnum))
+			{
+				cutoff = offnum;
+				cut = *key->scantid;
+			}
+		}
+
 		itemIndex = EI_MAX_ITEMS_PER_PAGE;
 		for (offnum = Min(offnum, maxoff); offnum >= minoff;
 			 offnum = OffsetNumberPrev(offnum))
@@ -2255,7 +2882,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 			passes = ei_check_keys(scan, itup, dir, &continuescan, true);
 			if (passes && alive)
 				itemIndex = ei_save_entry(scan, itemIndex, page, offnum, itup,
-										  false);
+										  false,
+										  offnum == cutoff ? &cut : NULL);
 			if (continuescan && so->arrays != NULL && so->arrays->advanced)
 				offnum = ei_arrays_next_on_page(scan, page, dir, offnum, minoff,
 												&continuescan);
@@ -2269,6 +2897,8 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum)
 		so->currPos.firstItem = itemIndex;
 		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
 		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
+
+		ei_pos_record_hikey(scan, buf, opaque);
 	}
 
 	ei_arrays_after_page(scan, dir);
@@ -2427,6 +3057,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 	bool		forward = ScanDirectionIsForward(dir);
 	bool		parallel = ei_scan_parallel(scan);
+	EIReadMode	mode;
 
 	Assert(!EIScanPosIsPinned(so->currPos));
 
@@ -2480,7 +3111,7 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 			descend = EI_DESCEND_NONE;
 			buf = ei_descend(scan, dir, &offnum);
 			so->currPos.buf = buf;
-			found = ei_read_page(scan, dir, offnum);
+			found = ei_read_page(scan, dir, offnum, EI_READ_DESCENT);
 			if (parallel && !forward && ei_parallel_ranges(scan))
 			{
 				/*
@@ -2546,7 +3177,8 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 				if (!EI_IGNORE(opaque))
 				{
 					so->currPos.buf = buf;
-					found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page));
+					found = ei_read_page(scan, dir, PageGetMaxOffsetNumber(page),
+										 EI_READ_STEP);
 					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 					taken = ei_parallel_take_range_left(scan);
 				}
@@ -2568,11 +3200,27 @@ ei_read_next_page(IndexScanDesc scan, ScanDirection dir, BlockNumber blkno,
 				goto seize_next;
 			}
 
+			/*
+			 * Stepping left: if the left sibling's high key lies below the
+			 * first item of the leaf read last, entries may have moved from
+			 * it to that leaf since we read it; read them first, from the
+			 * leaf that holds them now (see "Bounds of leaves as read").
+			 */
+			mode = EI_READ_STEP;
+			if (!forward && !EI_IGNORE(opaque) &&
+				ei_left_below_first(scan, buf, blkno))
+			{
+				buf = ei_move_right_below(scan, buf);
+				page = BufferGetPage(buf);
+				opaque = EIPageGetOpaque(page);
+				mode = EI_READ_REREAD;
+			}
+
 			if (!EI_IGNORE(opaque))
 			{
 				so->currPos.buf = buf;
 				if (ei_read_page(scan, dir, forward ? EI_FIRST_DATA(opaque) :
-								 PageGetMaxOffsetNumber(page)))
+								 PageGetMaxOffsetNumber(page), mode))
 				{
 					LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 					return true;
@@ -2651,6 +3299,7 @@ ei_step_page(IndexScanDesc scan, ScanDirection dir)
 		if (EIScanPosIsPinned(so->currPos))
 			IncrBufferRefCount(so->currPos.buf);
 		ei_pos_copy(&so->markPos, &so->currPos);
+		ei_pos_copy_bounds(scan, true);
 		if (so->currTuples != NULL)
 		{
 			ei_alloc_mark_tuples(so);
@@ -3679,26 +4328,10 @@ static IndexTuple
 ei_high_key_entry(Relation rel, Buffer buf, char *space, EISortEntry *entry,
 				  EIEntrySort *esort)
 {
-	IndexTuple	hikey = EIReadTupleChecked(rel, BufferGetPage(buf), EI_HIKEY);
-	Size		hisize = IndexTupleSize(hikey);
-	IndexTuple	result;
+	IndexTuple	result = (IndexTuple) space;
 
-	if ((EIPivotFlags(hikey) & ~EI_PIVOT_HAS_TID) != 0 ||
-		((EIPivotFlags(hikey) & EI_PIVOT_HAS_TID) &&
-		 hisize < MAXALIGN(sizeof(IndexTupleData)) + sizeof(ItemPointerData)) ||
-		hisize > EI_PARALLEL_BOUND_SPACE)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: the high key of block %u is not a pivot tuple",
-						RelationGetRelationName(rel), BufferGetBlockNumber(buf)),
-				 errhint("Please REINDEX it.")));
-	memcpy(space, hikey, hisize);
-	result = (IndexTuple) space;
 	/* a high key without heap TID (EIFormPivot) bounds at its minus infinity */
-	if (EIPivotFlags(hikey) & EI_PIVOT_HAS_TID)
-		result->t_tid = *EIPivotGetHeapTID(hikey);
-	else
-		ItemPointerSet(&result->t_tid, 0, 0);
+	(void) ei_bound_from_hikey(rel, buf, space);
 	EIEntrySortSet(esort, entry, result);
 	return result;
 }
@@ -3828,6 +4461,28 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 			bound = ei_high_key_entry(rel, buf, sb->hi_space, &bound_entry,
 									  sb->esort);
 			origin = blkno;
+
+			/*
+			 * Entries may have moved from that page to the leaf after we
+			 * read the leaf (see "Bounds of leaves as read"): if its high
+			 * key lies below the leaf's first item f, our range starts at
+			 * f, and the next participant, whose page then does not end at
+			 * the bound, reads all below it alone, [high key, f) included.
+			 */
+			if (!(opaque->ei_flags & EI_POLICY_LEAF) &&
+				so->currPos.firstSize != 0 &&
+				so->currPos.firstSize != EI_BOUND_INFINITY)
+			{
+				IndexTuple	f = (IndexTuple) (so->currBounds + EI_POS_FIRST);
+
+				if (ei_bound_below(scan, bound, NULL, f,
+								   origin == so->currPos.currPage &&
+								   BufferGetBlockNumber(buf) == so->currPos.prevPage))
+				{
+					memcpy(sb->hi_space, f, so->currPos.firstSize);
+					EIEntrySortSet(sb->esort, &bound_entry, bound);
+				}
+			}
 			EIRelBuf(rel, buf);
 			break;
 		}
@@ -3900,11 +4555,13 @@ ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir)
 	EIFreeStack(stack);
 	page = BufferGetPage(buf);
 	if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
-		offnum = OffsetNumberPrev(EIBinSearch(rel, key, page));
+		offnum = OffsetNumberPrev(ei_bound_search(rel, key, page,
+												  EI_FIRST_DATA(EIPageGetOpaque(page)),
+												  PageGetMaxOffsetNumber(page)));
 	pfree(key);
 
 	so->currPos.buf = buf;
-	found = ei_read_page(scan, dir, offnum);
+	found = ei_read_page(scan, dir, offnum, EI_READ_DESCENT);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 	/* (a policy's leaf reads by the scan keys: drop what is not below) */
@@ -3985,6 +4642,9 @@ eiinitparallelscan(void *target)
 	SpinLockInit(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowPage = InvalidBlockNumber;
+	ps->lowPrev = InvalidBlockNumber;
+	ps->lowInf = false;
 	ps->lowSize = 0;
 	ps->lastCurrPage = InvalidBlockNumber;
 	memset(ps->arrElems, 0, sizeof(ps->arrElems));
@@ -4005,6 +4665,9 @@ eiparallelrescan(IndexScanDesc scan)
 	SpinLockAcquire(&ps->mutex);
 	ps->status = EI_PARALLEL_NOT_INITIALIZED;
 	ps->nextPage = InvalidBlockNumber;
+	ps->lowPage = InvalidBlockNumber;
+	ps->lowPrev = InvalidBlockNumber;
+	ps->lowInf = false;
 	ps->lowSize = 0;
 	ps->lastCurrPage = InvalidBlockNumber;
 	SpinLockRelease(&ps->mutex);
@@ -4060,6 +4723,11 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->currTuples = NULL;
 	so->markTuples = NULL;
 	so->tuplesSize = 0;
+	so->currBounds = NULL;
+	so->markBounds = NULL;
+	so->scratchBounds = NULL;
+	so->scratchInf = false;
+	so->boundKey = NULL;
 	so->leaf_state = NULL;
 	so->extra_checked = false;
 	so->extra = NULL;
@@ -4224,6 +4892,14 @@ eiendscan(IndexScanDesc scan)
 		pfree(so->currTuples);
 	if (so->markTuples != NULL)
 		pfree(so->markTuples);
+	if (so->currBounds != NULL)
+		pfree(so->currBounds);
+	if (so->markBounds != NULL)
+		pfree(so->markBounds);
+	if (so->scratchBounds != NULL)
+		pfree(so->scratchBounds);
+	if (so->boundKey != NULL)
+		pfree(so->boundKey);
 	if (so->arraysCxt != NULL)
 		MemoryContextDelete(so->arraysCxt);
 	if (so->leaf_state != NULL)
@@ -4334,6 +5010,7 @@ eirestrpos(IndexScanDesc scan)
 		if (EIScanPosIsPinned(so->markPos))
 			IncrBufferRefCount(so->markPos.buf);
 		ei_pos_copy(&so->currPos, &so->markPos);
+		ei_pos_copy_bounds(scan, false);
 		if (so->currTuples != NULL)
 			memcpy(so->currTuples, so->markTuples, so->markPos.nextTupleOffset);
 	}

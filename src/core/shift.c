@@ -218,13 +218,13 @@ ei_shift_third(Relation rel, Page rpage)
 /*
  * Plan a shift from the full leaf lpage into a right sibling with freeR
  * bytes free: the first item that moves (ei_shift_choose), with *moved its
- * bytes, and *newhikey, lpage's new high key (palloc'd).  Refused
- * (InvalidOffsetNumber) when the new high key does not fit, or does not
- * sort below the old one in its key attributes: the moved entries must
- * lower the key of R's left bound, not only its heap TID, for backward
- * scans to see that R holds entries they may not have read (src/README.md,
- * "Readers" under "Redistribution between sibling leaves"); a tail of
- * duplicates of R's first key stays.
+ * bytes, and *newhikey, lpage's new high key (palloc'd), refused
+ * (InvalidOffsetNumber) when it does not fit.  The new high key is the
+ * first moved entry's key columns with its heap TID, never truncated: a
+ * backward scan takes a high key without heap TID whose key columns equal
+ * the first item it read on R for R's own left bound (src/README.md,
+ * "Readers" under "Redistribution between sibling leaves"); with the TID
+ * it sees that the bound moved below that item.
  */
 static OffsetNumber
 ei_shift_plan(Relation rel, Page lpage, Size freeR, Size need, Size *moved,
@@ -234,19 +234,12 @@ ei_shift_plan(Relation rel, Page lpage, Size freeR, Size need, Size *moved,
 	Size		oldhisz = MAXALIGN(ItemIdGetLength(PageGetItemId(lpage, EI_HIKEY)));
 	OffsetNumber firstmoved;
 	IndexTuple	hikey;
-	EIScanInsert key;
-	bool		lower;
 
 	firstmoved = ei_shift_choose(rel, lpage, freeL, freeR, need, moved);
 	if (!OffsetNumberIsValid(firstmoved))
 		return InvalidOffsetNumber;
-	hikey = EIFormPivot(rel, EIReadTuple(lpage, OffsetNumberPrev(firstmoved)),
-						EIReadTuple(lpage, firstmoved));
-	key = EIMakeScanKey(rel, hikey, false);
-	key->scantid = NULL;
-	lower = EICompare(rel, key, lpage, EI_HIKEY) < 0;
-	pfree(key);
-	if (!lower || freeL + *moved + oldhisz < need + MAXALIGN(IndexTupleSize(hikey)))
+	hikey = EIFormPivot(rel, NULL, EIReadTuple(lpage, firstmoved));
+	if (freeL + *moved + oldhisz < need + MAXALIGN(IndexTupleSize(hikey)))
 	{
 		pfree(hikey);
 		return InvalidOffsetNumber;

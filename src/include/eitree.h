@@ -441,10 +441,31 @@ typedef struct EIScanPosData
 	int			firstItem;
 	int			lastItem;
 	int			itemIndex;		/* current item, firstItem..lastItem */
+
+	/*
+	 * The leaf as read, for entries that move to a right sibling between two
+	 * page reads (src/README.md, "Redistribution between sibling leaves"):
+	 * its high key, below which a forward scan skips the items of the next
+	 * leaf, and its first data item f, which a backward scan compares with
+	 * the left sibling's high key.  Both in leaf form (key columns, heap TID
+	 * in t_tid; (0,0), below every heap TID, for a high key without one),
+	 * hikeySize and firstSize bytes at EI_POS_HIKEY and EI_POS_FIRST of the
+	 * position's bound space (so->currBounds, so->markBounds).  0: none
+	 * (rightmost, a policy leaf's f, or not needed); EI_BOUND_INFINITY: f is
+	 * plus infinity (an empty rightmost leaf).
+	 */
+	uint16		hikeySize;
+	uint16		firstSize;
 	EIScanPosItem items[EI_MAX_ITEMS_PER_PAGE];
 } EIScanPosData;
 
 typedef EIScanPosData *EIScanPos;
+
+/* where a position's bounds are in its bound space, and its size */
+#define EI_POS_HIKEY			0
+#define EI_POS_FIRST			EI_PARALLEL_BOUND_SPACE
+#define EI_POS_BOUND_SPACE		(2 * EI_PARALLEL_BOUND_SPACE)
+#define EI_BOUND_INFINITY		PG_UINT16_MAX
 
 #define EIScanPosIsValid(pos)	BlockNumberIsValid((pos).currPage)
 #define EIScanPosIsPinned(pos)	BufferIsValid((pos).buf)
@@ -475,6 +496,18 @@ typedef struct EIScanOpaqueData
 	/* items to mark LP_DEAD when we leave the page */
 	int		   *killedItems;
 	int			numKilled;
+
+	/*
+	 * The bound space of currPos and of markPos (EI_POS_BOUND_SPACE bytes
+	 * each, allocated when first needed), a scratch space of the same size
+	 * (a parallel scan's bound, a re-read's f and low bound), and an
+	 * insertion key set to one of them (ei_bound_key).
+	 */
+	char	   *currBounds;
+	char	   *markBounds;
+	char	   *scratchBounds;
+	bool		scratchInf;		/* the re-read's f is plus infinity */
+	struct EIScanInsertData *boundKey;
 
 	/* tuple copies for index-only scans (tuplesSize bytes each) */
 	char	   *currTuples;
@@ -516,11 +549,20 @@ typedef struct EIParallelScanDescData
 	int			arrElems[INDEX_MAX_KEYS];	/* current element of each
 											 * positioning array key */
 	/*
-	 * Forward scans of a policy with scan_collect: where the key range of
-	 * nextPage starts, as an entry in leaf form (the largest high key read so
-	 * far, heap TID in t_tid), lowSize bytes at low; 0: minus infinity.
-	 * Written and read only by the participant that has seized the scan.
+	 * A bound in leaf form (key columns, heap TID in t_tid), lowSize bytes at
+	 * low; written and read only by the participant that has seized the
+	 * scan.  Forward scans of a policy with scan_collect: where the key range
+	 * of nextPage starts (the largest high key read so far; 0: minus
+	 * infinity).  Other forward scans: the high key of the leaf read last
+	 * (0: none, or a descent comes next), below which the reader of nextPage
+	 * skips its items.  Backward scans of a policy with scan_collect: where
+	 * the key range of the last leaf read begins.  Other backward scans: the
+	 * first data item f of lowPage, the leaf read last, whose left link was
+	 * lowPrev when read (0: no check; lowInf: plus infinity).
 	 */
+	BlockNumber lowPage;
+	BlockNumber lowPrev;
+	bool		lowInf;
 	Size		lowSize;
 	char		low[FLEXIBLE_ARRAY_MEMBER];	/* EI_PARALLEL_BOUND_SPACE bytes */
 } EIParallelScanDescData;
@@ -1154,6 +1196,11 @@ extern void EILogReusePage(Relation rel, BlockNumber blkno, FullTransactionId sa
 											 * sorted-run rule, as before
 											 * stop 38: tests the split
 											 * check's second choice */
+#define EI_FAULT_SCAN_BOUNDS	16	/* scans take leaf steps for ones
+									 * where entries may have moved: the
+									 * forward skip always searches, a
+									 * backward step re-reads whenever the
+									 * left high key has no heap TID */
 #ifdef EI_FAULT_INJECTION
 extern int	ei_debug_fault;
 extern void EIFaultPoint(int point);
