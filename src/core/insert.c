@@ -36,6 +36,8 @@ static void ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf,
 static Buffer ei_split(Relation rel, Buffer buf, Buffer cbuf,
 					   OffsetNumber newitemoff, IndexTuple newitem,
 					   const EIInsertStateData *istate);
+static Buffer ei_split_new_page(Relation rel, Buffer buf, Page leftpage,
+								Page rightpage, Buffer *sbuf);
 static void ei_split_install(Relation rel, Buffer buf, Buffer rbuf,
 							 Buffer sbuf, Buffer cbuf, Page leftpage,
 							 Page rightpage, OffsetNumber firstright,
@@ -1014,7 +1016,6 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	Page		rightpage;
 	Buffer		rbuf;
 	Buffer		sbuf;
-	BlockNumber rightblk;
 
 	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
 		!EI_IS_LEAF(oopaque) || EI_RIGHTMOST(oopaque) ||
@@ -1130,20 +1131,7 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	if (own_entries)
 		CheckForSerializableConflictIn(rel, NULL, origblk);
 
-	rbuf = EINewBuf(rel);
-	rightblk = BufferGetBlockNumber(rbuf);
-	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
-	EIPageGetOpaque(leftpage)->ei_next = rightblk;
-	EIPageGetOpaque(rightpage)->ei_prev = origblk;
-	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
-	sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
-	if (EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev != origblk)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
-						oopaque->ei_next,
-						EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev,
-						origblk, RelationGetRelationName(rel))));
+	rbuf = ei_split_new_page(rel, buf, leftpage, rightpage, &sbuf);
 
 	ei_split_install(rel, buf, rbuf, sbuf, InvalidBuffer, leftpage, rightpage,
 					 OffsetNumberNext(maxoff), InvalidOffsetNumber, NULL,
@@ -2002,6 +1990,43 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 }
 
 /*
+ * Take the new page for the right half of a split of the write-locked page
+ * buf, link the halves built in private memory (leftpage, rightpage)
+ * between buf's siblings, and write-lock buf's right sibling into *sbuf
+ * (InvalidBuffer when buf is the rightmost), checking that it links back.
+ * Returns the new page, write-locked.
+ */
+static Buffer
+ei_split_new_page(Relation rel, Buffer buf, Page leftpage, Page rightpage,
+				  Buffer *sbuf)
+{
+	EIPageOpaque oopaque = EIPageGetOpaque(BufferGetPage(buf));
+	BlockNumber origblk = BufferGetBlockNumber(buf);
+	Buffer		rbuf = EINewBuf(rel);
+	BlockNumber rightblk = BufferGetBlockNumber(rbuf);
+
+	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
+	EIPageGetOpaque(leftpage)->ei_next = rightblk;
+	EIPageGetOpaque(rightpage)->ei_prev = origblk;
+	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
+	*sbuf = InvalidBuffer;
+	if (!EI_RIGHTMOST(oopaque))
+	{
+		EIPageOpaque sopaque;
+
+		*sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
+		sopaque = EIPageGetOpaque(BufferGetPage(*sbuf));
+		if (sopaque->ei_prev != origblk)
+			ereport(ERROR,
+					(errcode(ERRCODE_INDEX_CORRUPTED),
+					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
+							oopaque->ei_next, sopaque->ei_prev, origblk,
+							RelationGetRelationName(rel))));
+	}
+	return rbuf;
+}
+
+/*
  * Put the two halves of a split in place and WAL-log them (XLOG_EI_SPLIT),
  * in one critical section: leftpage replaces buf, rightpage goes to the new
  * page rbuf, the old right sibling sbuf (if valid) gets its left link and
@@ -2115,11 +2140,8 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 	IndexTuple	lefthikey;
 	Buffer		rbuf;
 	Buffer		sbuf = InvalidBuffer;
-	BlockNumber rightblk;
 	Page		leftpage;
 	Page		rightpage;
-	EIPageOpaque lopaque;
-	EIPageOpaque ropaque;
 	const EIInsertStateData *choice = istate;
 	EIInsertStateData plain;
 
@@ -2224,29 +2246,7 @@ ei_split(Relation rel, Buffer buf, Buffer cbuf, OffsetNumber newitemoff,
 		pfree(lefthikey);
 	}
 
-	rbuf = EINewBuf(rel);
-	rightblk = BufferGetBlockNumber(rbuf);
-
-	lopaque = EIPageGetOpaque(leftpage);
-	ropaque = EIPageGetOpaque(rightpage);
-	lopaque->ei_prev = oopaque->ei_prev;
-	lopaque->ei_next = rightblk;
-	ropaque->ei_prev = origblk;
-	ropaque->ei_next = oopaque->ei_next;
-
-	if (!EI_RIGHTMOST(oopaque))
-	{
-		EIPageOpaque sopaque;
-
-		sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
-		sopaque = EIPageGetOpaque(BufferGetPage(sbuf));
-		if (sopaque->ei_prev != origblk)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
-							oopaque->ei_next, sopaque->ei_prev, origblk,
-							RelationGetRelationName(rel))));
-	}
+	rbuf = ei_split_new_page(rel, buf, leftpage, rightpage, &sbuf);
 
 	ei_split_install(rel, buf, rbuf, sbuf, cbuf, leftpage, rightpage,
 					 firstright, newitemoff, newitemonleft ? newitem : NULL,
@@ -2290,7 +2290,6 @@ EISplitLeafAt(Relation rel, Buffer buf, OffsetNumber firstright)
 	Page		rightpage;
 	Buffer		rbuf;
 	Buffer		sbuf = InvalidBuffer;
-	BlockNumber rightblk;
 	const char *problem;
 
 	Assert(EI_IS_LEAF(oopaque));
@@ -2316,24 +2315,7 @@ EISplitLeafAt(Relation rel, Buffer buf, OffsetNumber firstright)
 				 errdetail_internal("First right offset %u, no new item.",
 									firstright)));
 
-	rbuf = EINewBuf(rel);
-	rightblk = BufferGetBlockNumber(rbuf);
-	EIPageGetOpaque(leftpage)->ei_prev = oopaque->ei_prev;
-	EIPageGetOpaque(leftpage)->ei_next = rightblk;
-	EIPageGetOpaque(rightpage)->ei_prev = origblk;
-	EIPageGetOpaque(rightpage)->ei_next = oopaque->ei_next;
-	if (!EI_RIGHTMOST(oopaque))
-	{
-		sbuf = EIGetBuf(rel, oopaque->ei_next, EI_WRITE);
-		if (EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev != origblk)
-			ereport(ERROR,
-					(errcode(ERRCODE_INDEX_CORRUPTED),
-					 errmsg("right sibling's left-link doesn't match: block %u links to %u instead of expected %u in index \"%s\"",
-							oopaque->ei_next,
-							EIPageGetOpaque(BufferGetPage(sbuf))->ei_prev,
-							origblk, RelationGetRelationName(rel))));
-	}
-
+	rbuf = ei_split_new_page(rel, buf, leftpage, rightpage, &sbuf);
 	ei_split_install(rel, buf, rbuf, sbuf, InvalidBuffer, leftpage, rightpage,
 					 firstright, InvalidOffsetNumber, NULL, lefthikey, false);
 	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
