@@ -283,11 +283,14 @@ static OffsetNumber ei_bound_search(Relation rel, EIScanInsert key, Page page,
 									OffsetNumber low, OffsetNumber high);
 static bool ei_bound_splits_list(Relation rel, EIScanInsert key, Page page,
 								 OffsetNumber off);
+static bool ei_leaf_unchanged(Relation rel, BlockNumber blkno, XLogRecPtr lsn);
 static bool ei_bound_below(IndexScanDesc scan, IndexTuple h, Page page,
-						   IndexTuple f, bool same_left);
+						   IndexTuple f, bool same_left, BlockNumber rblk,
+						   XLogRecPtr rlsn);
 static void ei_pos_record_first(IndexScanDesc scan, Page page,
 								EIPageOpaque opaque, bool reread,
 								bool publish);
+static void ei_pos_set_first(IndexScanDesc scan, IndexTuple bound);
 static void ei_pos_record_hikey(IndexScanDesc scan, Buffer buf,
 								EIPageOpaque opaque);
 static void ei_pos_copy_bounds(IndexScanDesc scan, bool to_mark);
@@ -2004,14 +2007,19 @@ ei_bound_splits_list(Relation rel, EIScanInsert key, Page page,
  * when NULL as the high key of page.  A high key without heap TID whose
  * key columns equal f's is below f in the tree's order; it is taken as
  * equal when it belongs to the left sibling the leaf had when read
- * (same_left): the separator a shift writes keeps its heap TID (see
- * src/README.md), so such a high key is not a shift's, and no entry of
- * [h, f) came from there.  That is the common case of a leaf split where
- * the key columns change, which then costs no re-read.
+ * (same_left) and that leaf, block rblk, is unchanged since it was read
+ * (its LSN still rlsn): the separator a shift writes keeps its heap TID
+ * (see src/README.md), so such a high key is not a shift's, and no entry
+ * of [h, f) came from there.  That is the common case of a leaf split
+ * where the key columns change, which then costs no re-read, only a pin of
+ * the leaf for its LSN.  (The LSN rules out a left sibling that split
+ * after a shift into the leaf and whose right half, holding the key space
+ * down to such a high key, VACUUM then deleted: the unlink changed the
+ * leaf's left link, and so its LSN.)
  */
 static bool
 ei_bound_below(IndexScanDesc scan, IndexTuple h, Page page, IndexTuple f,
-			   bool same_left)
+			   bool same_left, BlockNumber rblk, XLogRecPtr rlsn)
 {
 	Relation	rel = scan->indexRelation;
 	EIScanInsert key = ei_bound_key(scan, f);
@@ -2038,8 +2046,27 @@ ei_bound_below(IndexScanDesc scan, IndexTuple h, Page page, IndexTuple f,
 	if (!ItemPointerIsValid(&ftid))
 		return false;
 	if (htid == NULL)
-		return !same_left || ei_debug_fault == EI_FAULT_SCAN_BOUNDS;
+		return !same_left || ei_debug_fault == EI_FAULT_SCAN_BOUNDS ||
+			!ei_leaf_unchanged(rel, rblk, rlsn);
 	return ItemPointerCompare(&ftid, htid) > 0;
+}
+
+/*
+ * Is block blkno's page LSN still lsn?  Read under a pin alone: the caller
+ * holds a lock on the page's left sibling, and waits for no lock here.
+ */
+static bool
+ei_leaf_unchanged(Relation rel, BlockNumber blkno, XLogRecPtr lsn)
+{
+	Buffer		buf;
+	bool		result;
+
+	if (!BlockNumberIsValid(blkno) || XLogRecPtrIsInvalid(lsn))
+		return false;
+	buf = ReadBuffer(rel, blkno);
+	result = (BufferGetLSNAtomic(buf) == lsn);
+	ReleaseBuffer(buf);
+	return result;
 }
 
 /*
@@ -2091,11 +2118,26 @@ ei_pos_record_first(IndexScanDesc scan, Page page, EIPageOpaque opaque,
 
 		ps->lowPage = BufferGetBlockNumber(buf);
 		ps->lowPrev = opaque->ei_prev;
+		ps->lowLsn = BufferGetLSNAtomic(buf);
 		ps->lowInf = (so->currPos.firstSize == EI_BOUND_INFINITY);
 		ps->lowSize = ps->lowInf ? 0 : so->currPos.firstSize;
 		if (ps->lowSize > 0)
 			memcpy(ps->low, space, ps->lowSize);
 	}
+}
+
+/*
+ * Set currPos's f to a copy of bound (a forward read that skipped the items
+ * below it: they were returned with an earlier leaf, not this one).
+ */
+static void
+ei_pos_set_first(IndexScanDesc scan, IndexTuple bound)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	char	   *space = ei_bound_space(scan, &so->currBounds) + EI_POS_FIRST;
+
+	so->currPos.firstSize = IndexTupleSize(bound);
+	memmove(space, bound, so->currPos.firstSize);
 }
 
 /*
@@ -2107,7 +2149,7 @@ ei_pos_record_hikey(IndexScanDesc scan, Buffer buf, EIPageOpaque opaque)
 {
 	EIScanOpaque so = (EIScanOpaque) scan->opaque;
 
-	if (EI_RIGHTMOST(opaque) || !so->currPos.moreRight)
+	if (EI_RIGHTMOST(opaque) || !so->currPos.moreRight || !so->moves)
 		so->currPos.hikeySize = 0;
 	else
 		so->currPos.hikeySize =
@@ -2157,6 +2199,7 @@ ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
 	Size		fsize = 0;
 	bool		inf;
 	bool		same_left;
+	XLogRecPtr	rlsn;
 
 	/* a policy's leaf gives no entries away; nothing is right of the last */
 	if ((opaque->ei_flags & EI_POLICY_LEAF) || EI_RIGHTMOST(opaque))
@@ -2174,6 +2217,7 @@ ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
 				 RelationGetRelationName(scan->indexRelation), ps->lowSize);
 		same_left = (ps->lowPage == origblk &&
 					 ps->lowPrev == BufferGetBlockNumber(buf));
+		rlsn = ps->lowLsn;
 		scratch = ei_bound_space(scan, &so->scratchBounds);
 		if (!inf)
 		{
@@ -2188,6 +2232,7 @@ ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
 			return false;
 		same_left = (so->currPos.currPage == origblk &&
 					 so->currPos.prevPage == BufferGetBlockNumber(buf));
+		rlsn = so->currPos.lsn;
 		if (!inf)
 		{
 			f = (IndexTuple) (so->currBounds + EI_POS_FIRST);
@@ -2195,7 +2240,7 @@ ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
 		}
 	}
 
-	if (!inf && !ei_bound_below(scan, NULL, page, f, same_left))
+	if (!inf && !ei_bound_below(scan, NULL, page, f, same_left, origblk, rlsn))
 		return false;
 
 	/* (ei_read_page overwrites currPos's f: the re-read keeps a copy) */
@@ -2612,8 +2657,16 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	IndexTuple	bound = NULL;
 	OffsetNumber cutoff = InvalidOffsetNumber;
 	ItemPointerData cut;
+	bool		skipped = false;	/* the forward skip passed items */
 
 	Assert(BufferIsValid(buf));
+
+	/*
+	 * Only a policy that shifts entries between leaves needs the bounds of
+	 * the leaves read (elastic_btree's does not; the choice is the access
+	 * method's, fixed for the index's life).
+	 */
+	so->moves = (policy->redistribute != NULL);
 
 	if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0)
 		ereport(ERROR,
@@ -2641,7 +2694,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 	 * ei_parallel_trim.)  A backward scan records this leaf's f before a
 	 * parallel one lets the next participant step left from here.
 	 */
-	if (forward && !ranges)
+	if (forward && !ranges && so->moves)
 	{
 		if (parallel)
 		{
@@ -2667,9 +2720,11 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 		else if (mode == EI_READ_STEP && so->currPos.hikeySize > 0)
 			bound = (IndexTuple) (so->currBounds + EI_POS_HIKEY);
 	}
-	else if (!forward)
+	else if (!forward && so->moves)
 		ei_pos_record_first(scan, page, opaque, mode == EI_READ_REREAD,
 							parallel && !ranges);
+	else if (!forward)
+		so->currPos.firstSize = 0;
 
 	/*
 	 * Let the next participant move on before we work on this page; a
@@ -2782,6 +2837,7 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 					cutoff = first;
 					cut = *key->scantid;
 				}
+				skipped = (first > offnum || OffsetNumberIsValid(cutoff));
 				offnum = first;
 			}
 		}
@@ -2825,16 +2881,26 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 		so->currPos.itemIndex = 0;
 
 		/*
-		 * The bounds of this leaf, for the next step either way; a forward
-		 * step keeps the greatest high key so far (ei_bound_above_hikey)
+		 * The bounds of this leaf, for the next step either way.  After a
+		 * skip, f is the bound, not the first item: the items in between
+		 * were not saved, and a scroll cursor that turns back must read
+		 * them on the leaf they were returned from (the left step finds
+		 * that leaf's high key below f).  Set before the high key, which
+		 * may overwrite the bound.  A forward step keeps the greatest high
+		 * key so far (ei_bound_above_hikey), which only a leaf whose first
+		 * item lay below the bound, or an empty one, can fall short of.
 		 */
-		if (!(!parallel && bound != NULL && !EI_RIGHTMOST(opaque) &&
-			  so->currPos.moreRight && ei_bound_above_hikey(scan, bound, page)))
-			ei_pos_record_hikey(scan, buf, opaque);
-		if (so->currPos.moreLeft)
+		if (so->moves && so->currPos.moreLeft && skipped)
+			ei_pos_set_first(scan, bound);
+		else if (so->moves && so->currPos.moreLeft)
 			ei_pos_record_first(scan, page, opaque, false, false);
 		else
 			so->currPos.firstSize = 0;
+		if (!(!parallel && bound != NULL && !EI_RIGHTMOST(opaque) &&
+			  so->currPos.moreRight &&
+			  (skipped || PageGetMaxOffsetNumber(page) < minoff) &&
+			  ei_bound_above_hikey(scan, bound, page)))
+			ei_pos_record_hikey(scan, buf, opaque);
 	}
 	else
 	{
@@ -2898,7 +2964,23 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 		so->currPos.lastItem = EI_MAX_ITEMS_PER_PAGE - 1;
 		so->currPos.itemIndex = EI_MAX_ITEMS_PER_PAGE - 1;
 
-		ei_pos_record_hikey(scan, buf, opaque);
+		/*
+		 * A re-read saved only the items below f; the leaf's items from f
+		 * on were returned before.  A scroll cursor that turns forward
+		 * must get them again: its step right reads this leaf again,
+		 * skipping below f.
+		 */
+		if (mode == EI_READ_REREAD && !so->scratchInf && so->currPos.moreRight)
+		{
+			IndexTuple	f = (IndexTuple) (so->scratchBounds + EI_POS_HIKEY);
+
+			so->currPos.nextPage = so->currPos.currPage;
+			so->currPos.hikeySize = IndexTupleSize(f);
+			memcpy(ei_bound_space(scan, &so->currBounds) + EI_POS_HIKEY, f,
+				   so->currPos.hikeySize);
+		}
+		else
+			ei_pos_record_hikey(scan, buf, opaque);
 	}
 
 	ei_arrays_after_page(scan, dir);
@@ -4477,7 +4559,8 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 
 				if (ei_bound_below(scan, bound, NULL, f,
 								   origin == so->currPos.currPage &&
-								   BufferGetBlockNumber(buf) == so->currPos.prevPage))
+								   BufferGetBlockNumber(buf) == so->currPos.prevPage,
+								   so->currPos.currPage, so->currPos.lsn))
 				{
 					memcpy(sb->hi_space, f, so->currPos.firstSize);
 					EIEntrySortSet(sb->esort, &bound_entry, bound);

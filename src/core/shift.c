@@ -311,7 +311,13 @@ EIShiftRight(EIInsertState istate)
 		rpage = BufferGetPage(rbuf);
 		ropaque = EIPageGetOpaque(rpage);
 		freeR = PageGetFreeSpace(rpage);
-		if (!ei_shift_page_ok(ropaque) || ropaque->ei_prev != lblk)
+		/*
+		 * Not into the rightmost leaf either: appends fill it to the fill
+		 * factor anyway, and a parallel backward scan that read it empty
+		 * has no first item to check a left step against (src/README.md).
+		 */
+		if (!ei_shift_page_ok(ropaque) || ropaque->ei_prev != lblk ||
+			EI_RIGHTMOST(ropaque))
 		{
 			EIRelBuf(rel, rbuf);
 			return false;
@@ -338,7 +344,7 @@ EIShiftRight(EIInsertState istate)
 		 * into R, and the three leaves come out two thirds full.  Not at
 		 * the right edge, where appends fill leaves to the fill factor.
 		 */
-		if (split_done || EI_RIGHTMOST(ropaque))
+		if (split_done)
 		{
 			EIRelBuf(rel, rbuf);
 			return false;

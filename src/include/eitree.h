@@ -507,6 +507,8 @@ typedef struct EIScanOpaqueData
 	char	   *markBounds;
 	char	   *scratchBounds;
 	bool		scratchInf;		/* the re-read's f is plus infinity */
+	bool		moves;			/* the policy shifts entries between leaves:
+								 * the bounds are kept */
 	struct EIScanInsertData *boundKey;
 
 	/* tuple copies for index-only scans (tuplesSize bytes each) */
@@ -562,6 +564,7 @@ typedef struct EIParallelScanDescData
 	 */
 	BlockNumber lowPage;
 	BlockNumber lowPrev;
+	XLogRecPtr	lowLsn;			/* lowPage's LSN when read */
 	bool		lowInf;
 	Size		lowSize;
 	char		low[FLEXIBLE_ARRAY_MEMBER];	/* EI_PARALLEL_BOUND_SPACE bytes */
