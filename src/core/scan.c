@@ -370,6 +370,7 @@ ei_pos_invalidate(EIScanPos pos)
 	pos->itemIndex = 0;
 	pos->hikeySize = 0;
 	pos->firstSize = 0;
+	pos->firstIsBound = false;
 }
 
 /*
@@ -2061,7 +2062,8 @@ ei_leaf_unchanged(Relation rel, BlockNumber blkno, XLogRecPtr lsn)
 	Buffer		buf;
 	bool		result;
 
-	if (!BlockNumberIsValid(blkno) || XLogRecPtrIsInvalid(lsn))
+	if (!RelationNeedsWAL(rel) || !BlockNumberIsValid(blkno) ||
+		XLogRecPtrIsInvalid(lsn))
 		return false;
 	buf = ReadBuffer(rel, blkno);
 	result = (BufferGetLSNAtomic(buf) == lsn);
@@ -2089,6 +2091,7 @@ ei_pos_record_first(IndexScanDesc scan, Page page, EIPageOpaque opaque,
 	OffsetNumber minoff = EI_FIRST_DATA(opaque);
 	char	   *space = ei_bound_space(scan, &so->currBounds) + EI_POS_FIRST;
 
+	so->currPos.firstIsBound = false;
 	if (opaque->ei_flags & EI_POLICY_LEAF)
 		so->currPos.firstSize = 0;
 	else if (minoff <= PageGetMaxOffsetNumber(page))
@@ -2138,6 +2141,7 @@ ei_pos_set_first(IndexScanDesc scan, IndexTuple bound)
 
 	so->currPos.firstSize = IndexTupleSize(bound);
 	memmove(space, bound, so->currPos.firstSize);
+	so->currPos.firstIsBound = true;
 }
 
 /*
@@ -2230,8 +2234,13 @@ ei_left_below_first(IndexScanDesc scan, Buffer buf, BlockNumber origblk)
 		inf = (so->currPos.firstSize == EI_BOUND_INFINITY);
 		if (!inf && so->currPos.firstSize == 0)
 			return false;
+		/*
+		 * f recorded from a skip is a bound, not an item of the leaf: the
+		 * leaf held [h, f) when read, so the shortcut does not apply
+		 */
 		same_left = (so->currPos.currPage == origblk &&
-					 so->currPos.prevPage == BufferGetBlockNumber(buf));
+					 so->currPos.prevPage == BufferGetBlockNumber(buf) &&
+					 !so->currPos.firstIsBound);
 		rlsn = so->currPos.lsn;
 		if (!inf)
 		{
@@ -4559,7 +4568,8 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 
 				if (ei_bound_below(scan, bound, NULL, f,
 								   origin == so->currPos.currPage &&
-								   BufferGetBlockNumber(buf) == so->currPos.prevPage,
+								   BufferGetBlockNumber(buf) == so->currPos.prevPage &&
+								   !so->currPos.firstIsBound,
 								   so->currPos.currPage, so->currPos.lsn))
 				{
 					memcpy(sb->hi_space, f, so->currPos.firstSize);
@@ -4727,6 +4737,7 @@ eiinitparallelscan(void *target)
 	ps->nextPage = InvalidBlockNumber;
 	ps->lowPage = InvalidBlockNumber;
 	ps->lowPrev = InvalidBlockNumber;
+	ps->lowLsn = InvalidXLogRecPtr;
 	ps->lowInf = false;
 	ps->lowSize = 0;
 	ps->lastCurrPage = InvalidBlockNumber;
@@ -4750,6 +4761,7 @@ eiparallelrescan(IndexScanDesc scan)
 	ps->nextPage = InvalidBlockNumber;
 	ps->lowPage = InvalidBlockNumber;
 	ps->lowPrev = InvalidBlockNumber;
+	ps->lowLsn = InvalidXLogRecPtr;
 	ps->lowInf = false;
 	ps->lowSize = 0;
 	ps->lastCurrPage = InvalidBlockNumber;

@@ -456,6 +456,7 @@ typedef struct EIScanPosData
 	 */
 	uint16		hikeySize;
 	uint16		firstSize;
+	bool		firstIsBound;	/* f is a forward skip's bound, not an item */
 	EIScanPosItem items[EI_MAX_ITEMS_PER_PAGE];
 } EIScanPosData;
 
