@@ -286,6 +286,21 @@ ei_redo_insert_multi(XLogReaderState *record)
 }
 
 /*
+ * The one index tuple that block block_id's data holds, checked and copied
+ * to aligned memory.
+ */
+static IndexTuple
+ei_redo_block_tuple(XLogReaderState *record, uint8 block_id, const char *what)
+{
+	Size		len;
+	char	   *data = EIRedoGetBlockData(record, block_id,
+										  sizeof(IndexTupleData), &len, what);
+
+	EIRedoCheckLength(len, EIRedoTupleSize(data, len, what), what);
+	return (IndexTuple) EIRedoCopyData(data, len);
+}
+
+/*
  * Replay a shift (XLOG_EI_SPLIT with EI_XLOG_SPLIT_SHIFT).
  *
  * The three pages are locked left leaf, right leaf, parent, as the primary
@@ -312,11 +327,7 @@ ei_redo_shift(XLogReaderState *record, const xl_ei_split *xlrec)
 		Page		page = BufferGetPage(lbuf);
 		IndexTuple	hikey;
 
-		data = EIRedoGetBlockData(record, 0, sizeof(IndexTupleData), &len,
-								  "shift: left high key");
-		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "shift: left high key"),
-						  "shift: left high key");
-		hikey = (IndexTuple) EIRedoCopyData(data, len);
+		hikey = ei_redo_block_tuple(record, 0, "shift: left high key");
 		EIShiftApplyLeft(page, xlrec->firstrightoff, hikey);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(lbuf);
@@ -336,11 +347,7 @@ ei_redo_shift(XLogReaderState *record, const xl_ei_split *xlrec)
 		Page		page = BufferGetPage(pbuf);
 		IndexTuple	pivot;
 
-		data = EIRedoGetBlockData(record, 2, sizeof(IndexTupleData), &len,
-								  "shift: separator");
-		EIRedoCheckLength(len, EIRedoTupleSize(data, len, "shift: separator"),
-						  "shift: separator");
-		pivot = (IndexTuple) EIRedoCopyData(data, len);
+		pivot = ei_redo_block_tuple(record, 2, "shift: separator");
 		EIShiftApplyParent(page, poffset, pivot);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(pbuf);
