@@ -227,6 +227,41 @@ SELECT count(*), count(DISTINCT k), sum(k) FROM
 ROLLBACK;
 SELECT count(*), sum(k) FROM op_empty WHERE k > 0;
 
+-- redistribute_leaves: a backward scan that begins on an empty rightmost
+-- leaf reads the rest alone from the right end, once the leaf is no longer
+-- as read (entries may have moved into it from the left: src/README.md,
+-- "Redistribution between sibling leaves"); the debug fault scan_bounds
+-- makes every such leaf count as changed.  6000 rows in the tree, the
+-- last 1000 deleted and vacuumed away (the rightmost leaf stays, empty),
+-- 600 more in the buffer.
+RESET max_parallel_workers_per_gather;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SET osm_tree.batch_size = 1000;
+CREATE TABLE pr_src AS SELECT g AS id, g AS k FROM generate_series(1, 6600) AS g;
+UPDATE pr_src SET k = (id - 6000) * 7 WHERE id > 6000;
+SELECT ei_setup('pr', 'pr_src', 6000);
+CREATE INDEX pr_bt_k ON pr_bt USING btree (k);
+CREATE INDEX pr_ei_k ON pr_ei USING osm_tree (k) WITH (redistribute_leaves = on);
+SELECT ei_exec('pr', 'DELETE FROM %I WHERE k > 5000');
+VACUUM pr_seq, pr_bt, pr_ei;
+SET osm_tree.batch_size = 1;
+SELECT ei_exec('pr', 'INSERT INTO %I SELECT * FROM pr_src WHERE id > 6000 ORDER BY id');
+ANALYZE pr_seq, pr_bt, pr_ei;
+SELECT s.entries AS buffered FROM osm_tree_buffer_stats('pr_ei_k') AS s;
+SET max_parallel_workers_per_gather = 2;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SET cpu_operator_cost = 0;
+SELECT op_shape('SELECT k FROM pr_ei WHERE k > 0 ORDER BY k DESC');
+RESET cpu_operator_cost;
+SET elastic_index.debug_fault = scan_bounds;
+SELECT ei_diff('pr', 'SELECT k FROM %I WHERE k > 0 ORDER BY k DESC', true, '{parallel}');
+SELECT ei_diff('pr', 'SELECT count(*), sum(k) FROM %I WHERE k > 100', false, '{parallel}');
+RESET elastic_index.debug_fault;
+SELECT ei_diff('pr', 'SELECT k FROM %I WHERE k > 0 ORDER BY k DESC', true, '{parallel}');
+SELECT ei_check_all('pr');
+
 -- The indexes are intact, and still hold buffered rows
 SELECT ei_check_all('op');
 SELECT count(*) FILTER (WHERE s.entries > 0) AS buffered, count(*) AS indexes

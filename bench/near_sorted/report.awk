@@ -29,6 +29,7 @@ END {
 	amname["osm"] = "osm_tree"
 	amname["brin"] = "brin"
 	amname["osm_compact"] = "osm_tree (compact_leaves)"
+	amname["osm_redist"] = "osm_tree (redistribute_leaves)"
 	names = ""
 	for (q = 1; q <= nk; q++)
 		names = names (q > 1 ? " and " : "") amname[kind[q]]

@@ -50,8 +50,9 @@
 #                   (default 3)
 #   --kinds         index kinds besides btree: brin, elastic (elastic_btree),
 #                   osm (osm_tree), osm_compact (osm_tree WITH
-#                   (compact_leaves = on)); default osm (brin, elastic and
-#                   osm take about twice as long)
+#                   (compact_leaves = on)), osm_redist (osm_tree WITH
+#                   (redistribute_leaves = on)); default osm (brin, elastic
+#                   and osm take about twice as long)
 #   --durable       fsync and synchronous_commit on, as users run servers
 #                   (default off: the cost of the index alone, without the
 #                   flushes every commit pays)
@@ -126,8 +127,8 @@ for s in $sortedness; do
 done
 for kd in $kinds; do
 	case $kd in
-	brin | elastic | osm | osm_compact) ;;
-	*) echo "run.sh: unknown index kind '$kd' (brin, elastic, osm, osm_compact)" >&2; exit 2 ;;
+	brin | elastic | osm | osm_compact | osm_redist) ;;
+	*) echo "run.sh: unknown index kind '$kd' (brin, elastic, osm, osm_compact, osm_redist)" >&2; exit 2 ;;
 	esac
 done
 for t in $types; do
@@ -182,7 +183,7 @@ key_expr() {
 leaf_fill() {
 	case $1 in
 	btree) psql_b -c "SELECT round(avg_leaf_density::numeric, 1) FROM pgstatindex('$2')" ;;
-	elastic | osm | osm_compact) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
+	elastic | osm | osm_compact | osm_redist) psql_b -c "SELECT round(leaf_fill::numeric, 1) FROM elastic_index_stats('$2')" ;;
 	none | brin) echo "" ;;
 	esac
 }
@@ -195,7 +196,8 @@ am_of() {
 	elastic) echo "elastic_btree (key)" ;;
 	osm) echo "osm_tree (key)" ;;
 	osm_compact) echo "osm_tree (key) WITH (compact_leaves = on)" ;;
-	*) echo "run.sh: unknown index kind '$1' (elastic, osm, osm_compact)" >&2; exit 2 ;;
+	osm_redist) echo "osm_tree (key) WITH (redistribute_leaves = on)" ;;
+	*) echo "run.sh: unknown index kind '$1' (elastic, osm, osm_compact, osm_redist)" >&2; exit 2 ;;
 	esac
 }
 
@@ -294,7 +296,7 @@ EOF
 			if [ "$kind" != none ]; then
 				ssize=$(psql_b -c "SELECT pg_relation_size('t_key')")
 				sfill=$(leaf_fill "$kind" t_key)
-				[ "$kind" != osm ] && [ "$kind" != osm_compact ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
+				[ "$kind" != osm ] && [ "$kind" != osm_compact ] && [ "$kind" != osm_redist ] || sbuf=$(psql_b -c "SELECT pages FROM osm_tree_buffer_stats('t_key')")
 				spoint=$(best_tps "$work/scripts/${type}_point.sql" "$singles")
 				srange=$(best_tps "$work/scripts/${type}_range.sql" "$singles")
 			fi

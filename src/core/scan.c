@@ -98,6 +98,8 @@ typedef struct EIScanMerge
 	int			own_prev;		/* backward: last entry below them */
 	IndexTuple	lo;				/* the shared range bound when we took our
 								 * current page (NULL: none), in lo_space */
+	bool		lo_inf;			/* backward: the bound is plus infinity (lo
+								 * NULL), where no page ends */
 	EISortEntry lo_entry;		/* the same, ready to compare */
 	IndexTuple	hi;				/* backward: the high key of the page just
 								 * read (NULL: rightmost), in hi_space */
@@ -2670,13 +2672,6 @@ ei_read_page(IndexScanDesc scan, ScanDirection dir, OffsetNumber offnum,
 
 	Assert(BufferIsValid(buf));
 
-	/*
-	 * Only a policy that shifts entries between leaves needs the bounds of
-	 * the leaves read (elastic_btree's does not; the choice is the access
-	 * method's, fixed for the index's life).
-	 */
-	so->moves = (policy->redistribute != NULL);
-
 	if (!EI_IS_LEAF(opaque) || opaque->ei_level != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
@@ -4401,6 +4396,7 @@ ei_parallel_load_bound(IndexScanDesc scan)
 	EIParallelScanDesc ps = ei_parallel_desc(scan);
 
 	sb->lo = NULL;
+	sb->lo_inf = (ps->lowSize == 0 && ps->lowInf);
 	if (ps->lowSize == 0)
 		return;
 	if (ps->lowSize > EI_PARALLEL_BOUND_SPACE)
@@ -4515,13 +4511,19 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 	BlockNumber origin = InvalidBlockNumber;
 	IndexTuple	bound = NULL;
 	EISortEntry bound_entry;
+	bool		plus_inf = false;
 
-	/* where the range ends: the shared bound, or plus infinity */
+	/*
+	 * Where the range ends: the shared bound, or plus infinity.  A bound of
+	 * plus infinity that the reader of an empty rightmost leaf set (below)
+	 * is one where no page ends.
+	 */
 	ei_parallel_load_bound(scan);
-	if (sb->lo != NULL &&
-		(sb->hi == NULL ||
-		 EIEntryCompare(sb->esort, &sb->hi_entry, &sb->lo_entry) != 0 ||
-		 ei_debug_fault == EI_FAULT_PARALLEL_ALONE))
+	if (sb->lo_inf ||
+		(sb->lo != NULL &&
+		 (sb->hi == NULL ||
+		  EIEntryCompare(sb->esort, &sb->hi_entry, &sb->lo_entry) != 0 ||
+		  ei_debug_fault == EI_FAULT_PARALLEL_ALONE)))
 		return false;
 
 	/* where it starts: the high key of the live page to the left */
@@ -4530,6 +4532,7 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 		BlockNumber blkno = so->currPos.currPage;
 		BlockNumber leftblk = so->currPos.prevPage;
 		bool		leftknown = true;
+		bool		live = false;	/* the walk found a live page */
 
 		for (;;)
 		{
@@ -4552,6 +4555,7 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 			bound = ei_high_key_entry(rel, buf, sb->hi_space, &bound_entry,
 									  sb->esort);
 			origin = blkno;
+			live = true;
 
 			/*
 			 * Entries may have moved from that page to the leaf after we
@@ -4560,8 +4564,7 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 			 * f, and the next participant, whose page then does not end at
 			 * the bound, reads all below it alone, [high key, f) included.
 			 */
-			if (!(opaque->ei_flags & EI_POLICY_LEAF) &&
-				so->currPos.firstSize != 0 &&
+			if (so->currPos.firstSize != 0 &&
 				so->currPos.firstSize != EI_BOUND_INFINITY)
 			{
 				IndexTuple	f = (IndexTuple) (so->currBounds + EI_POS_FIRST);
@@ -4576,11 +4579,63 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 					EIEntrySortSet(sb->esort, &bound_entry, bound);
 				}
 			}
+
+			/*
+			 * The leaf was the rightmost and empty when read: f is plus
+			 * infinity.  Unless the leaf is unchanged since (the same LSN,
+			 * and still this page's right sibling), entries may have moved
+			 * into it from this page (after it split, and so stopped being
+			 * the rightmost), and its range as read began where this page's
+			 * high key was then, above where it is now.  Our range then
+			 * begins at plus infinity: we take nothing, and whoever takes
+			 * the next page, which cannot end there, reads the rest alone
+			 * from the right end (ei_parallel_solo_below), as a scan of its
+			 * own would.
+			 */
+			else if (so->currPos.firstSize == EI_BOUND_INFINITY &&
+					 (origin != so->currPos.currPage ||
+					  BufferGetBlockNumber(buf) != so->currPos.prevPage ||
+					  ei_debug_fault == EI_FAULT_SCAN_BOUNDS ||
+					  !ei_leaf_unchanged(rel, so->currPos.currPage,
+										 so->currPos.lsn)))
+				plus_inf = true;
 			EIRelBuf(rel, buf);
 			break;
 		}
+
+		/*
+		 * No live page to the left, though the leaf had a left sibling when
+		 * read: that page was deleted since, and before it emptied, a shift
+		 * may have moved its entries into the leaf.  Our range begins at f
+		 * (plus infinity for an empty leaf); the next participant, whose
+		 * walk left from the last page we walked from finds nothing either,
+		 * reads the rest alone (ei_parallel_solo_below).
+		 */
+		if (!live && so->currPos.firstSize != 0 &&
+			BlockNumberIsValid(so->currPos.prevPage))
+		{
+			origin = blkno;
+			if (so->currPos.firstSize == EI_BOUND_INFINITY)
+				plus_inf = true;
+			else
+			{
+				memcpy(sb->hi_space, so->currBounds + EI_POS_FIRST,
+					   so->currPos.firstSize);
+				bound = (IndexTuple) sb->hi_space;
+				EIEntrySortSet(sb->esort, &bound_entry, bound);
+			}
+		}
 	}
 	/* (nothing to the left, or nothing there matches: the range is open) */
+
+	if (plus_inf)
+	{
+		ps->lowSize = 0;
+		ps->lowInf = true;
+		sb->hi = NULL;
+		ei_parallel_release(scan, origin, InvalidBlockNumber);
+		return true;
+	}
 
 	/* our entries in [bound, lo); ranges come in descending order */
 	while (sb->own_prev >= 0)
@@ -4625,7 +4680,7 @@ ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir)
 	bool		found;
 
 	ei_parallel_load_bound(scan);
-	if (sb->lo == NULL)
+	if (sb->lo == NULL && !sb->lo_inf)
 		elog(ERROR, "parallel scan of index \"%s\" lost its range bound",
 			 RelationGetRelationName(rel));
 	sb->solo = true;
@@ -4633,32 +4688,44 @@ ei_parallel_solo_below(IndexScanDesc scan, ScanDirection dir)
 
 	for (int i = 0; i <= sb->own_prev; i++)
 	{
-		if (EIEntryCompare(sb->esort, &sb->entries[i], &sb->lo_entry) < 0)
+		if (sb->lo_inf ||
+			EIEntryCompare(sb->esort, &sb->entries[i], &sb->lo_entry) < 0)
 			sb->owned[i] = true;
 	}
 	sb->own_prev = -1;
 
-	/* the last item below the bound */
+	/* the last item below the bound (below plus infinity: the last one) */
 	ei_pos_invalidate(&so->currPos);
 	so->numKilled = 0;
 	ei_init_more(so, dir);
-	key = EIMakeScanKey(rel, sb->lo, true);
-	key->nextkey = false;
-	stack = EISearch(rel, key, &buf, EI_READ);
-	EIFreeStack(stack);
-	page = BufferGetPage(buf);
-	if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
-		offnum = OffsetNumberPrev(ei_bound_search(rel, key, page,
-												  EI_FIRST_DATA(EIPageGetOpaque(page)),
-												  PageGetMaxOffsetNumber(page)));
-	pfree(key);
+	if (sb->lo_inf)
+	{
+		buf = EIGetEndpoint(rel, 0, true);
+		page = BufferGetPage(buf);
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
+			offnum = PageGetMaxOffsetNumber(page);
+	}
+	else
+	{
+		key = EIMakeScanKey(rel, sb->lo, true);
+		key->nextkey = false;
+		stack = EISearch(rel, key, &buf, EI_READ);
+		EIFreeStack(stack);
+		page = BufferGetPage(buf);
+		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
+			offnum = OffsetNumberPrev(ei_bound_search(rel, key, page,
+													  EI_FIRST_DATA(EIPageGetOpaque(page)),
+													  PageGetMaxOffsetNumber(page)));
+		pfree(key);
+	}
 
 	so->currPos.buf = buf;
 	found = ei_read_page(scan, dir, offnum, EI_READ_DESCENT);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 
 	/* (a policy's leaf reads by the scan keys: drop what is not below) */
-	while (found && so->currPos.lastItem >= so->currPos.firstItem)
+	while (found && !sb->lo_inf &&
+		   so->currPos.lastItem >= so->currPos.firstItem)
 	{
 		EISortEntry item;
 
@@ -4822,6 +4889,15 @@ eibeginscan(Relation rel, int nkeys, int norderbys)
 	so->markBounds = NULL;
 	so->scratchBounds = NULL;
 	so->scratchInf = false;
+
+	/*
+	 * Only an index that shifts entries between leaves needs the bounds of
+	 * the leaves read (elastic_btree never shifts, osm_tree with
+	 * redistribute_leaves).  Fixed for the scan: changing the choice takes
+	 * AccessExclusiveLock, which waits for the scan to end, and a standby
+	 * replays it only once no query holds the index.
+	 */
+	so->moves = (policy->redistribute != NULL && policy->redistribute(rel));
 	so->boundKey = NULL;
 	so->leaf_state = NULL;
 	so->extra_checked = false;

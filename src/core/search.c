@@ -15,6 +15,7 @@
 
 #include "access/skey.h"
 #include "eitree.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
 
 /*
@@ -114,6 +115,51 @@ EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup)
 }
 
 /*
+ * Compare a and b as the built-in support function fn_oid would, without
+ * calling it, for the integer comparisons whose result is the order of two
+ * signed integers: int2, int4 and int8, date, timestamp and timestamptz
+ * (whose function is timestamp_cmp's C code).  Returns false for any other
+ * function, cross-type ones included (btint84cmp and the like), which the
+ * caller then calls (src/README.md, "Searching").
+ */
+static inline bool
+ei_compare_builtin(Oid fn_oid, Datum a, Datum b, int32 *result)
+{
+	switch (fn_oid)
+	{
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			{
+				int64		x = DatumGetInt64(a);
+				int64		y = DatumGetInt64(b);
+
+				*result = (x > y) - (x < y);
+				return true;
+			}
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			{
+				int32		x = DatumGetInt32(a);
+				int32		y = DatumGetInt32(b);
+
+				*result = (x > y) - (x < y);
+				return true;
+			}
+		case F_BTINT2CMP:
+			{
+				int16		x = DatumGetInt16(a);
+				int16		y = DatumGetInt16(b);
+
+				*result = (x > y) - (x < y);
+				return true;
+			}
+		default:
+			return false;
+	}
+}
+
+/*
  * Compare an insertion key's attributes with an index tuple's: <0, 0 or >0
  * as the key sorts before, equal to, or after it on the key columns.
  */
@@ -151,10 +197,12 @@ ei_compare_attributes(Relation rel, EIScanInsert key, IndexTuple itup)
 		else
 		{
 			/* the support function compares (item, key); we want the reverse */
-			result = DatumGetInt32(FunctionCall2Coll(&sk->sk_func,
-													 sk->sk_collation,
-													 datum,
-													 sk->sk_argument));
+			if (!ei_compare_builtin(sk->sk_func.fn_oid, datum,
+									sk->sk_argument, &result))
+				result = DatumGetInt32(FunctionCall2Coll(&sk->sk_func,
+														 sk->sk_collation,
+														 datum,
+														 sk->sk_argument));
 			if (!(sk->sk_flags & EI_SK_DESC))
 				INVERT_COMPARE_RESULT(result);
 		}

@@ -508,8 +508,8 @@ typedef struct EIScanOpaqueData
 	char	   *markBounds;
 	char	   *scratchBounds;
 	bool		scratchInf;		/* the re-read's f is plus infinity */
-	bool		moves;			/* the policy shifts entries between leaves:
-								 * the bounds are kept */
+	bool		moves;			/* the index shifts entries between leaves
+								 * (as the scan began): the bounds are kept */
 	struct EIScanInsertData *boundKey;
 
 	/* tuple copies for index-only scans (tuplesSize bytes each) */
@@ -559,7 +559,9 @@ typedef struct EIParallelScanDescData
 	 * infinity).  Other forward scans: the high key of the leaf read last
 	 * (0: none, or a descent comes next), below which the reader of nextPage
 	 * skips its items.  Backward scans of a policy with scan_collect: where
-	 * the key range of the last leaf read begins.  Other backward scans: the
+	 * the key range of the last leaf read begins (0 with lowInf: plus
+	 * infinity, where no leaf ends: the rest is read alone).  Other backward
+	 * scans: the
 	 * first data item f of lowPage, the leaf read last, whose left link was
 	 * lowPrev when read (0: no check; lowInf: plus infinity).
 	 */

@@ -247,10 +247,15 @@ OsmInitReloptions(void)
 	osm_relopt_tab[8].opttype = RELOPT_TYPE_BOOL;
 	osm_relopt_tab[8].offset = offsetof(OsmOptions, compact_leaves);
 
-	/* src/README.md, "Redistribution between sibling leaves" */
+	/*
+	 * src/README.md, "Redistribution between sibling leaves".  Changing it
+	 * takes AccessExclusiveLock: a scan keeps the bounds of the leaves it
+	 * reads only if the index shifts entries when the scan starts, so no
+	 * scan may run while shifts begin.
+	 */
 	add_bool_reloption(osm_relopt_kind, "redistribute_leaves",
 					   "Let a full leaf give entries to its right sibling before it splits (not with compact_leaves)",
-					   false, ShareUpdateExclusiveLock);
+					   false, AccessExclusiveLock);
 	osm_relopt_tab[9].optname = "redistribute_leaves";
 	osm_relopt_tab[9].opttype = RELOPT_TYPE_BOOL;
 	osm_relopt_tab[9].offset = offsetof(OsmOptions, redistribute_leaves);
