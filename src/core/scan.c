@@ -4492,10 +4492,14 @@ ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
  * half-dead pages, whose key space is already the leaf's).  The range is
  * [that bound, the bound in the shared state), which we replace with the
  * new bound, and the next participant walks left from the page we walked
- * left from.  A left bound only moves down, by deletions of pages that
- * held no entry our snapshot sees, so the leaf, read before we found its
+ * left from.  A left bound only moves down: by deletions of pages that
+ * held no entry our snapshot sees, and, in an index that shifts entries,
+ * by a shift into the leaf (or by the deletion of a page a shift emptied
+ * of visible entries).  Without shifts the leaf, read before we found its
  * bound, held every tree entry of its range that we must return; the rest
- * are in our collection.  The page the next participant finds must end
+ * are in our collection.  With shifts, the leaf's first item f as read
+ * bounds the range instead wherever the bound found lies below it (below).
+ * The page the next participant finds must end
  * exactly at the new bound (its high key is the bound, or the bound moved
  * down since, by a deletion, and part of the range it would take now lies
  * in a page already read): otherwise it reads the rest alone
@@ -4605,7 +4609,8 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 
 		/*
 		 * No live page to the left, though the leaf had a left sibling when
-		 * read: that page was deleted since, and before it emptied, a shift
+		 * read: that page was deleted (or is half-dead) since, and before it
+		 * emptied, a shift
 		 * may have moved its entries into the leaf.  Our range begins at f
 		 * (plus infinity for an empty leaf); the next participant, whose
 		 * walk left from the last page we walked from finds nothing either,
