@@ -4482,6 +4482,23 @@ ei_parallel_take_range(IndexScanDesc scan, Page page, EIPageOpaque opaque)
 }
 
 /*
+ * Make the first data item f that currPos recorded the start of a backward
+ * parallel scan's range: copied to the high key space, entry set up to
+ * compare it.  Returns the copy.
+ */
+static IndexTuple
+ei_range_from_first(IndexScanDesc scan, EISortEntry *entry)
+{
+	EIScanOpaque so = (EIScanOpaque) scan->opaque;
+	EIScanMerge *sb = so->extra;
+	IndexTuple	bound = (IndexTuple) sb->hi_space;
+
+	memcpy(bound, so->currBounds + EI_POS_FIRST, so->currPos.firstSize);
+	EIEntrySortSet(sb->esort, entry, bound);
+	return bound;
+}
+
+/*
  * Take the key range of the leaf a backward parallel scan has just read
  * (still pinned, unlocked, scan seized), publish where the next
  * participant goes on, and let it go; false, with the scan still seized,
@@ -4578,10 +4595,7 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 								   BufferGetBlockNumber(buf) == so->currPos.prevPage &&
 								   !so->currPos.firstIsBound,
 								   so->currPos.currPage, so->currPos.lsn))
-				{
-					memcpy(sb->hi_space, f, so->currPos.firstSize);
-					EIEntrySortSet(sb->esort, &bound_entry, bound);
-				}
+					bound = ei_range_from_first(scan, &bound_entry);
 			}
 
 			/*
@@ -4610,11 +4624,11 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 		/*
 		 * No live page to the left, though the leaf had a left sibling when
 		 * read: that page was deleted (or is half-dead) since, and before it
-		 * emptied, a shift
-		 * may have moved its entries into the leaf.  Our range begins at f
-		 * (plus infinity for an empty leaf); the next participant, whose
-		 * walk left from the last page we walked from finds nothing either,
-		 * reads the rest alone (ei_parallel_solo_below).
+		 * emptied, a shift may have moved its entries into the leaf.  Our
+		 * range begins at f (plus infinity for an empty leaf); the next
+		 * participant, whose walk left from the last page we walked from
+		 * finds nothing either, reads the rest alone
+		 * (ei_parallel_solo_below).
 		 */
 		if (!live && so->currPos.firstSize != 0 &&
 			BlockNumberIsValid(so->currPos.prevPage))
@@ -4623,42 +4637,38 @@ ei_parallel_take_range_left(IndexScanDesc scan)
 			if (so->currPos.firstSize == EI_BOUND_INFINITY)
 				plus_inf = true;
 			else
-			{
-				memcpy(sb->hi_space, so->currBounds + EI_POS_FIRST,
-					   so->currPos.firstSize);
-				bound = (IndexTuple) sb->hi_space;
-				EIEntrySortSet(sb->esort, &bound_entry, bound);
-			}
+				bound = ei_range_from_first(scan, &bound_entry);
 		}
 	}
 	/* (nothing to the left, or nothing there matches: the range is open) */
 
 	if (plus_inf)
 	{
+		/* an empty range, and plus infinity as the bound */
 		ps->lowSize = 0;
 		ps->lowInf = true;
-		sb->hi = NULL;
-		ei_parallel_release(scan, origin, InvalidBlockNumber);
-		return true;
 	}
-
-	/* our entries in [bound, lo); ranges come in descending order */
-	while (sb->own_prev >= 0)
+	else
 	{
-		EISortEntry *entry = &sb->entries[sb->own_prev];
+		/* our entries in [bound, lo); ranges come in descending order */
+		while (sb->own_prev >= 0)
+		{
+			EISortEntry *entry = &sb->entries[sb->own_prev];
 
-		if (bound != NULL && EIEntryCompare(sb->esort, entry, &bound_entry) < 0)
-			break;
-		if (sb->lo == NULL ||
-			EIEntryCompare(sb->esort, entry, &sb->lo_entry) < 0)
-			sb->owned[sb->own_prev] = true;
-		sb->own_prev--;
-	}
+			if (bound != NULL &&
+				EIEntryCompare(sb->esort, entry, &bound_entry) < 0)
+				break;
+			if (sb->lo == NULL ||
+				EIEntryCompare(sb->esort, entry, &sb->lo_entry) < 0)
+				sb->owned[sb->own_prev] = true;
+			sb->own_prev--;
+		}
 
-	if (bound != NULL)
-	{
-		memcpy(ps->low, bound, IndexTupleSize(bound));
-		ps->lowSize = IndexTupleSize(bound);
+		if (bound != NULL)
+		{
+			memcpy(ps->low, bound, IndexTupleSize(bound));
+			ps->lowSize = IndexTupleSize(bound);
+		}
 	}
 	sb->hi = NULL;
 	ei_parallel_release(scan, origin, InvalidBlockNumber);

@@ -561,9 +561,8 @@ typedef struct EIParallelScanDescData
 	 * skips its items.  Backward scans of a policy with scan_collect: where
 	 * the key range of the last leaf read begins (0 with lowInf: plus
 	 * infinity, where no leaf ends: the rest is read alone).  Other backward
-	 * scans: the
-	 * first data item f of lowPage, the leaf read last, whose left link was
-	 * lowPrev when read (0: no check; lowInf: plus infinity).
+	 * scans: the first data item f of lowPage, the leaf read last, whose
+	 * left link was lowPrev when read (0: no check; lowInf: plus infinity).
 	 */
 	BlockNumber lowPage;
 	BlockNumber lowPrev;
