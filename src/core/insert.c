@@ -921,9 +921,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 
 		/* the space and the offsets were checked above: this cannot fail */
 		for (int j = 0; j < ninserted; j++)
-			if (PageAddItem(page, (Item) inserted[j],
-							MAXALIGN(IndexTupleSize(inserted[j])), offsets[j],
-							false, false) == InvalidOffsetNumber)
+			if (!EIPageAddItemAt(page, (Item) inserted[j],
+								 MAXALIGN(IndexTupleSize(inserted[j])),
+								 offsets[j]))
 				elog(PANIC, "failed to add item to block %u of index \"%s\"",
 					 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 		MarkBufferDirty(buf);
@@ -1815,8 +1815,7 @@ ei_insert_on_page(Relation rel, Buffer buf, Buffer cbuf, EIStack stack,
 	 */
 	if (posting)
 		EIPostingOverwrite(page, istate->posting_listoff, istate->nposting);
-	if (PageAddItem(page, (Item) itup, itemsz, newitemoff, false, false) ==
-		InvalidOffsetNumber)
+	if (!EIPageAddItemAt(page, (Item) itup, itemsz, newitemoff))
 		elog(PANIC, "failed to add item to block %u of index \"%s\"",
 			 BufferGetBlockNumber(buf), RelationGetRelationName(rel));
 	MarkBufferDirty(buf);
@@ -1917,9 +1916,8 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 	bool		rightfirst = true;
 
 	EIInitPage(leftpage, flags | EI_INCOMPLETE_SPLIT, oopaque->ei_level);
-	if (PageAddItem(leftpage, (Item) lefthikey,
-					MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY,
-					false, false) == InvalidOffsetNumber)
+	if (!EIPageAddItemAt(leftpage, (Item) lefthikey,
+						 MAXALIGN(IndexTupleSize(lefthikey)), EI_HIKEY))
 		elog(ERROR, "failed to add high key to left page of split");
 
 	if (rightpage != NULL)
@@ -1929,9 +1927,8 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 		{
 			IndexTuple	hikey = EIReadTuple(origpage, EI_HIKEY);
 
-			if (PageAddItem(rightpage, (Item) hikey,
-							MAXALIGN(IndexTupleSize(hikey)), EI_HIKEY,
-							false, false) == InvalidOffsetNumber)
+			if (!EIPageAddItemAt(rightpage, (Item) hikey,
+								 MAXALIGN(IndexTupleSize(hikey)), EI_HIKEY))
 				elog(ERROR, "failed to add high key to right page of split");
 			rightoff = EI_FIRSTKEY;
 		}
@@ -1964,9 +1961,8 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 
 			if (toleft)
 			{
-				if (PageAddItem(leftpage, (Item) itup,
-								MAXALIGN(IndexTupleSize(itup)), leftoff,
-								false, false) == InvalidOffsetNumber)
+				if (!EIPageAddItemAt(leftpage, (Item) itup,
+									 MAXALIGN(IndexTupleSize(itup)), leftoff))
 					elog(ERROR, "failed to add item to left page of split");
 				leftoff++;
 			}
@@ -1976,9 +1972,8 @@ EISplitBuildPages(Relation rel, Page origpage, OffsetNumber firstright,
 
 				if (!isleaf && rightfirst)
 					itup = minusinf = EIFormMinusInf(EITupleGetDownlink(itup));
-				if (PageAddItem(rightpage, (Item) itup,
-								MAXALIGN(IndexTupleSize(itup)), rightoff,
-								false, false) == InvalidOffsetNumber)
+				if (!EIPageAddItemAt(rightpage, (Item) itup,
+									 MAXALIGN(IndexTupleSize(itup)), rightoff))
 					elog(ERROR, "failed to add item to right page of split");
 				rightoff++;
 				rightfirst = false;

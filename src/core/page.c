@@ -368,6 +368,28 @@ EITupleAttrsProblem(TupleDesc desc, int natts, IndexTuple itup, Size end)
 }
 
 /*
+ * The bytes the first natts attributes of desc take in an index tuple
+ * without nulls, aligned as index_form_tuple places them, when all are of
+ * fixed width; -1 when one is not.
+ */
+static int16
+ei_fixed_data_len(TupleDesc desc, int natts)
+{
+	Size		off = 0;
+
+	for (int i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attlen <= 0)
+			return -1;
+		off = att_align_nominal(off, att->attalign);
+		off += att->attlen;
+	}
+	return off > 0 && off < BLCKSZ ? (int16) off : -1;
+}
+
+/*
  * What is wrong with the attributes of itup as an item of rel (NULL:
  * nothing): a leaf entry holds every column, a pivot (pivot true) the key
  * columns followed by its heap TID, a minus infinity item nothing.
@@ -400,6 +422,22 @@ EIItemAttrsProblem(Relation rel, IndexTuple itup, bool pivot)
 			end -= sizeof(ItemPointerData);
 		}
 	}
+
+	/*
+	 * Attributes all of fixed width and none null end at the same offset in
+	 * every tuple: one comparison decides.  (The loop would pass every one of
+	 * them when the last ends inside the tuple.)
+	 */
+	if (!IndexTupleHasNulls(itup))
+	{
+		int16	   *fixed = &EIGetRelCache(rel)->fixed_data_len[pivot ? 1 : 0];
+
+		if (*fixed == 0)
+			*fixed = ei_fixed_data_len(RelationGetDescr(rel), natts);
+		if (*fixed > 0 &&
+			IndexInfoFindDataOffset(itup->t_info) + (Size) *fixed <= end)
+			return NULL;
+	}
 	return EITupleAttrsProblem(RelationGetDescr(rel), natts, itup, end);
 }
 
@@ -416,21 +454,6 @@ EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off, IndexTuple itup,
 
 	if (unlikely(what != NULL))
 		EIItemCorrupted(rel, page, off, what);
-}
-
-/*
- * Is the item at off of a page a pivot (a high key or an item of an inner
- * page)?  A policy's page outside the tree holds entries.
- */
-bool
-EIItemIsPivot(Page page, OffsetNumber off)
-{
-	EIPageOpaque opaque = EIPageGetOpaque(page);
-
-	if (EI_IS_LEAF(opaque))
-		return off == EI_HIKEY && !EI_RIGHTMOST(opaque);
-	/* a policy's page outside the tree (osm's buffer) holds entries */
-	return !(opaque->ei_flags & EI_POLICY_FLAGS);
 }
 
 /*
@@ -1138,16 +1161,6 @@ EIFormKindLeaf(Relation rel, const EILeafKindOps *ops, uint16 flags,
 }
 
 /*
- * The bytes of a leaf entry before its TIDs: a posting list's offset, a
- * plain entry's whole size (MAXALIGNed, as index_form_tuple makes it).
- */
-Size
-EIPostingKeySize(IndexTuple itup)
-{
-	return EITupleIsPosting(itup) ? EIPostingOffset(itup) : IndexTupleSize(itup);
-}
-
-/*
  * Form a leaf entry with the key of base (a plain entry or a list) and the
  * ntids strictly ascending heap TIDs: a plain entry when ntids is 1, else
  * a posting list; palloc'd.  The caller keeps it within
@@ -1364,24 +1377,6 @@ EIPostingSwap(IndexTuple itup, ItemPointer newtid, int postingoff,
 			sizeof(ItemPointerData) * (n - 1 - postingoff));
 	tids[postingoff] = *newtid;
 	return nposting;
-}
-
-/*
- * Are two leaf entries' keys the same bytes (their attributes and null
- * bitmap, not their TIDs), so that one posting list may hold both?  With
- * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
- * bytes stay apart, which is merely less compact.
- */
-bool
-EISameKey(IndexTuple a, IndexTuple b)
-{
-	Size		asz = EIPostingKeySize(a);
-
-	return asz == EIPostingKeySize(b) &&
-		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
-		memcmp((char *) a + sizeof(IndexTupleData),
-			   (char *) b + sizeof(IndexTupleData),
-			   asz - sizeof(IndexTupleData)) == 0;
 }
 
 /*
@@ -1695,15 +1690,6 @@ Size
 EIPageFreeSpace(Page page)
 {
 	return PageGetExactFreeSpace(page);
-}
-
-/*
- * Return the tuple at an offset of a page.
- */
-IndexTuple
-EIReadTuple(Page page, OffsetNumber off)
-{
-	return (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
 }
 
 /*

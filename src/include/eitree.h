@@ -355,6 +355,11 @@ typedef struct EIRelCache
 	uint32		spare_run;		/* spares its last busy extension added */
 	uint8		equalimage;		/* EIAllEqualImage's answer, asked once:
 								 * EI_EQUALIMAGE_UNKNOWN, _NO or _YES */
+	int16		fixed_data_len[2];	/* bytes of the attributes of an entry
+									 * [0] and of a pivot [1] without nulls
+									 * when all are fixed-width, -1 when
+									 * not, 0 not yet known
+									 * (EIItemAttrsProblem) */
 } EIRelCache;
 
 #define EI_EQUALIMAGE_UNKNOWN	0	/* what the zeroed cache starts with */
@@ -943,7 +948,6 @@ extern Page EIFormKindLeaf(Relation rel, const EILeafKindOps *ops,
 						   uint16 flags, IndexTuple *entries, int *take,
 						   int nkeep, IndexTuple *hikey);
 extern IndexTuple EIFormPosting(IndexTuple base, ItemPointer tids, int ntids);
-extern Size EIPostingKeySize(IndexTuple itup);
 extern void EIPostingRunStart(EIPostingRun *run, IndexTuple itup);
 extern bool EIPostingRunAdd(EIPostingRun *run, IndexTuple itup);
 extern IndexTuple EIPostingRunEnd(EIPostingRun *run);
@@ -955,7 +959,6 @@ extern void EIPostingOverwrite(Page page, OffsetNumber offnum,
 extern IndexTuple EIPostingSwap(IndexTuple itup, ItemPointer newtid,
 								int postingoff, ItemPointer oldmax);
 extern const char *EIPostingProblem(IndexTuple itup);
-extern bool EISameKey(IndexTuple a, IndexTuple b);
 extern int	EIDedupIntervals(Page page, EIDedupInterval *intervals);
 extern const char *EIDedupPageProblem(Page page);
 extern Page EIDedupBuildPage(Page page, const EIDedupInterval *intervals,
@@ -963,9 +966,91 @@ extern Page EIDedupBuildPage(Page page, const EIDedupInterval *intervals,
 extern ItemPointer EITupleGetHeapTID(IndexTuple itup, bool isleaf);
 extern void EICheckItemSize(Relation rel, Relation heapRel, IndexTuple itup);
 extern Size EIPageFreeSpace(Page page);
-extern IndexTuple EIReadTuple(Page page, OffsetNumber off);
 extern void EIScanCheckHeapTid(IndexScanDesc scan, ItemPointer tid);
 pg_noreturn extern void EIItemRefused(Relation rel, Page page, OffsetNumber off);
+
+/*
+ * Return the tuple at an offset of a page.
+ */
+static inline IndexTuple
+EIReadTuple(Page page, OffsetNumber off)
+{
+	return (IndexTuple) PageGetItem(page, PageGetItemId(page, off));
+}
+
+/*
+ * The bytes of a leaf entry before its TIDs: a posting list's offset, a
+ * plain entry's whole size (MAXALIGNed, as index_form_tuple makes it).
+ */
+static inline Size
+EIPostingKeySize(IndexTuple itup)
+{
+	return EITupleIsPosting(itup) ? EIPostingOffset(itup) : IndexTupleSize(itup);
+}
+
+/*
+ * Are two leaf entries' keys the same bytes (their attributes and null
+ * bitmap, not their TIDs), so that one posting list may hold both?  With
+ * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
+ * bytes stay apart, which is merely less compact.
+ */
+static inline bool
+EISameKey(IndexTuple a, IndexTuple b)
+{
+	Size		asz = EIPostingKeySize(a);
+
+	return asz == EIPostingKeySize(b) &&
+		((a->t_info ^ b->t_info) & ~(INDEX_SIZE_MASK | EI_POSTING_BIT)) == 0 &&
+		memcmp((char *) a + sizeof(IndexTupleData),
+			   (char *) b + sizeof(IndexTupleData),
+			   asz - sizeof(IndexTupleData)) == 0;
+}
+
+/*
+ * Is the item at off of a page a pivot (a high key or an item of an inner
+ * page)?  A policy's page outside the tree holds entries.
+ */
+static inline bool
+EIItemIsPivot(Page page, OffsetNumber off)
+{
+	EIPageOpaque opaque = EIPageGetOpaque(page);
+
+	if (EI_IS_LEAF(opaque))
+		return off == EI_HIKEY && !EI_RIGHTMOST(opaque);
+	/* a policy's page outside the tree (osm's buffer) holds entries */
+	return !(opaque->ei_flags & EI_POLICY_FLAGS);
+}
+
+/*
+ * Add an item of size bytes (a MAXALIGNed length) at offset off of a page
+ * of the tree, off at most one past its last item: PageAddItem's placement
+ * (the line pointers from off on move up one, the tuple goes below the
+ * others) without the checks of what this code controls, for the paths
+ * that add an item per entry.  The page's header bounds were checked when
+ * it was read (EICheckPage), or the page was built here.  Returns false
+ * when the item does not fit or off is past the end.  Redo adds the same
+ * items with PageAddItem, so wal_consistency_checking compares the two.
+ */
+static inline bool
+EIPageAddItemAt(Page page, Item item, Size size, OffsetNumber off)
+{
+	PageHeader	phdr = (PageHeader) page;
+	OffsetNumber limit = PageGetMaxOffsetNumber(page) + 1;
+	int			lower = phdr->pd_lower + sizeof(ItemIdData);
+	int			upper = (int) phdr->pd_upper - (int) MAXALIGN(size);
+	ItemId		itemid;
+
+	if (unlikely(lower > upper || off < FirstOffsetNumber || off > limit))
+		return false;
+	itemid = PageGetItemId(page, off);
+	if (off < limit)
+		memmove(itemid + 1, itemid, (limit - off) * sizeof(ItemIdData));
+	ItemIdSetNormal(itemid, upper, size);
+	memcpy((char *) page + upper, item, size);
+	phdr->pd_lower = (LocationIndex) lower;
+	phdr->pd_upper = (LocationIndex) upper;
+	return true;
+}
 
 /*
  * Return the tuple at an offset of a page read by EICheckPage, checking
@@ -1004,7 +1089,6 @@ extern const char *EIItemAttrsProblem(Relation rel, IndexTuple itup,
 									  bool pivot);
 extern void EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off,
 							  IndexTuple itup, bool pivot);
-extern bool EIItemIsPivot(Page page, OffsetNumber off);
 extern void EIDeleteItems(Page page, OffsetNumber *offs, int noffs);
 
 /*
