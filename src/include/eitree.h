@@ -1085,6 +1085,7 @@ pg_noreturn extern void EIItemCorrupted(Relation rel, Page page, OffsetNumber of
 										const char *what);
 extern const char *EITupleAttrsProblem(TupleDesc desc, int natts,
 									   IndexTuple itup, Size end);
+extern int16 EIEntryFixedDataLen(Relation rel);
 extern const char *EIItemAttrsProblem(Relation rel, IndexTuple itup,
 									  bool pivot);
 extern void EICheckTupleAttrs(Relation rel, Page page, OffsetNumber off,
