@@ -37,6 +37,7 @@
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/condition_variable.h"
+#include "utils/memdebug.h"
 #include "storage/dsm.h"
 #include "storage/itemptr.h"
 #include "storage/shm_toc.h"
@@ -1045,6 +1046,7 @@ EIPageAddItemAt(Page page, Item item, Size size, OffsetNumber off)
 	itemid = PageGetItemId(page, off);
 	if (off < limit)
 		memmove(itemid + 1, itemid, (limit - off) * sizeof(ItemIdData));
+	VALGRIND_CHECK_MEM_IS_DEFINED(item, size);
 	ItemIdSetNormal(itemid, upper, size);
 	memcpy((char *) page + upper, item, size);
 	phdr->pd_lower = (LocationIndex) lower;
