@@ -45,7 +45,8 @@
 #   --duration S    seconds per read run (default 3; each read workload runs
 #                   --repeat times and the best tps counts)
 #   --repeat R      COPY loads, CREATE INDEX runs, single-row loads and read
-#                   runs per index kind; the fastest (best tps) counts, the
+#                   runs per index kind, the loads and builds in rounds
+#                   interleaved across the kinds; the fastest (best tps) counts, the
 #                   latency percentiles of the fastest single-row load
 #                   (default 3)
 #   --kinds         index kinds besides btree: brin, elastic (elastic_btree),
@@ -225,26 +226,44 @@ EOF
 			psql_b -c "COPY (SELECT key FROM src WHERE arrival > $((c * batch)) AND arrival <= $(((c + 1) * batch)) ORDER BY arrival) TO '$work/chunks/$c.csv'"
 		done
 
-		declare -A copy_s=() single_s=()
-		for kind in none btree $kinds; do
-			# COPY in batches, --repeat times into a new table; the fastest
-			# load counts (the same work each time: the spread is noise)
-			copy_s[$kind]=""
-			for ((r = 0; r < repeat; r++)); do
-				psql_b -c "DROP TABLE IF EXISTS t; CREATE TABLE t (key $type)"
-				[ "$kind" = none ] || psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind")"
+		# COPY loads and CREATE INDEX runs, interleaved across the kinds
+		# round by round (none, btree, the kinds, then again), so that a
+		# slow minute of the machine costs every kind alike; the fastest
+		# load and build of each kind count (the same work each time: the
+		# spread is noise).  Each kind loads into its own table, t_<kind>,
+		# which the reads below use.
+		declare -A copy_s=() single_s=() wal_b=() build_s=()
+		for ((r = 0; r < repeat; r++)); do
+			for kind in none btree $kinds; do
+				psql_b -c "DROP TABLE IF EXISTS t_$kind; CREATE TABLE t_$kind (key $type)"
+				[ "$kind" = none ] || psql_b -c "CREATE INDEX t_${kind}_key ON t_$kind USING $(am_of "$kind")"
 				psql_b -c "CHECKPOINT"
 				lsn0=$(psql_b -c "SELECT pg_current_wal_insert_lsn()")
 				t0=$(now)
 				for ((c = 0; c < nchunks; c++)); do
-					psql_b -c "COPY t FROM '$work/chunks/$c.csv'"
+					psql_b -c "COPY t_$kind FROM '$work/chunks/$c.csv'"
 				done
 				t1=$(now)
-				wal=$(psql_b -c "SELECT round((pg_current_wal_insert_lsn() - '$lsn0'::pg_lsn) / $rows.0, 1)")
-				copy_s[$kind]=$(fastest "${copy_s[$kind]}" "$(elapsed "$t0" "$t1")")
+				wal_b[$kind]=$(psql_b -c "SELECT round((pg_current_wal_insert_lsn() - '$lsn0'::pg_lsn) / $rows.0, 1)")
+				copy_s[$kind]=$(fastest "${copy_s[$kind]-}" "$(elapsed "$t0" "$t1")")
+				[ "$kind" != none ] || continue
+
+				# CREATE INDEX over the same rows, beside the loaded index
+				psql_b -c "CHECKPOINT"
+				t0=$(now)
+				psql_b -c "CREATE INDEX t_${kind}_build ON t_$kind USING $(am_of "$kind")"
+				t1=$(now)
+				build_s[$kind]=$(fastest "${build_s[$kind]-}" "$(elapsed "$t0" "$t1")")
+				psql_b -c "DROP INDEX t_${kind}_build"
 			done
-			size="" fill="" build="" point="" range=""
+		done
+
+		for kind in none btree $kinds; do
+			wal=${wal_b[$kind]} build=${build_s[$kind]-}
+			size="" fill="" point="" range=""
+			psql_b -c "DROP TABLE IF EXISTS t; ALTER TABLE t_$kind RENAME TO t"
 			if [ "$kind" != none ]; then
+				psql_b -c "ALTER INDEX t_${kind}_key RENAME TO t_key"
 				size=$(psql_b -c "SELECT pg_relation_size('t_key')")
 				fill=$(leaf_fill "$kind" t_key)
 				psql_b -c "VACUUM ANALYZE t"
@@ -252,15 +271,6 @@ EOF
 				# reads on the index the load left
 				point=$(best_tps "$work/scripts/${type}_point.sql" "$rows")
 				range=$(best_tps "$work/scripts/${type}_range.sql" "$rows")
-
-				# CREATE INDEX over the same rows, the fastest of --repeat
-				for ((r = 0; r < repeat; r++)); do
-					psql_b -c "DROP INDEX t_key"
-					t0=$(now)
-					psql_b -c "CREATE INDEX t_key ON t USING $(am_of "$kind")"
-					t1=$(now)
-					build=$(fastest "$build" "$(elapsed "$t0" "$t1")")
-				done
 			fi
 
 			# single-row inserts from several clients, in arrival order,
