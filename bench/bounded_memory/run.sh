@@ -175,7 +175,7 @@ sample_memory() {
 	local pid="" first="" peak=0 v
 	while [ -z "$pid" ]; do
 		sleep 0.02
-		pid=$(tr -d ' \n' <"$work/pid" 2>/dev/null || true)
+		pid=$(tr -d ' \n' 2>/dev/null <"$work/pid" || true)
 	done
 	while v=$(rss_anon "$pid") && [ -n "$v" ]; do
 		[ -n "$first" ] || first=$v

@@ -12,7 +12,8 @@
 #   copy      COPY in transactions of --batch rows, in arrival order:
 #             index maintenance time (load with the index minus load
 #             without), WAL bytes per row, index size, leaf fill;
-#   build     CREATE INDEX over the same rows, for comparison;
+#   build     CREATE INDEX over the same rows, for comparison: with the
+#             default settings (parallel workers) and serially;
 #   single    single-row INSERTs from --clients pgbench clients taking rows
 #             in arrival order: index maintenance time and the p50, p99 and
 #             p99.9 latency of one insert;
@@ -170,7 +171,7 @@ CREATE EXTENSION pgstattuple;
 EOF
 ext_version=$(psql_b -c "SELECT extversion FROM pg_extension WHERE extname = 'elastic_index'")
 
-echo "type,k,l,kind,copy_s,index_copy_s,wal_bytes_per_row,index_bytes,leaf_fill,build_s,single_s,index_single_s,p50_ms,p99_ms,p999_ms,point_tps,range_tps,single_index_bytes,single_leaf_fill,single_buffer_pages,single_point_tps,single_range_tps" >"$results"
+echo "type,k,l,kind,copy_s,index_copy_s,wal_bytes_per_row,index_bytes,leaf_fill,build_s,single_s,index_single_s,p50_ms,p99_ms,p999_ms,point_tps,range_tps,single_index_bytes,single_leaf_fill,single_buffer_pages,single_point_tps,single_range_tps,build_serial_s" >"$results"
 
 # The key column's SQL for key type $1 of int8 expression $2.
 key_expr() {
@@ -232,7 +233,7 @@ EOF
 		# load and build of each kind count (the same work each time: the
 		# spread is noise).  Each kind loads into its own table, t_<kind>,
 		# which the reads below use.
-		declare -A copy_s=() single_s=() wal_b=() build_s=()
+		declare -A copy_s=() single_s=() wal_b=() build_s=() serial_s=()
 		for ((r = 0; r < repeat; r++)); do
 			for kind in none btree $kinds; do
 				psql_b -c "DROP TABLE IF EXISTS t_$kind; CREATE TABLE t_$kind (key $type)"
@@ -255,11 +256,21 @@ EOF
 				t1=$(now)
 				build_s[$kind]=$(fastest "${build_s[$kind]-}" "$(elapsed "$t0" "$t1")")
 				psql_b -c "DROP INDEX t_${kind}_build"
+
+				# and serially (no workers): the work of the one backend
+				# a COPY has
+				psql_b -c "CHECKPOINT"
+				t0=$(now)
+				psql_b -c "SET max_parallel_maintenance_workers = 0" \
+					-c "CREATE INDEX t_${kind}_build ON t_$kind USING $(am_of "$kind")"
+				t1=$(now)
+				serial_s[$kind]=$(fastest "${serial_s[$kind]-}" "$(elapsed "$t0" "$t1")")
+				psql_b -c "DROP INDEX t_${kind}_build"
 			done
 		done
 
 		for kind in none btree $kinds; do
-			wal=${wal_b[$kind]} build=${build_s[$kind]-}
+			wal=${wal_b[$kind]} build=${build_s[$kind]-} serial=${serial_s[$kind]-}
 			size="" fill="" point="" range=""
 			psql_b -c "DROP TABLE IF EXISTS t; ALTER TABLE t_$kind RENAME TO t"
 			if [ "$kind" != none ]; then
@@ -316,8 +327,8 @@ EOF
 				icopy=$(awk -v a="${copy_s[$kind]}" -v b="${copy_s[none]}" 'BEGIN { printf "%.3f", a - b }')
 				isingle=$(awk -v a="${single_s[$kind]}" -v b="${single_s[none]}" 'BEGIN { printf "%.3f", a - b }')
 			fi
-			echo "$type,$k,$l,$kind,${copy_s[$kind]},$icopy,$wal,$size,$fill,$build,${single_s[$kind]},$isingle,$p50,$p99,$p999,$point,$range,$ssize,$sfill,$sbuf,$spoint,$srange" >>"$results"
-			step "$type K=$k% L=$l% $kind: copy ${copy_s[$kind]} s (index $icopy s), WAL $wal B/row, size $size, fill $fill, build $build s; single ${single_s[$kind]} s (index $isingle s), p99.9 ${p999} ms; point $point tps, range $range tps"
+			echo "$type,$k,$l,$kind,${copy_s[$kind]},$icopy,$wal,$size,$fill,$build,${single_s[$kind]},$isingle,$p50,$p99,$p999,$point,$range,$ssize,$sfill,$sbuf,$spoint,$srange,$serial" >>"$results"
+			step "$type K=$k% L=$l% $kind: copy ${copy_s[$kind]} s (index $icopy s), WAL $wal B/row, size $size, fill $fill, build $build s (serial $serial s); single ${single_s[$kind]} s (index $isingle s), p99.9 ${p999} ms; point $point tps, range $range tps"
 		done
 		unset copy_s single_s
 	done
