@@ -276,7 +276,7 @@ END {
 	print "# A large COPY within a stated memory bound"
 	print ""
 	printf "`%s`, %s, elastic_index %s, commit %s, %s, %d cores.\n\n", cmd, pgver, extver, commit, date, nproc
-	print "- Throwaway cluster: shared_buffers = " sb ", fsync = on, synchronous_commit = on, autovacuum = off, jit = off, work_mem = " workmem "."
+	print "- Throwaway cluster: shared_buffers = " sb ", fsync = on, synchronous_commit = on, autovacuum = off, jit = off, work_mem = " workmem ", maintenance_work_mem = 512MB."
 	printf "- %d int8 keys, K = L = 5%% near-sorted; COPY of all rows in one transaction (one) and in %d-row transactions (batched); best of %d interleaved rounds.\n", rows, batch, rounds
 	print "- osm: the default settings (osm_tree.batch_memory 8MB, batch_size 100000); osm@SIZE: osm_tree.batch_memory = SIZE, osm_tree.batch_size = 10000000 (memory decides when a batch is applied)."
 	printf "- shared_buffers (%.1f MB) is smaller than the smallest index (%.1f MB): %s.\n", sbbytes / 1048576, minsize / 1048576, (sbbytes + 0 < minsize + 0) ? "yes" : "no"

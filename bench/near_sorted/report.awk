@@ -46,9 +46,9 @@ END {
 	}
 	printf "- %s; elastic_index %s; repository commit %s; %d CPUs.\n", pgver, extver, commit, nproc
 	if (durable)
-		print "- Throwaway cluster: shared_buffers = 1GB, **fsync = on, synchronous_commit = on** (`--durable`), autovacuum = off, jit = off."
+		print "- Throwaway cluster: shared_buffers = 1GB, **fsync = on, synchronous_commit = on** (`--durable`), autovacuum = off, jit = off, maintenance_work_mem = 512MB (the builds sort in memory)."
 	else
-		print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off."
+		print "- Throwaway cluster: shared_buffers = 1GB, **fsync = off**, autovacuum = off, jit = off, maintenance_work_mem = 512MB (the builds sort in memory)."
 	printf "- %d rows per data set, keys 1..N in near-sorted arrival order: K%% of the rows out of\n", rows
 	print "  place, each moved by up to L% of N, made by `elastic_index_near_sorted(N, K, L)`"
 	print "  (a permutation of 1..N, deterministic). K=L=0 is sorted, K=L=100 scrambled."
