@@ -214,6 +214,19 @@ pgbench_b() {
 	as_pg "$PG_BINDIR/pgbench" -n -h "$sock" -p "$port" -U "$dbuser" "$@" bench
 }
 
+# Seconds a CREATE INDEX of kind $1 over table t_$1 takes after a
+# checkpoint, in one session with the psql options $2... (settings) first;
+# the index is dropped again.
+timed_build() {
+	local t0 t1
+	psql_b -c "CHECKPOINT"
+	t0=$(now)
+	psql_b "${@:2}" -c "CREATE INDEX t_${1}_build ON t_$1 USING $(am_of "$1")"
+	t1=$(now)
+	psql_b -c "DROP INDEX t_${1}_build"
+	elapsed "$t0" "$t1"
+}
+
 for type in $types; do
 	for kl in $sortedness; do
 		k=${kl%%:*}
@@ -255,26 +268,14 @@ EOF
 				copy_s[$kind]=$(fastest "${copy_s[$kind]-}" "$(elapsed "$t0" "$t1")")
 				[ "$kind" != none ] || continue
 
-				# CREATE INDEX over the same rows, beside the loaded index;
-				# a scan first sets the new rows' hint bits, so that
-				# neither timed build pays for them
+				# CREATE INDEX over the same rows, beside the loaded index,
+				# with the default settings (parallel workers) and serially
+				# (the one backend a COPY has); a scan first sets the new
+				# rows' hint bits, so that neither timed build pays for them
 				psql_b -c "SELECT count(*) FROM t_$kind" >/dev/null
-				psql_b -c "CHECKPOINT"
-				t0=$(now)
-				psql_b -c "CREATE INDEX t_${kind}_build ON t_$kind USING $(am_of "$kind")"
-				t1=$(now)
-				build_s[$kind]=$(fastest "${build_s[$kind]-}" "$(elapsed "$t0" "$t1")")
-				psql_b -c "DROP INDEX t_${kind}_build"
-
-				# and serially (no workers): the work of the one backend
-				# a COPY has
-				psql_b -c "CHECKPOINT"
-				t0=$(now)
-				psql_b -c "SET max_parallel_maintenance_workers = 0" \
-					-c "CREATE INDEX t_${kind}_build ON t_$kind USING $(am_of "$kind")"
-				t1=$(now)
-				serial_s[$kind]=$(fastest "${serial_s[$kind]-}" "$(elapsed "$t0" "$t1")")
-				psql_b -c "DROP INDEX t_${kind}_build"
+				build_s[$kind]=$(fastest "${build_s[$kind]-}" "$(timed_build "$kind")")
+				serial_s[$kind]=$(fastest "${serial_s[$kind]-}" \
+					"$(timed_build "$kind" -c "SET max_parallel_maintenance_workers = 0")")
 			done
 		done
 
