@@ -121,12 +121,18 @@ static bool ei_prepare_insert(Relation rel, Relation heapRel,
 							  const EITreePolicy *policy);
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  bool own_entries, IndexTuple *items, int nitems,
-						  EIScanInsert key, bool *dense, bool *no_append);
+						  EIScanInsert key, bool *dense, bool *no_append,
+						  OffsetNumber **split_for_run, int *nplanned);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
-static int	ei_run_policy_split(Relation rel, Buffer buf, EIStack stack,
-								bool own_entries, IndexTuple *items,
-								int nitems, EIScanInsert key);
+static int	ei_run_split(Relation rel, Buffer buf, EIStack stack,
+						 bool own_entries, IndexTuple *items, int nitems,
+						 EIScanInsert key, bool kind, bool dedup,
+						 const OffsetNumber *planned, int nplanned);
+static Page ei_run_split_standard_left(Relation rel, uint16 oflags,
+									   IndexTuple *merged,
+									   const bool *fromrun, int lastold,
+									   int *take, IndexTuple *hikey);
 static bool ei_entries_arrived_in_order(IndexTuple *entries, int n);
 static Page ei_append_policy_leaf(Relation rel, Page origpage,
 								  IndexTuple *items, int nitems, int *nused,
@@ -606,10 +612,12 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 	bool		dedup;
 	bool		no_append = false;	/* an append was refused */
+	bool		kind;			/* full leaves split into the policy's kind */
 
 	EICheckPreloaded();
 	nitems = ei_drop_copies(items, nitems);
 	dedup = ei_prepare_insert(rel, heapRel, policy);
+	kind = policy->form_leaves != NULL && policy->form_leaves(rel);
 
 	while (i < nitems)
 	{
@@ -618,6 +626,8 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		Page		page;
 		int			done;
 		bool		dense;
+		OffsetNumber *planned = NULL;	/* see ei_insert_run */
+		int			nplanned = 0;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -632,9 +642,35 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		done = 0;
 		dense = false;
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
+		{
 			done = ei_insert_run(rel, buf, stack, dedup, own_entries,
 								 items + i, nitems - i, key, &dense,
-								 &no_append);
+								 &no_append, kind ? NULL : &planned,
+								 &nplanned);
+
+			/*
+			 * The run goes on densely through the leaf past what it holds,
+			 * among few of its items: split it for the run at once, the
+			 * left half packed with the run (ei_run_split); buf is still
+			 * locked, untouched.  If that does not apply after all, the
+			 * leaf takes what fits in place, as below.
+			 */
+			if (planned != NULL)
+			{
+				done = ei_run_split(rel, buf, stack, own_entries, items + i,
+									nitems - i, key, false, dedup,
+									planned, nplanned);
+				pfree(planned);
+				if (done == 0)
+				{
+					EIRefillScanKey(rel, key, items[i]);
+					key->nextkey = true;
+					done = ei_insert_run(rel, buf, stack, dedup, own_entries,
+										 items + i, nitems - i, key, &dense,
+										 &no_append, NULL, NULL);
+				}
+			}
+		}
 		else
 			EIRelBuf(rel, buf);
 		EIFreeStack(stack);
@@ -642,17 +678,18 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		/*
 		 * A full standard leaf inside the tree that the batch goes on
 		 * densely in: the policy may form its own kind of leaf from the
-		 * leaf's entries and the batch's (ei_run_policy_split)
+		 * leaf's entries and the batch's (ei_run_split)
 		 */
-		if (done == 0 && dense && policy->form_leaves != NULL &&
-			policy->form_leaves(rel))
+		if (done == 0 && dense && kind)
 		{
 			/* the leaf of this entry (ei_insert_run moved the key on) */
 			EIRefillScanKey(rel, key, items[i]);
 			key->nextkey = true;
 			stack = EISearch(rel, key, &buf, EI_WRITE);
-			done = ei_run_policy_split(rel, buf, stack, own_entries,
-									   items + i, nitems - i, key);
+			done = ei_run_split(rel, buf, stack, own_entries, items + i,
+								nitems - i, key, true, dedup, NULL, 0);
+			if (done == 0)
+				EIRelBuf(rel, buf);
 			EIFreeStack(stack);
 		}
 
@@ -724,6 +761,16 @@ ei_drop_copies(IndexTuple *items, int nitems)
  * key: the caller's scan key, refilled here for each entry looked at.
  * *no_append: an append of this batch was refused (ei_append_page); the
  * rightmost leaf then fills in place, and splits when full, as any other.
+ * split_for_run (NULL: never): set when the run goes on densely past what
+ * the leaf holds and its entries so far passed over few of the leaf's
+ * items (keys that arrived early, at most the fill factor's slack of the
+ * entries), the case where a split packs its left half with the run
+ * (ei_run_split_point).  Nothing is then inserted and buf stays locked,
+ * for the caller to split the leaf for the run (ei_run_split) instead of
+ * filling it in place first and splitting it after; *split_for_run is
+ * then the palloc'd plan of the first *nplanned entries (each one's place
+ * among the leaf's items: the offset of the first item after it), which
+ * that split need not search again.
  *
  * The leaf is read as it is and changed in place, as nbtree's
  * _bt_insertonpg does: a first pass decides, without touching the page,
@@ -735,7 +782,8 @@ ei_drop_copies(IndexTuple *items, int nitems)
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 			  bool own_entries, IndexTuple *items, int nitems,
-			  EIScanInsert key, bool *dense, bool *no_append)
+			  EIScanInsert key, bool *dense, bool *no_append,
+			  OffsetNumber **split_for_run, int *nplanned)
 {
 	Page		page = BufferGetPage(buf);
 	EIPageOpaque opaque = EIPageGetOpaque(page);
@@ -764,6 +812,7 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 	 * none), or InvalidOffsetNumber before the first entry.
 	 */
 	OffsetNumber nextold = InvalidOffsetNumber;
+	OffsetNumber firstoff = InvalidOffsetNumber;	/* the first entry's */
 
 	for (k = 0; k < nitems; k++)
 	{
@@ -861,12 +910,32 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 		}
 
 		/* where it lands once the entries before it (all before it) are in */
+		if (ninserted == 0)
+			firstoff = off;
 		offsets[ninserted] = off + ninserted;
 		inserted[ninserted++] = itup;
 		taken += itemsz + sizeof(ItemIdData);
 		if (itemsz != IndexTupleSize(itup) || itemsz % sizeof(uint64) != 0)
 			aligned = false;
 		nextold = off;
+	}
+
+	/*
+	 * A run through the leaf among few of its items, past what it holds:
+	 * the caller splits the leaf for it (split_for_run above).  The items
+	 * the entries so far passed over are the left half's early keys.
+	 */
+	if (split_for_run != NULL && *dense && !append && ninserted == k &&
+		k > 0 && k < nitems && nextold > firstoff &&
+		(double) (nextold - firstoff) * EIGetFillFactor(rel) <=
+		(double) ninserted * (100 - EIGetFillFactor(rel)))
+	{
+		for (int j = 0; j < ninserted; j++)
+			offsets[j] -= j;
+		pfree(inserted);
+		*split_for_run = offsets;
+		*nplanned = ninserted;
+		return 0;
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
@@ -979,37 +1048,45 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 }
 
 /*
- * A sorted run through a full standard leaf inside the tree, in the
- * policy's leaf kind (EIInsertSorted, when the batch goes on densely in the
- * leaf and the policy forms its leaves in its kind): merge the write-locked
- * leaf's items with the run's entries that belong before its high key, and
- * split it into a leaf of the kind holding as many of them as it takes at
- * the fill factor (formed from the tuples, no heap reads, as a bulk append
- * forms one) and a new standard right sibling holding the rest of the
- * leaf's items; the run's entries after those come back to the right
- * sibling (ei_insert_run, then this again when it is full).  Logged as a SPLIT with both halves as full images, so
- * redo needs nothing new; the downlink follows as for any split.  Returns
- * how many of the run's entries went in, 0 if it did nothing (the leaf is
- * not such a leaf any more, holds posting lists or an entry of the run, or
- * the kind would gain nothing): the caller then takes the ordinary path.
- * Releases buf either way.
+ * A sorted run through a full leaf inside the tree, split for the run
+ * (EIInsertSorted, when the batch goes on densely in the leaf): merge the
+ * write-locked standard leaf's items with the run's entries that belong
+ * before its high key, and split it into a left leaf holding the first of
+ * them, as many as it takes at the fill factor, and a new standard right
+ * sibling holding the rest of the leaf's items; the run's entries after
+ * those come back to the right sibling (ei_insert_run, then this again when
+ * it is full).  The left leaf is in the policy's kind when kind is set (formed
+ * from the tuples, no heap reads, as a bulk append forms one), else a
+ * standard leaf (ei_run_split_standard_left).  Logged as a SPLIT with both
+ * halves as full images, so redo needs nothing new; the downlink follows
+ * as for any split.  Returns how many of the run's entries went in, having
+ * released buf; or 0, buf still locked and unchanged, when it does not
+ * apply (the leaf is not such a leaf any more, holds posting lists, dead
+ * items or an entry of the run, or the left leaf would not be what the
+ * run's split wants): the caller then takes the ordinary path.
+ * planned: the places among the leaf's items of the run's first nplanned
+ * entries, as ei_insert_run found them on the same locked leaf, which are
+ * not compared again (NULL and 0: none).
  */
 static int
-ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
-					IndexTuple *items, int nitems, EIScanInsert key)
+ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
+			 IndexTuple *items, int nitems, EIScanInsert key, bool kind,
+			 bool dedup, const OffsetNumber *planned, int nplanned)
 {
-	const EILeafKindOps *ops = EIGetPolicyChecked(rel)->leaf;
+	const EILeafKindOps *ops = kind ? EIGetPolicyChecked(rel)->leaf : NULL;
 	Page		origpage = BufferGetPage(buf);
 	EIPageOpaque oopaque = EIPageGetOpaque(origpage);
 	BlockNumber origblk = BufferGetBlockNumber(buf);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(origpage);
-	IndexTuple	hikey;
+	bool		rightmost = EI_RIGHTMOST(oopaque);
+	bool		isroot = EI_IS_ROOT(oopaque);	/* before the split */
 	IndexTuple	lefthikey = NULL;
 	IndexTuple *merged;
 	bool	   *fromrun;
+	int			maxrun;
 	int			nold = 0;
-	int			nrun;
 	int			nmerged = 0;
+	int			lastold = -1;	/* merged index of the leaf's last item */
 	int			take;
 	int			consumed = 0;
 	Page		leftpage = NULL;
@@ -1017,35 +1094,40 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	Buffer		rbuf;
 	Buffer		sbuf;
 
-	if (ops == NULL || ops->fill_count == NULL || ops->form == NULL ||
-		!EI_IS_LEAF(oopaque) || EI_RIGHTMOST(oopaque) ||
+	if ((kind && (ops == NULL || ops->fill_count == NULL ||
+				  ops->form == NULL || rightmost)) ||
+		!EI_IS_LEAF(oopaque) ||
 		(oopaque->ei_flags & (EI_POLICY_LEAF | EI_INCOMPLETE_SPLIT |
-							  EI_HALF_DEAD)) != 0)
-	{
-		EIRelBuf(rel, buf);
+							  EI_HALF_DEAD)) != 0 ||
+		(!kind && (oopaque->ei_flags & EI_HAS_GARBAGE) != 0))
 		return 0;
-	}
 	EICheckPageItems(rel, buf);
-	hikey = EIReadTuple(origpage, EI_HIKEY);
 
-	/* the run's entries for this leaf */
-	for (nrun = 0; nrun < nitems && nrun < EI_MAX_ITEMS_PER_PAGE; nrun++)
-	{
-		EIRefillScanKey(rel, key, items[nrun]);
-		key->nextkey = true;
-		if (EICompare(rel, key, origpage, EI_HIKEY) >= 0)
-			break;
-	}
-
-	/* merged with the leaf's items, in the tree's order */
-	merged = palloc(sizeof(IndexTuple) * (maxoff + nrun));
-	fromrun = palloc(sizeof(bool) * (maxoff + nrun));
+	/*
+	 * The leaf's items merged with the run's entries for it, in the tree's
+	 * order: an entry before an old item is below the high key; past the
+	 * last old item, the high key bounds the run.  No more entries than the
+	 * left half can take (the rest come back to the right half): a compact
+	 * leaf's count, or for a standard leaf those until the merged items
+	 * overfill a page at the fill factor.  Then the old items left over.
+	 */
+	maxrun = Min(nitems, kind ? EI_MAX_ITEMS_PER_PAGE : MaxIndexTuplesPerPage);
+	merged = palloc(sizeof(IndexTuple) * (maxoff + maxrun));
+	fromrun = palloc(sizeof(bool) * (maxoff + maxrun));
 	{
 		OffsetNumber off = EI_FIRST_DATA(oopaque);
+		bool		fail = false;
+		Size		target = (BLCKSZ - SizeOfPageHeaderData -
+							  MAXALIGN(sizeof(EIPageOpaqueData))) *
+			EIGetFillFactor(rel) / 100;
+		Size		bytes = 0;
 
-		for (int j = 0; j <= nrun; j++)
+		for (int j = 0; j <= maxrun && !fail; j++)
 		{
-			if (j < nrun)
+			bool		last = (j == maxrun);
+			bool		known = (j < nplanned);	/* its place is planned */
+
+			if (!last && !known)
 			{
 				EIRefillScanKey(rel, key, items[j]);
 				key->nextkey = true;
@@ -1053,79 +1135,123 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			for (; off <= maxoff; off++)
 			{
 				IndexTuple	old = EIReadTuple(origpage, off);
-				int32		cmp = j < nrun ? EICompareLeafTuple(rel, key, old) : 1;
+				int32		cmp;
 
+				if (last)
+					cmp = 1;
+				else if (known)
+					cmp = off < planned[j] ? 1 : -1;
+				else
+					cmp = EICompareLeafTuple(rel, key, old);
+
+				/* lists and entries already there: the ordinary path */
 				if (EITupleIsPosting(old) || cmp == 0)
 				{
-					/* lists and entries already there: the ordinary path */
-					pfree(merged);
-					pfree(fromrun);
-					EIRelBuf(rel, buf);
-					return 0;
+					fail = true;
+					break;
 				}
 				if (cmp < 0)
 					break;
 				fromrun[nmerged] = false;
+				lastold = nmerged;
 				merged[nmerged++] = old;
 				nold++;
+				bytes += MAXALIGN(IndexTupleSize(old)) + sizeof(ItemIdData);
 			}
-			if (j < nrun)
+			if (last || fail)
+				continue;
+			if (!known && off > maxoff && !rightmost &&
+				EICompare(rel, key, origpage, EI_HIKEY) >= 0)
+				maxrun = j;		/* belongs to a leaf further right */
+			else
 			{
 				fromrun[nmerged] = true;
 				merged[nmerged++] = items[j];
+				bytes += MAXALIGN(IndexTupleSize(items[j])) + sizeof(ItemIdData);
+				if (!kind && bytes > target)
+					maxrun = j + 1; /* the left half is full */
 			}
+		}
+
+		/*
+		 * A standard leaf with posting lists gathers equal keys into lists
+		 * (the dedup pass of the ordinary path); this split would not
+		 */
+		for (int j = 1; j < nmerged && !fail && !kind && dedup; j++)
+			fail = EISameKey(merged[j - 1], merged[j]);
+		if (fail)
+		{
+			pfree(merged);
+			pfree(fromrun);
+			return 0;
 		}
 	}
 
-	/*
-	 * The kind's leaf, if it takes more than the standard leaf held (else
-	 * nothing is gained); at least one entry goes right
-	 */
-	take = Min(ops->fill_count(rel, merged, nmerged, EIGetFillFactor(rel)),
-			   nmerged - 1);
-
-	/*
-	 * Only a leaf the merged entries fill, and whose entries arrived in their
-	 * order (ei_entries_arrived_in_order): else the leaf of the kind would
-	 * span the old leaf's range while most of its rows are still to come,
-	 * and take them one at a time
-	 */
-	if (take < nmerged - 1 && ei_entries_arrived_in_order(merged, take))
-		leftpage = EIFormKindLeaf(rel, ops,
-							  (oopaque->ei_flags &
-							   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
-							  EI_INCOMPLETE_SPLIT,
-							  merged, &take, nold, &lefthikey);
+	if (kind)
+	{
+		/*
+		 * The kind's leaf, if it takes more than the standard leaf held
+		 * (else nothing is gained); at least one entry goes right.  Only a
+		 * leaf the merged entries fill, and whose entries arrived in their
+		 * order (ei_entries_arrived_in_order): else the leaf of the kind
+		 * would span the old leaf's range while most of its rows are still
+		 * to come, and take them one at a time.
+		 */
+		take = Min(ops->fill_count(rel, merged, nmerged,
+								   EIGetFillFactor(rel)),
+				   nmerged - 1);
+		if (take < nmerged - 1 && ei_entries_arrived_in_order(merged, take))
+			leftpage = EIFormKindLeaf(rel, ops,
+									  (oopaque->ei_flags &
+									   ~(EI_ROOT | EI_HAS_GARBAGE |
+										 EI_ACCESSED)) |
+									  EI_INCOMPLETE_SPLIT,
+									  merged, &take, nold, &lefthikey);
+	}
 	else
-		leftpage = NULL;
+		leftpage = ei_run_split_standard_left(rel, oopaque->ei_flags,
+											  merged, fromrun, lastold,
+											  &take, &lefthikey);
 	if (leftpage == NULL)
 	{
 		pfree(merged);
 		pfree(fromrun);
-		EIRelBuf(rel, buf);
 		return 0;
 	}
 
 	/*
-	 * The right half: the old high key and the leaf's items the kind's leaf
+	 * The right half: the old high key and the leaf's items the left leaf
 	 * did not take (they fit: they were on the leaf); the run's entries
 	 * among them come back to it, as the batch goes on.
 	 */
 	rightpage = PageGetTempPage(origpage);
 	EIInitPage(rightpage, oopaque->ei_flags &
 			   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED | EI_INCOMPLETE_SPLIT), 0);
-	if (PageAddItem(rightpage, (Item) hikey, MAXALIGN(IndexTupleSize(hikey)),
+	if (!rightmost &&
+		PageAddItem(rightpage, (Item) EIReadTuple(origpage, EI_HIKEY),
+					MAXALIGN(IndexTupleSize(EIReadTuple(origpage, EI_HIKEY))),
 					EI_HIKEY, false, false) == InvalidOffsetNumber)
 		elog(ERROR, "failed to add high key to right page of split");
 	for (int j = take; j < nmerged; j++)
 		if (!fromrun[j] &&
-			PageAddItem(rightpage, (Item) merged[j],
-						MAXALIGN(IndexTupleSize(merged[j])),
-						InvalidOffsetNumber, false, false) == InvalidOffsetNumber)
+			!EIPageAddItemAt(rightpage, (Item) merged[j],
+							 MAXALIGN(IndexTupleSize(merged[j])),
+							 PageGetMaxOffsetNumber(rightpage) + 1))
 			elog(ERROR, "failed to add item to right page of split");
 	for (int j = 0; j < take; j++)
 		if (fromrun[j])
 			consumed++;
+
+	/* a standard left half against its high key, as ei_split checks */
+	if (!kind)
+	{
+		const char *problem = EICheckSplitBounds(rel, leftpage, rightpage,
+													rightmost);
+
+		if (problem != NULL)
+			elog(ERROR, "run split of block %u of index \"%s\": %s",
+				 origblk, RelationGetRelationName(rel), problem);
+	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
 	if (own_entries)
@@ -1138,7 +1264,8 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 					 lefthikey, true);
 	EIStatsCount(rel, EI_STAT_LEAF_SPLITS, 1);
 	EIStatsCount(rel, EI_STAT_BATCH_ENTRIES, consumed);
-	EIRelBuf(rel, sbuf);
+	if (BufferIsValid(sbuf))
+		EIRelBuf(rel, sbuf);
 	pfree(leftpage);
 	pfree(rightpage);
 	pfree(lefthikey);
@@ -1147,8 +1274,72 @@ ei_run_policy_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	if (RelationGetTargetBlock(rel) == origblk)
 		RelationSetTargetBlock(rel, InvalidBlockNumber);
 
-	ei_finish_split(rel, buf, rbuf, stack, false);
+	ei_finish_split(rel, buf, rbuf, stack, isroot);
 	return consumed;
+}
+
+/*
+ * The standard left leaf of a run's split (ei_run_split): the merged
+ * entries from the first on, as many as fit at the fill factor but never
+ * the leaf's last item (an old item stays right, so the right half is
+ * never empty), behind a high key between the last taken and the next
+ * (EIFormPivot).  The leaf's items among them that sort after the run's
+ * first entry (keys that arrived early) may be at most the fill factor's
+ * slack of the run's entries taken, the rule by which a split packs its
+ * left half for a run (ei_run_split_point); a leaf with more, or a left
+ * leaf that would take no entry of the run, is not split here (NULL).
+ * Sets *take and *hikey (palloc'd, as on the page).
+ */
+static Page
+ei_run_split_standard_left(Relation rel, uint16 oflags, IndexTuple *merged,
+						   const bool *fromrun, int lastold, int *take,
+						   IndexTuple *hikey)
+{
+	int			ff = EIGetFillFactor(rel);
+	Size		usable = BLCKSZ - SizeOfPageHeaderData -
+		MAXALIGN(sizeof(EIPageOpaqueData));
+	Size		target = usable * ff / 100;
+	Size		acc = 0;
+	Size		runbytes = 0;	/* of the run's entries taken */
+	Size		earlybytes = 0; /* of the leaf's items after the first */
+	bool		pastrun = false;
+	int			n;
+	Page		page;
+
+	for (n = 0; n < lastold; n++)
+	{
+		Size		sz = MAXALIGN(IndexTupleSize(merged[n])) + sizeof(ItemIdData);
+
+		if (n > 0 && acc + sz + EI_LEAF_HIKEY_SIZE(merged[n]) > target)
+			break;
+		acc += sz;
+		if (fromrun[n])
+		{
+			runbytes += sz;
+			pastrun = true;
+		}
+		else if (pastrun)
+			earlybytes += sz;
+	}
+	if (runbytes == 0 ||
+		(double) earlybytes * ff > (double) runbytes * (100 - ff))
+		return NULL;
+
+	page = (Page) palloc(BLCKSZ);
+	EIInitPage(page, (oflags & ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
+			   EI_INCOMPLETE_SPLIT, 0);
+	EIPageGetOpaque(page)->ei_next = EI_METAPAGE;	/* not the rightmost */
+	*hikey = EIFormPivot(rel, merged[n - 1], merged[n]);
+	if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
+					EI_HIKEY, false, false) == InvalidOffsetNumber)
+		elog(ERROR, "failed to add high key to left page of run split");
+	for (int j = 0; j < n; j++)
+		if (!EIPageAddItemAt(page, (Item) merged[j],
+							 MAXALIGN(IndexTupleSize(merged[j])),
+							 OffsetNumberNext(EI_HIKEY) + j))
+			elog(ERROR, "failed to add item to left page of run split");
+	*take = n;
+	return page;
 }
 
 /*
