@@ -6,8 +6,9 @@
 -- the fill factor, the leaf's later items on a new right sibling, both
 -- logged as images.  Leaves with posting lists, equal keys under
 -- deduplication, or many items among the run take the ordinary path.
--- Every result is compared with a sequential scan and with a btree over
--- the same rows, and every index is checked.
+-- One-column integer keys are compared without a scan key
+-- (EICompareEntriesFast).  Every result is compared with a sequential scan
+-- and with a btree over the same rows, and every index is checked.
 --
 CREATE EXTENSION IF NOT EXISTS elastic_index;
 
@@ -86,6 +87,38 @@ SELECT * FROM ors_compare('orst', 'orst_twin', 'k COLLATE "C" BETWEEN ''02'' AND
 SELECT * FROM ors_compare('orst', 'orst_twin', 'v BETWEEN -40000 AND -30000', 'v DESC, k');
 SELECT elastic_index_check('orst_k'), elastic_index_check('orst_kd');
 
+-- the other key widths compared without a scan key: int2, date and
+-- timestamptz, with NULLs among them (which take the scan key; first, so
+-- that the right edge stays free for the runs)
+CREATE TABLE orsw (a int2, d date, ts timestamptz);
+CREATE TABLE orsw_twin (a int2, d date, ts timestamptz);
+CREATE INDEX orsw_a ON orsw USING osm_tree (a);
+CREATE INDEX orsw_d ON orsw USING osm_tree (d);
+CREATE INDEX orsw_ts ON orsw USING osm_tree (ts NULLS FIRST);
+CREATE INDEX orsw_twin_a ON orsw_twin (a);
+CREATE INDEX orsw_twin_d ON orsw_twin (d);
+CREATE INDEX orsw_twin_ts ON orsw_twin (ts NULLS FIRST);
+INSERT INTO orsw SELECT key / 2 - 15000, date '2000-01-01' + key::int,
+	CASE WHEN key % 997 = 0 THEN NULL ELSE timestamptz '2000-01-01 UTC' + key * interval '1 minute' END
+	FROM ors_src WHERE pos < 20000 ORDER BY pos;
+INSERT INTO orsw SELECT key / 2 - 15000, date '2000-01-01' + key::int,
+	CASE WHEN key % 997 = 0 THEN NULL ELSE timestamptz '2000-01-01 UTC' + key * interval '1 minute' END
+	FROM ors_src WHERE pos >= 20000 AND pos < 40000 ORDER BY pos;
+INSERT INTO orsw SELECT key / 2 - 15000, date '2000-01-01' + key::int,
+	CASE WHEN key % 997 = 0 THEN NULL ELSE timestamptz '2000-01-01 UTC' + key * interval '1 minute' END
+	FROM ors_src WHERE pos >= 40000 ORDER BY pos;
+INSERT INTO orsw_twin SELECT * FROM orsw;
+SELECT top_inserted_entries < leaf_pages / 4 AS runs_split_leaves
+	FROM elastic_index_stats('orsw_d');
+SELECT top_inserted_entries < leaf_pages / 4 AS runs_split_leaves
+	FROM elastic_index_stats('orsw_ts');
+SELECT * FROM ors_compare('orsw', 'orsw_twin', 'a BETWEEN -9000 AND 9000', 'a, d');
+SELECT * FROM ors_compare('orsw', 'orsw_twin', 'd > date ''2000-03-01''', 'd');
+SELECT * FROM ors_compare('orsw', 'orsw_twin', 'ts < timestamptz ''2000-01-20 UTC''', 'ts');
+SELECT * FROM ors_compare('orsw', 'orsw_twin', 'ts IS NULL', 'd');
+SELECT elastic_index_check('orsw_a'), elastic_index_check('orsw_d'),
+	elastic_index_check('orsw_ts');
+
 -- two key columns and an INCLUDE column: the high key keeps the key
 -- columns only
 CREATE TABLE orsm (a int4, b int8, c text);
@@ -156,6 +189,8 @@ SELECT * FROM ors_compare('orss', 'orss_twin', 'dev BETWEEN 10 AND 20', 'dev, ts
 SELECT * FROM ors_compare('orss', 'orss_twin', 'dev > 0', 'dev, ts');
 SELECT elastic_index_check('orss_k');
 
-DROP TABLE ors, ors_twin, ors_src, orst, orst_twin, orsm, orsm_twin, orsd,
-	orsd_twin, orsr, orsr_twin, orss, orss_twin;
+DROP TABLE ors, ors_twin, ors_src, orst, orst_twin, orsw, orsw_twin, orsm,
+	orsm_twin, orsd, orsd_twin, orsr, orsr_twin, orss, orss_twin;
 DROP FUNCTION ors_compare;
+-- the next file creates the extension afresh
+DROP EXTENSION elastic_index CASCADE;

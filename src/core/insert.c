@@ -121,13 +121,15 @@ static bool ei_prepare_insert(Relation rel, Relation heapRel,
 							  const EITreePolicy *policy);
 static int	ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 						  bool own_entries, IndexTuple *items, int nitems,
-						  EIScanInsert key, bool *dense, bool *no_append,
+						  EIScanInsert key, const EIFastCompare *fc,
+						  bool *dense, bool *no_append,
 						  OffsetNumber **split_for_run, int *nplanned);
 static Buffer ei_append_page(Relation rel, Buffer buf, bool dedup,
 							 IndexTuple *items, int nitems, int *nappended);
 static int	ei_run_split(Relation rel, Buffer buf, EIStack stack,
 						 bool own_entries, IndexTuple *items, int nitems,
-						 EIScanInsert key, bool kind, bool dedup,
+						 EIScanInsert key, const EIFastCompare *fc,
+						 bool kind, bool dedup,
 						 const OffsetNumber *planned, int nplanned);
 static Page ei_run_split_standard_left(Relation rel, uint16 oflags,
 									   IndexTuple *merged,
@@ -608,6 +610,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 {
 	int			i = 0;
 	EIScanInsert key = NULL;	/* one for the batch, refilled per entry */
+	EIFastCompare fc;			/* entries compared without it, if set */
 
 	const EITreePolicy *policy = EIGetPolicyChecked(rel);
 	bool		dedup;
@@ -632,7 +635,10 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		CHECK_FOR_INTERRUPTS();
 
 		if (key == NULL)
+		{
 			key = EIMakeScanKey(rel, items[i], true);
+			EIFastCompareInit(rel, key, &fc);
+		}
 		else
 			EIRefillScanKey(rel, key, items[i]);
 		key->nextkey = true;
@@ -644,7 +650,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 		if (!(EIPageGetOpaque(page)->ei_flags & EI_POLICY_LEAF))
 		{
 			done = ei_insert_run(rel, buf, stack, dedup, own_entries,
-								 items + i, nitems - i, key, &dense,
+								 items + i, nitems - i, key, &fc, &dense,
 								 &no_append, kind ? NULL : &planned,
 								 &nplanned);
 
@@ -658,7 +664,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			if (planned != NULL)
 			{
 				done = ei_run_split(rel, buf, stack, own_entries, items + i,
-									nitems - i, key, false, dedup,
+									nitems - i, key, &fc, false, dedup,
 									planned, nplanned);
 				pfree(planned);
 				if (done == 0)
@@ -666,8 +672,8 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 					EIRefillScanKey(rel, key, items[i]);
 					key->nextkey = true;
 					done = ei_insert_run(rel, buf, stack, dedup, own_entries,
-										 items + i, nitems - i, key, &dense,
-										 &no_append, NULL, NULL);
+										 items + i, nitems - i, key, &fc,
+										 &dense, &no_append, NULL, NULL);
 				}
 			}
 		}
@@ -687,7 +693,7 @@ EIInsertSorted(Relation rel, Relation heapRel, IndexTuple *items, int nitems,
 			key->nextkey = true;
 			stack = EISearch(rel, key, &buf, EI_WRITE);
 			done = ei_run_split(rel, buf, stack, own_entries, items + i,
-								nitems - i, key, true, dedup, NULL, 0);
+								nitems - i, key, &fc, true, dedup, NULL, 0);
 			if (done == 0)
 				EIRelBuf(rel, buf);
 			EIFreeStack(stack);
@@ -782,7 +788,8 @@ ei_drop_copies(IndexTuple *items, int nitems)
 static int
 ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 			  bool own_entries, IndexTuple *items, int nitems,
-			  EIScanInsert key, bool *dense, bool *no_append,
+			  EIScanInsert key, const EIFastCompare *fc, bool *dense,
+			  bool *no_append,
 			  OffsetNumber **split_for_run, int *nplanned)
 {
 	Page		page = BufferGetPage(buf);
@@ -821,15 +828,34 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 		Size		left;
 		OffsetNumber off;		/* where it goes among the old items */
 		bool		present;
+		bool		filled = (k == 0);	/* the caller's key describes the
+										 * first entry already */
+		int32		cmp = 1;
 
-		/* the caller's key describes the first entry already */
-		if (k > 0)
-			EIRefillScanKey(rel, key, itup);
+#ifdef USE_ASSERT_CHECKING
 		/* the shortcuts below rely on each entry sorting after the last */
+		if (!filled)
+			EIRefillScanKey(rel, key, itup);
+		filled = true;
 		Assert(k == 0 || EICompareLeafTuple(rel, key, items[k - 1]) > 0);
-		key->nextkey = true;
+#endif
+
+		/*
+		 * Against the leaf's item after the previous entry: without the
+		 * scan key where the index allows (EICompareEntriesFast)
+		 */
 		if (OffsetNumberIsValid(nextold) && nextold <= maxoff &&
-			EICompare(rel, key, page, nextold) < 0)
+			!EICompareEntriesFast(fc, itup,
+								  EIReadTupleChecked(rel, page, nextold),
+								  &cmp))
+		{
+			if (!filled)
+				EIRefillScanKey(rel, key, itup);
+			filled = true;
+			key->nextkey = true;
+			cmp = EICompare(rel, key, page, nextold);
+		}
+		if (OffsetNumberIsValid(nextold) && nextold <= maxoff && cmp < 0)
 		{
 			/*
 			 * Right after the previous entry (which sorts before this one)
@@ -841,6 +867,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 		}
 		else
 		{
+			if (!filled)
+				EIRefillScanKey(rel, key, itup);
+			key->nextkey = true;
 			if (!rightmost && EICompare(rel, key, page, EI_HIKEY) >= 0)
 				break;			/* belongs to a leaf further right */
 			if (nextold == OffsetNumberNext(maxoff))
@@ -1070,8 +1099,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
  */
 static int
 ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
-			 IndexTuple *items, int nitems, EIScanInsert key, bool kind,
-			 bool dedup, const OffsetNumber *planned, int nplanned)
+			 IndexTuple *items, int nitems, EIScanInsert key,
+			 const EIFastCompare *fc, bool kind, bool dedup,
+			 const OffsetNumber *planned, int nplanned)
 {
 	const EILeafKindOps *ops = kind ? EIGetPolicyChecked(rel)->leaf : NULL;
 	Page		origpage = BufferGetPage(buf);
@@ -1127,11 +1157,8 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			bool		last = (j == maxrun);
 			bool		known = (j < nplanned);	/* its place is planned */
 
-			if (!last && !known)
-			{
-				EIRefillScanKey(rel, key, items[j]);
-				key->nextkey = true;
-			}
+			bool		filled = false;	/* key describes items[j] */
+
 			for (; off <= maxoff; off++)
 			{
 				IndexTuple	old = EIReadTuple(origpage, off);
@@ -1141,8 +1168,16 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 					cmp = 1;
 				else if (known)
 					cmp = off < planned[j] ? 1 : -1;
-				else
+				else if (!EICompareEntriesFast(fc, items[j], old, &cmp))
+				{
+					if (!filled)
+					{
+						EIRefillScanKey(rel, key, items[j]);
+						key->nextkey = true;
+						filled = true;
+					}
 					cmp = EICompareLeafTuple(rel, key, old);
+				}
 
 				/* lists and entries already there: the ordinary path */
 				if (EITupleIsPosting(old) || cmp == 0)
@@ -1160,6 +1195,12 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 			}
 			if (last || fail)
 				continue;
+			if (!known && off > maxoff && !rightmost && !filled)
+			{
+				EIRefillScanKey(rel, key, items[j]);
+				key->nextkey = true;
+				filled = true;
+			}
 			if (!known && off > maxoff && !rightmost &&
 				EICompare(rel, key, origpage, EI_HIKEY) >= 0)
 				maxrun = j;		/* belongs to a leaf further right */

@@ -277,6 +277,44 @@ EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup)
 }
 
 /*
+ * Set up fc for EICompareEntriesFast if the index has one key column whose
+ * comparison ei_compare_builtin does itself on a by-value integer of the
+ * column's width (int2, int4, int8, date, timestamp, timestamptz), taken
+ * from key (a scan key made from one of the index's leaf entries); else
+ * fc->attlen is 0 and every comparison goes through a scan key.
+ */
+void
+EIFastCompareInit(Relation rel, EIScanInsert key, EIFastCompare *fc)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), 0);
+	int			width;
+
+	fc->attlen = 0;
+	fc->desc = (key->scankeys[0].sk_flags & EI_SK_DESC) != 0;
+	if (IndexRelationGetNumberOfKeyAttributes(rel) != 1 || !att->attbyval)
+		return;
+	switch (key->scankeys[0].sk_func.fn_oid)
+	{
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			width = sizeof(int64);
+			break;
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			width = sizeof(int32);
+			break;
+		case F_BTINT2CMP:
+			width = sizeof(int16);
+			break;
+		default:
+			return;
+	}
+	if (att->attlen == width)
+		fc->attlen = width;
+}
+
+/*
  * Binary search a page for a key.
  *
  * On a leaf, return the first data offset whose item is >= key (> key when

@@ -398,6 +398,17 @@ typedef struct EIScanInsertData
 
 typedef EIScanInsertData *EIScanInsert;
 
+/*
+ * How two plain leaf entries of an index with one key column of a built-in
+ * integer type compare without a scan key (EIFastCompareInit,
+ * EICompareEntriesFast): the key's width, and whether the column is DESC.
+ */
+typedef struct EIFastCompare
+{
+	int16		attlen;			/* 2, 4 or 8; 0: not such an index */
+	bool		desc;
+} EIFastCompare;
+
 /* A stack of parent pages remembered during a descent. */
 typedef struct EIStackData
 {
@@ -990,6 +1001,73 @@ EIPostingKeySize(IndexTuple itup)
 }
 
 /*
+ * Compare two leaf entries a and b in the tree's order (key, then heap TID)
+ * into *result (<0, 0 or >0) without a scan key, for an index
+ * EIFastCompareInit accepted (fc->attlen set): the one key column, a
+ * signed integer of attlen bytes right after the header, compares as its
+ * built-in function would (ei_compare_builtin).  Returns false, for the
+ * caller to compare through a scan key, when either entry has a null (its
+ * data then starts later), is a posting list (it covers a range of TIDs),
+ * or is too short to hold the key (a damaged item, which the scan key's
+ * path reports).
+ */
+static inline bool
+EICompareEntriesFast(const EIFastCompare *fc, IndexTuple a, IndexTuple b,
+					 int32 *result)
+{
+	const char *da = (const char *) a + MAXALIGN(sizeof(IndexTupleData));
+	const char *db = (const char *) b + MAXALIGN(sizeof(IndexTupleData));
+	int32		c;
+
+	if (fc->attlen == 0 ||
+		((a->t_info | b->t_info) & (INDEX_NULL_MASK | EI_POSTING_BIT)) != 0 ||
+		IndexTupleSize(a) < MAXALIGN(sizeof(IndexTupleData)) + fc->attlen ||
+		IndexTupleSize(b) < MAXALIGN(sizeof(IndexTupleData)) + fc->attlen)
+		return false;
+	if (fc->attlen == sizeof(int64))
+	{
+		int64		x;
+		int64		y;
+
+		memcpy(&x, da, sizeof(x));
+		memcpy(&y, db, sizeof(y));
+		c = (x > y) - (x < y);
+	}
+	else if (fc->attlen == sizeof(int32))
+	{
+		int32		x;
+		int32		y;
+
+		memcpy(&x, da, sizeof(x));
+		memcpy(&y, db, sizeof(y));
+		c = (x > y) - (x < y);
+	}
+	else
+	{
+		int16		x;
+		int16		y;
+
+		memcpy(&x, da, sizeof(x));
+		memcpy(&y, db, sizeof(y));
+		c = (x > y) - (x < y);
+	}
+	if (c == 0)
+	{
+		BlockNumber ablk = ItemPointerGetBlockNumberNoCheck(&a->t_tid);
+		BlockNumber bblk = ItemPointerGetBlockNumberNoCheck(&b->t_tid);
+		OffsetNumber aoff = ItemPointerGetOffsetNumberNoCheck(&a->t_tid);
+		OffsetNumber boff = ItemPointerGetOffsetNumberNoCheck(&b->t_tid);
+
+		/* the heap TID ascends whatever the column's direction */
+		*result = ablk != bblk ? (ablk > bblk ? 1 : -1) :
+			(aoff > boff) - (aoff < boff);
+		return true;
+	}
+	*result = fc->desc ? -c : c;
+	return true;
+}
+
+/*
  * Are two leaf entries' keys the same bytes (their attributes and null
  * bitmap, not their TIDs), so that one posting list may hold both?  With
  * equal image (EIGetDeduplicate), equal keys are; keys that differ only in
@@ -1141,6 +1219,7 @@ extern EIScanInsert EIMakeScanKey(Relation rel, IndexTuple itup, bool isleaf);
 extern void EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup);
 extern int32 EICompare(Relation rel, EIScanInsert key, Page page, OffsetNumber offnum);
 extern int32 EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup);
+extern void EIFastCompareInit(Relation rel, EIScanInsert key, EIFastCompare *fc);
 extern OffsetNumber EIBinSearch(Relation rel, EIScanInsert key, Page page);
 extern EIStack EISearch(Relation rel, EIScanInsert key, Buffer *bufP, int access);
 extern Buffer EIMoveRight(Relation rel, EIScanInsert key, Buffer buf,
