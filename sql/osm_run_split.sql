@@ -87,6 +87,26 @@ SELECT * FROM ors_compare('orst', 'orst_twin', 'k COLLATE "C" BETWEEN ''02'' AND
 SELECT * FROM ors_compare('orst', 'orst_twin', 'v BETWEEN -40000 AND -30000', 'v DESC, k');
 SELECT elastic_index_check('orst_k'), elastic_index_check('orst_kd');
 
+-- a long key among short ones (one in 40, 1,286 bytes of hex that do not
+-- compress): the left half's high key is cut from the entry after it, and
+-- a split whose high key would overfill the left half is not made there
+-- (it raised "failed to add item to left page of run split" before)
+CREATE TABLE orsl (k text);
+CREATE TABLE orsl_twin (k text);
+CREATE INDEX orsl_k ON orsl USING osm_tree (k COLLATE "C");
+CREATE INDEX orsl_twin_k ON orsl_twin (k COLLATE "C");
+CREATE TABLE orsl_src AS SELECT pos, lpad(key::text, 6, '0') ||
+	CASE WHEN hashint8(key) % 40 = 0 THEN
+		(SELECT string_agg(md5(key::text || g::text), '') FROM generate_series(1, 40) g)
+	ELSE '' END AS k
+	FROM ors_src;
+INSERT INTO orsl SELECT k FROM orsl_src WHERE pos < 20000 ORDER BY pos;
+INSERT INTO orsl SELECT k FROM orsl_src WHERE pos >= 20000 AND pos < 40000 ORDER BY pos;
+INSERT INTO orsl SELECT k FROM orsl_src WHERE pos >= 40000 ORDER BY pos;
+INSERT INTO orsl_twin SELECT * FROM orsl;
+SELECT * FROM ors_compare('orsl', 'orsl_twin', 'k COLLATE "C" > ''0''', 'k COLLATE "C"');
+SELECT elastic_index_check('orsl_k');
+
 -- the other key widths compared without a scan key: int2, date and
 -- timestamptz, with NULLs among them (which take the scan key; first, so
 -- that the right edge stays free for the runs)
@@ -189,7 +209,8 @@ SELECT * FROM ors_compare('orss', 'orss_twin', 'dev BETWEEN 10 AND 20', 'dev, ts
 SELECT * FROM ors_compare('orss', 'orss_twin', 'dev > 0', 'dev, ts');
 SELECT elastic_index_check('orss_k');
 
-DROP TABLE ors, ors_twin, ors_src, orst, orst_twin, orsw, orsw_twin, orsm,
+DROP TABLE ors, ors_twin, ors_src, orst, orst_twin, orsl, orsl_twin, orsl_src,
+	orsw, orsw_twin, orsm,
 	orsm_twin, orsd, orsd_twin, orsr, orsr_twin, orss, orss_twin;
 DROP FUNCTION ors_compare;
 -- the next file creates the extension afresh

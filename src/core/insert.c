@@ -1077,8 +1077,8 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
 }
 
 /*
- * A sorted run through a full leaf inside the tree, split for the run
- * (EIInsertSorted, when the batch goes on densely in the leaf): merge the
+ * A sorted run through a full leaf, split for the run (EIInsertSorted, when
+ * the batch goes on densely in the leaf): merge the
  * write-locked standard leaf's items with the run's entries that belong
  * before its high key, and split it into a left leaf holding the first of
  * them, as many as it takes at the fill factor, and a new standard right
@@ -1086,7 +1086,9 @@ ei_insert_run(Relation rel, Buffer buf, EIStack stack, bool dedup,
  * those come back to the right sibling (ei_insert_run, then this again when
  * it is full).  The left leaf is in the policy's kind when kind is set (formed
  * from the tuples, no heap reads, as a bulk append forms one), else a
- * standard leaf (ei_run_split_standard_left).  Logged as a SPLIT with both
+ * standard leaf (ei_run_split_standard_left; the leaf may be the
+ * rightmost, and the root, which the policy's kind never splits here).
+ * Logged as a SPLIT with both
  * halves as full images, so redo needs nothing new; the downlink follows
  * as for any split.  Returns how many of the run's entries went in, having
  * released buf; or 0, buf still locked and unchanged, when it does not
@@ -1283,15 +1285,33 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		if (fromrun[j])
 			consumed++;
 
-	/* a standard left half against its high key, as ei_split checks */
+	/*
+	 * A standard left half against its high key, as ei_split checks; on
+	 * failure (a defect in the choice of the high key) nothing has changed,
+	 * and the leaf takes the ordinary path, with a warning: an ERROR would
+	 * come back at every retry of the same batch or insert-buffer flush
+	 */
 	if (!kind)
 	{
 		const char *problem = EICheckSplitBounds(rel, leftpage, rightpage,
 													rightmost);
 
 		if (problem != NULL)
-			elog(ERROR, "run split of block %u of index \"%s\": %s",
-				 origblk, RelationGetRelationName(rel), problem);
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg_internal("run split of block %u of index \"%s\" refused: %s",
+									 origblk, RelationGetRelationName(rel),
+									 problem),
+					 errdetail_internal("%d of %d merged entries on the left; the leaf takes the ordinary path.",
+										take, nmerged)));
+			pfree(leftpage);
+			pfree(rightpage);
+			pfree(lefthikey);
+			pfree(merged);
+			pfree(fromrun);
+			return 0;
+		}
 	}
 
 	/* a reader that looked into the leaf's key range locked the leaf */
@@ -1366,13 +1386,24 @@ ei_run_split_standard_left(Relation rel, uint16 oflags, IndexTuple *merged,
 		(double) earlybytes * ff > (double) runbytes * (100 - ff))
 		return NULL;
 
+	/*
+	 * The high key is cut from the next entry, which may be longer than the
+	 * ones the walk allowed for (a long text key after short ones): a left
+	 * half it would overfill is not made here
+	 */
+	*hikey = EIFormPivot(rel, merged[n - 1], merged[n]);
+	if (acc + MAXALIGN(IndexTupleSize(*hikey)) + sizeof(ItemIdData) > usable)
+	{
+		pfree(*hikey);
+		*hikey = NULL;
+		return NULL;
+	}
 	page = (Page) palloc(BLCKSZ);
 	EIInitPage(page, (oflags & ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED)) |
 			   EI_INCOMPLETE_SPLIT, 0);
 	EIPageGetOpaque(page)->ei_next = EI_METAPAGE;	/* not the rightmost */
-	*hikey = EIFormPivot(rel, merged[n - 1], merged[n]);
-	if (PageAddItem(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
-					EI_HIKEY, false, false) == InvalidOffsetNumber)
+	if (!EIPageAddItemAt(page, (Item) *hikey, MAXALIGN(IndexTupleSize(*hikey)),
+						 EI_HIKEY))
 		elog(ERROR, "failed to add high key to left page of run split");
 	for (int j = 0; j < n; j++)
 		if (!EIPageAddItemAt(page, (Item) merged[j],

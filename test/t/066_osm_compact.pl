@@ -103,9 +103,22 @@ RESET osm_tree.batch_size;
 DELETE FROM c WHERE id % 7 = 0;
 VACUUM c;
 });
-is($primary->safe_psql('postgres',
-		"SELECT entries FROM elastic_index_stats('c_k')"),
-	$primary->safe_psql('postgres', 'SELECT count(*) FROM c'),
+# VACUUM leaves a heap page's deleted rows, and so their index entries,
+# when it cannot take the page's cleanup lock (lazy_scan_noprune: another
+# backend's passing pin, such as the checkpointer's), as TAP 063 found;
+# seen here once in 16-assert's suite, 45 entries over, and the data
+# directory it kept had entries equal to rows after the test's later
+# VACUUMs. Another VACUUM takes them; an entry the index holds twice would
+# stay.
+my $entries;
+for my $attempt (1 .. 5)
+{
+	$entries = $primary->safe_psql('postgres',
+		"SELECT entries FROM elastic_index_stats('c_k')");
+	last if $entries eq $primary->safe_psql('postgres', 'SELECT count(*) FROM c');
+	$primary->safe_psql('postgres', 'VACUUM c');
+}
+is($entries, $primary->safe_psql('postgres', 'SELECT count(*) FROM c'),
 	'every row has one entry in the index');
 $primary->safe_psql('postgres', "SELECT elastic_index_check('$_', true)")
   for @indexes;
