@@ -1158,7 +1158,6 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 		{
 			bool		last = (j == maxrun);
 			bool		known = (j < nplanned);	/* its place is planned */
-
 			bool		filled = false;	/* key describes items[j] */
 
 			for (; off <= maxoff; off++)
