@@ -1269,11 +1269,15 @@ ei_run_split(Relation rel, Buffer buf, EIStack stack, bool own_entries,
 	rightpage = PageGetTempPage(origpage);
 	EIInitPage(rightpage, oopaque->ei_flags &
 			   ~(EI_ROOT | EI_HAS_GARBAGE | EI_ACCESSED | EI_INCOMPLETE_SPLIT), 0);
-	if (!rightmost &&
-		PageAddItem(rightpage, (Item) EIReadTuple(origpage, EI_HIKEY),
-					MAXALIGN(IndexTupleSize(EIReadTuple(origpage, EI_HIKEY))),
-					EI_HIKEY, false, false) == InvalidOffsetNumber)
-		elog(ERROR, "failed to add high key to right page of split");
+	if (!rightmost)
+	{
+		IndexTuple	hikey = EIReadTuple(origpage, EI_HIKEY);
+
+		if (PageAddItem(rightpage, (Item) hikey,
+						MAXALIGN(IndexTupleSize(hikey)),
+						EI_HIKEY, false, false) == InvalidOffsetNumber)
+			elog(ERROR, "failed to add high key to right page of split");
+	}
 	for (int j = take; j < nmerged; j++)
 		if (!fromrun[j] &&
 			!EIPageAddItemAt(rightpage, (Item) merged[j],

@@ -115,21 +115,43 @@ EIRefillScanKey(Relation rel, EIScanInsert key, IndexTuple itup)
 }
 
 /*
- * Compare a and b as the built-in support function fn_oid would, without
- * calling it, for the integer comparisons whose result is the order of two
- * signed integers: int2, int4 and int8, date, timestamp and timestamptz
- * (whose function is timestamp_cmp's C code).  Returns false for any other
- * function, cross-type ones included (btint84cmp and the like), which the
- * caller then calls (src/README.md, "Searching").
+ * The width of the signed integers the built-in support function fn_oid
+ * orders, for the comparisons whose result is the order of two signed
+ * integers: int2, int4 and int8, date, timestamp and timestamptz (whose
+ * function is timestamp_cmp's C code); 0 for any other function,
+ * cross-type ones included (btint84cmp and the like).
  */
-static inline bool
-ei_compare_builtin(Oid fn_oid, Datum a, Datum b, int32 *result)
+static inline int
+ei_builtin_compare_width(Oid fn_oid)
 {
 	switch (fn_oid)
 	{
 		case F_BTINT8CMP:
 		case F_TIMESTAMP_CMP:
 		case F_TIMESTAMPTZ_CMP:
+			return sizeof(int64);
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			return sizeof(int32);
+		case F_BTINT2CMP:
+			return sizeof(int16);
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Compare a and b as the built-in support function fn_oid would, without
+ * calling it, for the functions ei_builtin_compare_width knows.  Returns
+ * false for any other function, which the caller then calls (src/README.md,
+ * "Searching").
+ */
+static inline bool
+ei_compare_builtin(Oid fn_oid, Datum a, Datum b, int32 *result)
+{
+	switch (ei_builtin_compare_width(fn_oid))
+	{
+		case sizeof(int64):
 			{
 				int64		x = DatumGetInt64(a);
 				int64		y = DatumGetInt64(b);
@@ -137,8 +159,7 @@ ei_compare_builtin(Oid fn_oid, Datum a, Datum b, int32 *result)
 				*result = (x > y) - (x < y);
 				return true;
 			}
-		case F_BTINT4CMP:
-		case F_DATE_CMP:
+		case sizeof(int32):
 			{
 				int32		x = DatumGetInt32(a);
 				int32		y = DatumGetInt32(b);
@@ -146,7 +167,7 @@ ei_compare_builtin(Oid fn_oid, Datum a, Datum b, int32 *result)
 				*result = (x > y) - (x < y);
 				return true;
 			}
-		case F_BTINT2CMP:
+		case sizeof(int16):
 			{
 				int16		x = DatumGetInt16(a);
 				int16		y = DatumGetInt16(b);
@@ -278,39 +299,21 @@ EICompareLeafTuple(Relation rel, EIScanInsert key, IndexTuple itup)
 
 /*
  * Set up fc for EICompareEntriesFast if the index has one key column whose
- * comparison ei_compare_builtin does itself on a by-value integer of the
- * column's width (int2, int4, int8, date, timestamp, timestamptz), taken
- * from key (a scan key made from one of the index's leaf entries); else
- * fc->attlen is 0 and every comparison goes through a scan key.
+ * comparison ei_compare_builtin does itself (ei_builtin_compare_width) on a
+ * by-value integer of the column's width, taken from key (a scan key made
+ * from one of the index's leaf entries); else fc->attlen is 0 and every
+ * comparison goes through a scan key.
  */
 void
 EIFastCompareInit(Relation rel, EIScanInsert key, EIFastCompare *fc)
 {
 	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), 0);
-	int			width;
+	int			width = ei_builtin_compare_width(key->scankeys[0].sk_func.fn_oid);
 
 	fc->attlen = 0;
 	fc->desc = (key->scankeys[0].sk_flags & EI_SK_DESC) != 0;
-	if (IndexRelationGetNumberOfKeyAttributes(rel) != 1 || !att->attbyval)
-		return;
-	switch (key->scankeys[0].sk_func.fn_oid)
-	{
-		case F_BTINT8CMP:
-		case F_TIMESTAMP_CMP:
-		case F_TIMESTAMPTZ_CMP:
-			width = sizeof(int64);
-			break;
-		case F_BTINT4CMP:
-		case F_DATE_CMP:
-			width = sizeof(int32);
-			break;
-		case F_BTINT2CMP:
-			width = sizeof(int16);
-			break;
-		default:
-			return;
-	}
-	if (att->attlen == width)
+	if (IndexRelationGetNumberOfKeyAttributes(rel) == 1 && att->attbyval &&
+		width != 0 && att->attlen == width)
 		fc->attlen = width;
 }
 
